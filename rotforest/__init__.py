@@ -1,0 +1,15 @@
+"""rotforest: fast presorted decision trees and forests with a scikit-learn interface."""
+try:
+    from rotforest import _builder, _tree  # noqa: F401  (compiled extensions)
+except ImportError as exc:  # pragma: no cover - only in a broken or source-tree import
+    raise ImportError(
+        "rotforest's compiled extensions could not be imported. Install the package with "
+        "`pip install .` (or `pip install --no-build-isolation -e .` for development) and "
+        "do not run Python from inside the source folder of a non-editable install."
+    ) from exc
+
+from rotforest.tree import DecisionTreeClassifier
+
+__version__ = "0.1.0"
+
+__all__ = ["DecisionTreeClassifier", "__version__"]

@@ -1,0 +1,984 @@
+"""Presort and the presorted CART builder.
+
+The lists
+---------
+``presort(X)`` sorts every feature once.  Feature ``f``'s list holds one 64-bit key per
+sample: ``(rank << 32) | sample_index``, in increasing order of value, ties by index.
+``rank`` is the dense rank of the value, so two neighbours have equal values exactly when
+their ranks are equal, and the scan never has to touch X.
+
+A node is the same ``[start, end)`` slice of every list.  To split it, the builder marks
+which side every sample goes to (walking the winning feature's slice) and partitions
+every other feature's slice stably into the second of two buffers; the children then
+read from that buffer and write their own children back into the first.  Features found
+constant in a node are remembered and neither scanned nor partitioned below it, and the
+side of a split that is certain to become a leaf is not partitioned at all.
+
+The build runs entirely without the GIL.  Depth-first growth (a stack, nodes numbered in
+pre-order as scikit-learn does) and best-first growth (a heap keyed by impurity
+improvement, for ``max_leaf_nodes``) share every function; only the frontier differs.
+"""
+import numpy as np
+
+from libc.stdlib cimport malloc, realloc, free, calloc
+from libc.string cimport memcpy, memset
+from libc.math cimport log, INFINITY, isfinite
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+
+from rotforest._tree cimport Node
+from rotforest._tree import NODE_DTYPE
+
+cdef extern from *:
+    """
+    #include <string.h>
+    #include <stdint.h>
+    /* Order-preserving map of a double onto an unsigned integer; -0.0 and 0.0 share a key. */
+    static inline uint64_t rf_float_key(double v) {
+        uint64_t b;
+        if (v == 0.0) v = 0.0;
+        memcpy(&b, &v, 8);
+        return (b >> 63) ? ~b : (b | 0x8000000000000000ULL);
+    }
+    /* splitmix64: a small, fast generator with a 64-bit state. */
+    static inline uint64_t rf_rng_next(uint64_t *s) {
+        uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    """
+    uint64_t rf_float_key(double v) noexcept nogil
+    uint64_t rf_rng_next(uint64_t* s) noexcept nogil
+
+ctypedef uint64_t key_t
+
+cdef enum:
+    CRIT_GINI = 0
+    CRIT_ENTROPY = 1
+    CRIT_ERROR = 2
+
+CRITERIA = {"gini": CRIT_GINI, "entropy": CRIT_ENTROPY, "log_loss": CRIT_ENTROPY,
+            "error": CRIT_ERROR}
+
+cdef key_t IDX_MASK = 0xFFFFFFFF
+cdef double EPSILON = 2.220446049250313e-16
+cdef double LN2 = 0.6931471805599453
+# Integer weights up to this total use a table of x*log(x) instead of calls to log().
+cdef int64_t XLOGX_TABLE_MAX = 1 << 23
+
+MAX_SAMPLES = (1 << 31) - 1
+
+
+# ----------------------------------------------------------------------------------------
+# Presort
+# ----------------------------------------------------------------------------------------
+
+cdef void _radix_sort(uint64_t* k, uint32_t* ix, uint64_t* k2, uint32_t* ix2, int64_t n,
+                      int64_t* hist, uint64_t** out_k, uint32_t** out_ix) noexcept nogil:
+    """Stable LSD radix sort of (k, ix) pairs by k: 6 passes of 11 bits, skipping passes
+    in which every key has the same digit."""
+    cdef int64_t i, d, shift, total, c
+    cdef uint64_t* tk
+    cdef uint32_t* tix
+    cdef int64_t* h
+    memset(hist, 0, 6 * 2048 * sizeof(int64_t))
+    for i in range(n):
+        for d in range(6):
+            hist[d * 2048 + ((k[i] >> (11 * d)) & 2047)] += 1
+    for d in range(6):
+        shift = 11 * d
+        h = hist + d * 2048
+        if h[(k[0] >> shift) & 2047] == n:
+            continue
+        total = 0
+        for i in range(2048):
+            c = h[i]
+            h[i] = total
+            total += c
+        for i in range(n):
+            c = (k[i] >> shift) & 2047
+            k2[h[c]] = k[i]
+            ix2[h[c]] = ix[i]
+            h[c] += 1
+        tk = k; k = k2; k2 = tk
+        tix = ix; ix = ix2; ix2 = tix
+    out_k[0] = k
+    out_ix[0] = ix
+
+
+def presort(const double[::1, :] X):
+    """Sort every column of X once.
+
+    Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
+    ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
+    ties broken by sample index; ``rank`` is the dense rank of the value in the column.
+    """
+    cdef int64_t n = X.shape[0], F = X.shape[1], f, i, p
+    cdef uint64_t rank, prev
+    if n > MAX_SAMPLES:
+        raise ValueError(f"at most {MAX_SAMPLES} samples are supported, got {n}")
+    out = np.empty((F, n), dtype=np.uint64)
+    if n == 0 or F == 0:
+        return out
+    cdef uint64_t[:, ::1] o = out
+    cdef uint64_t* k = <uint64_t*> malloc(n * sizeof(uint64_t))
+    cdef uint64_t* k2 = <uint64_t*> malloc(n * sizeof(uint64_t))
+    cdef uint32_t* ix = <uint32_t*> malloc(n * sizeof(uint32_t))
+    cdef uint32_t* ix2 = <uint32_t*> malloc(n * sizeof(uint32_t))
+    cdef int64_t* hist = <int64_t*> malloc(6 * 2048 * sizeof(int64_t))
+    cdef uint64_t* sk
+    cdef uint32_t* six
+    if k == NULL or k2 == NULL or ix == NULL or ix2 == NULL or hist == NULL:
+        free(k); free(k2); free(ix); free(ix2); free(hist)
+        raise MemoryError()
+    with nogil:
+        for f in range(F):
+            for i in range(n):
+                k[i] = rf_float_key(X[i, f])
+                ix[i] = <uint32_t> i
+            _radix_sort(k, ix, k2, ix2, n, hist, &sk, &six)
+            rank = 0
+            prev = sk[0]
+            for p in range(n):
+                if sk[p] != prev:
+                    rank += 1
+                    prev = sk[p]
+                o[f, p] = (rank << 32) | six[p]
+    free(k); free(k2); free(ix); free(ix2); free(hist)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Builder state
+# ----------------------------------------------------------------------------------------
+
+cdef struct SplitInfo:
+    int64_t feature
+    int64_t pos            # first position of the right child in the feature's list
+    double threshold
+    double improvement     # scikit-learn's weighted impurity decrease
+    double impurity_left
+    double impurity_right
+    double weight_left
+    double weight_right
+
+cdef struct Entry:         # a node on the frontier
+    int64_t start
+    int64_t end
+    int64_t depth
+    int64_t parent
+    int64_t node_id
+    int32_t is_left
+    int32_t buf            # which of the two list buffers holds this node's slices
+    int32_t has_split
+    int32_t pad
+    double impurity
+    double weight
+    SplitInfo split
+
+cdef struct Builder:
+    const double* X        # column-major: feature f starts at X + f * n_total
+    const int32_t* y
+    const double* w
+    int64_t n_total
+    int64_t n_features
+    int64_t n_classes
+    int64_t n_active       # samples with non-zero weight
+    key_t* lists0
+    key_t* lists1
+    uint8_t* goleft
+    int criterion
+    int random_split
+    int64_t max_depth
+    int64_t min_samples_split
+    int64_t min_samples_leaf
+    double min_weight_leaf
+    int64_t max_features
+    double min_impurity_decrease
+    double total_weight
+    uint64_t rng
+    double* xlogx_table
+    double* cl
+    double* cr
+    double* fl
+    double* fr
+    int64_t* feats
+    Entry* ent
+    double* ent_counts     # 3 * n_classes per entry: own, left child, right child
+    uint64_t* ent_const    # n_words per entry: features known to be constant
+    int64_t n_words
+    int64_t ent_cap
+    int64_t ent_used
+    int64_t* free_list
+    int64_t n_free
+    int64_t* order         # the stack or the heap of entry indices
+    int64_t order_len
+    int64_t order_cap
+    Node* nodes
+    double* values
+    int64_t node_count
+    int64_t node_cap
+    int64_t depth_reached
+    int error
+
+
+cdef inline uint64_t _rand_below(uint64_t* s, int64_t n) noexcept nogil:
+    return rf_rng_next(s) % <uint64_t> n
+
+
+cdef inline double _rand_uniform(uint64_t* s) noexcept nogil:
+    return (rf_rng_next(s) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline double _xlogx(const Builder* B, double v) noexcept nogil:
+    if v <= 0.0:
+        return 0.0
+    if B.xlogx_table != NULL:
+        return B.xlogx_table[<int64_t> v]
+    return v * log(v)
+
+
+cdef inline double _impurity(const Builder* B, const double* c, double w) noexcept nogil:
+    """Impurity of a node with weighted class counts c and total weight w (as scikit-learn
+    computes it; entropy in bits)."""
+    cdef int64_t k
+    cdef double acc = 0.0, p
+    if B.criterion == CRIT_GINI:
+        for k in range(B.n_classes):
+            acc += c[k] * c[k]
+        return 1.0 - acc / (w * w)
+    elif B.criterion == CRIT_ENTROPY:
+        for k in range(B.n_classes):
+            if c[k] > 0.0:
+                p = c[k] / w
+                acc -= p * (log(p) / LN2)
+        return acc
+    else:
+        for k in range(B.n_classes):
+            if c[k] > acc:
+                acc = c[k]
+        return 1.0 - acc / w
+
+
+cdef inline double _proxy_counts(const Builder* B, const double* cl, const double* cr,
+                                 double wl, double wr) noexcept nogil:
+    """A quantity that orders the splits of one node as their impurity decrease does."""
+    cdef int64_t k
+    cdef double a = 0.0, b = 0.0
+    if B.criterion == CRIT_GINI:
+        for k in range(B.n_classes):
+            a += cl[k] * cl[k]
+            b += cr[k] * cr[k]
+        return a / wl + b / wr
+    elif B.criterion == CRIT_ENTROPY:
+        for k in range(B.n_classes):
+            a += _xlogx(B, cl[k]) + _xlogx(B, cr[k])
+        return a - _xlogx(B, wl) - _xlogx(B, wr)
+    else:
+        for k in range(B.n_classes):
+            if cl[k] > a:
+                a = cl[k]
+            if cr[k] > b:
+                b = cr[k]
+        return a + b
+
+
+cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
+                          double impurity) noexcept nogil:
+    return (depth >= B.max_depth or n < B.min_samples_split
+            or n < 2 * B.min_samples_leaf or w < 2.0 * B.min_weight_leaf
+            or impurity <= EPSILON)
+
+
+# ----------------------------------------------------------------------------------------
+# Scans: best split of one feature's slice, one kernel per criterion
+# ----------------------------------------------------------------------------------------
+
+cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
+                       const double* tot, double wtot, int64_t* pos) noexcept nogil:
+    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
+    cdef int64_t p, c
+    cdef double* cl = B.cl
+    cdef double* cr = B.cr
+    cdef const int32_t* y = B.y
+    cdef const double* w = B.w
+    cdef double min_wl = B.min_weight_leaf
+    cdef double sql = 0.0, sqr = 0.0, wl = 0.0, wr = wtot, wi, a, proxy, best = -INFINITY
+    cdef key_t k
+    for c in range(K):
+        cl[c] = 0.0
+        cr[c] = tot[c]
+        sqr += tot[c] * tot[c]
+    for p in range(s, hi):
+        k = L[p]
+        c = y[k & IDX_MASK]
+        wi = w[k & IDX_MASK]
+        a = cl[c]
+        cl[c] = a + wi
+        sql += wi * (2.0 * a + wi)
+        a = cr[c]
+        cr[c] = a - wi
+        sqr -= wi * (2.0 * a - wi)
+        wl += wi
+        wr -= wi
+        if p + 1 >= lo and (L[p + 1] >> 32) != (k >> 32):
+            if wl >= min_wl and wr >= min_wl:
+                proxy = sql / wl + sqr / wr
+                if proxy > best:
+                    best = proxy
+                    pos[0] = p + 1
+    return best
+
+
+cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
+                          const double* tot, double wtot, int64_t* pos) noexcept nogil:
+    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
+    cdef int64_t p, c, j
+    cdef double* cl = B.cl
+    cdef double* cr = B.cr
+    cdef double* fl = B.fl
+    cdef double* fr = B.fr
+    cdef const int32_t* y = B.y
+    cdef const double* w = B.w
+    cdef double min_wl = B.min_weight_leaf
+    cdef double wl = 0.0, wr = wtot, wi, a, proxy, best = -INFINITY, acc
+    cdef key_t k
+    for c in range(K):
+        cl[c] = 0.0
+        fl[c] = 0.0
+        cr[c] = tot[c]
+        fr[c] = _xlogx(B, tot[c])
+    for p in range(s, hi):
+        k = L[p]
+        c = y[k & IDX_MASK]
+        wi = w[k & IDX_MASK]
+        a = cl[c] + wi
+        cl[c] = a
+        fl[c] = _xlogx(B, a)
+        a = cr[c] - wi
+        cr[c] = a
+        fr[c] = _xlogx(B, a)
+        wl += wi
+        wr -= wi
+        if p + 1 >= lo and (L[p + 1] >> 32) != (k >> 32):
+            if wl >= min_wl and wr >= min_wl:
+                acc = 0.0
+                for j in range(K):
+                    acc += fl[j] + fr[j]
+                proxy = acc - _xlogx(B, wl) - _xlogx(B, wr)
+                if proxy > best:
+                    best = proxy
+                    pos[0] = p + 1
+    return best
+
+
+cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
+                        const double* tot, double wtot, int64_t* pos) noexcept nogil:
+    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
+    cdef int64_t p, c, j, amr = 0
+    cdef double* cl = B.cl
+    cdef double* cr = B.cr
+    cdef const int32_t* y = B.y
+    cdef const double* w = B.w
+    cdef double min_wl = B.min_weight_leaf
+    cdef double wl = 0.0, wr = wtot, wi, a, proxy, best = -INFINITY, maxl = 0.0
+    cdef key_t k
+    for c in range(K):
+        cl[c] = 0.0
+        cr[c] = tot[c]
+        if tot[c] > tot[amr]:
+            amr = c
+    for p in range(s, hi):
+        k = L[p]
+        c = y[k & IDX_MASK]
+        wi = w[k & IDX_MASK]
+        a = cl[c] + wi
+        cl[c] = a
+        if a > maxl:
+            maxl = a
+        cr[c] -= wi
+        if c == amr:
+            for j in range(K):
+                if cr[j] > cr[amr]:
+                    amr = j
+        wl += wi
+        wr -= wi
+        if p + 1 >= lo and (L[p + 1] >> 32) != (k >> 32):
+            if wl >= min_wl and wr >= min_wl:
+                proxy = maxl + cr[amr]
+                if proxy > best:
+                    best = proxy
+                    pos[0] = p + 1
+    return best
+
+
+cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
+                          const double* tot, double wtot, int64_t* pos,
+                          double* thr) noexcept nogil:
+    """Extremely randomised split: one uniform threshold between the node's extremes."""
+    cdef const double* xf = B.X + f * B.n_total
+    cdef double lo_v = xf[L[s] & IDX_MASK], hi_v = xf[L[e - 1] & IDX_MASK]
+    cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
+    cdef int64_t a, b, m, p, c
+    cdef double wl = 0.0, wi
+    if not isfinite(t):
+        t = lo_v / 2.0 + hi_v / 2.0
+    if t >= hi_v:
+        t = lo_v
+    # first position whose value exceeds t
+    a = s
+    b = e - 1
+    while a < b:
+        m = (a + b) >> 1
+        if xf[L[m] & IDX_MASK] > t:
+            b = m
+        else:
+            a = m + 1
+    p = a
+    if p - s < B.min_samples_leaf or e - p < B.min_samples_leaf:
+        return -INFINITY
+    for c in range(B.n_classes):
+        B.cl[c] = 0.0
+    for m in range(s, p):
+        wi = B.w[L[m] & IDX_MASK]
+        B.cl[B.y[L[m] & IDX_MASK]] += wi
+        wl += wi
+    if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
+        return -INFINITY
+    for c in range(B.n_classes):
+        B.cr[c] = tot[c] - B.cl[c]
+    pos[0] = p
+    thr[0] = t
+    return _proxy_counts(B, B.cl, B.cr, wl, wtot - wl)
+
+
+cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
+    """Best split of a frontier node; sets its has_split and split fields."""
+    cdef Entry* e = &B.ent[ei]
+    cdef int64_t K = B.n_classes, F = B.n_features, s = e.start, end = e.end
+    cdef double* counts = B.ent_counts + ei * 3 * K
+    cdef double* cleft = counts + K
+    cdef double* cright = counts + 2 * K
+    cdef uint64_t* consts = B.ent_const + ei * B.n_words
+    cdef key_t* base = B.lists0 if e.buf == 0 else B.lists1
+    cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
+    cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
+    cdef bint subsample
+    cdef const key_t* L
+    for f in range(F):
+        if not ((consts[f >> 6] >> (f & 63)) & 1):
+            B.feats[m] = f
+            m += 1
+    subsample = B.max_features < m
+    i = 0
+    while i < m and visited < B.max_features:
+        if subsample:
+            j = i + <int64_t> _rand_below(&B.rng, m - i)
+            f = B.feats[j]
+            B.feats[j] = B.feats[i]
+            B.feats[i] = f
+        f = B.feats[i]
+        i += 1
+        L = base + f * B.n_active
+        if (L[s] >> 32) == (L[end - 1] >> 32):
+            consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
+            continue
+        visited += 1
+        if B.random_split:
+            proxy = _random_split(B, L, f, s, end, counts, e.weight, &pos, &thr)
+        elif B.criterion == CRIT_GINI:
+            proxy = _scan_gini(B, L, s, end, counts, e.weight, &pos)
+        elif B.criterion == CRIT_ENTROPY:
+            proxy = _scan_entropy(B, L, s, end, counts, e.weight, &pos)
+        else:
+            proxy = _scan_error(B, L, s, end, counts, e.weight, &pos)
+        if proxy > best:
+            best = proxy
+            best_f = f
+            best_p = pos
+            best_thr = thr
+    e.has_split = 0
+    if best_f < 0:
+        return
+    # exact class counts of both children
+    L = base + best_f * B.n_active
+    for c in range(K):
+        cleft[c] = 0.0
+        cright[c] = 0.0
+    wl = 0.0
+    wr = 0.0
+    for q in range(s, best_p):
+        wi = B.w[L[q] & IDX_MASK]
+        cleft[B.y[L[q] & IDX_MASK]] += wi
+        wl += wi
+    for q in range(best_p, end):
+        wi = B.w[L[q] & IDX_MASK]
+        cright[B.y[L[q] & IDX_MASK]] += wi
+        wr += wi
+    e.split.feature = best_f
+    e.split.pos = best_p
+    e.split.weight_left = wl
+    e.split.weight_right = wr
+    e.split.impurity_left = _impurity(B, cleft, wl)
+    e.split.impurity_right = _impurity(B, cright, wr)
+    e.split.improvement = (e.weight / B.total_weight) * (
+        e.impurity - (wr / e.weight) * e.split.impurity_right
+        - (wl / e.weight) * e.split.impurity_left)
+    if e.split.improvement + EPSILON < B.min_impurity_decrease:
+        return
+    if B.random_split:
+        e.split.threshold = best_thr
+    else:
+        a = B.X[best_f * B.n_total + <int64_t> (L[best_p - 1] & IDX_MASK)]
+        b = B.X[best_f * B.n_total + <int64_t> (L[best_p] & IDX_MASK)]
+        thr = a / 2.0 + b / 2.0
+        if thr >= b or not isfinite(thr):
+            thr = a
+        e.split.threshold = thr
+    e.has_split = 1
+
+
+# ----------------------------------------------------------------------------------------
+# Frontier entries, nodes
+# ----------------------------------------------------------------------------------------
+
+cdef int64_t _ent_alloc(Builder* B) noexcept nogil:
+    cdef int64_t cap
+    cdef void* p
+    if B.n_free > 0:
+        B.n_free -= 1
+        return B.free_list[B.n_free]
+    if B.ent_used == B.ent_cap:
+        cap = 2 * B.ent_cap
+        p = realloc(B.ent, cap * sizeof(Entry))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.ent = <Entry*> p
+        p = realloc(B.ent_counts, cap * 3 * B.n_classes * sizeof(double))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.ent_counts = <double*> p
+        p = realloc(B.ent_const, cap * B.n_words * sizeof(uint64_t))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.ent_const = <uint64_t*> p
+        p = realloc(B.free_list, cap * sizeof(int64_t))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.free_list = <int64_t*> p
+        B.ent_cap = cap
+    B.ent_used += 1
+    return B.ent_used - 1
+
+
+cdef inline void _ent_release(Builder* B, int64_t ei) noexcept nogil:
+    B.free_list[B.n_free] = ei
+    B.n_free += 1
+
+
+cdef int _order_push(Builder* B, int64_t ei) noexcept nogil:
+    cdef void* p
+    if B.order_len == B.order_cap:
+        p = realloc(B.order, 2 * B.order_cap * sizeof(int64_t))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.order = <int64_t*> p
+        B.order_cap *= 2
+    B.order[B.order_len] = ei
+    B.order_len += 1
+    return 0
+
+
+cdef inline bint _heap_above(const Builder* B, int64_t a, int64_t b) noexcept nogil:
+    cdef double ia = B.ent[a].split.improvement, ib = B.ent[b].split.improvement
+    return ia > ib or (ia == ib and B.ent[a].node_id < B.ent[b].node_id)
+
+
+cdef int _heap_push(Builder* B, int64_t ei) noexcept nogil:
+    cdef int64_t i, parent, tmp
+    if _order_push(B, ei) < 0:
+        return -1
+    i = B.order_len - 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _heap_above(B, B.order[i], B.order[parent]):
+            break
+        tmp = B.order[i]
+        B.order[i] = B.order[parent]
+        B.order[parent] = tmp
+        i = parent
+    return 0
+
+
+cdef int64_t _heap_pop(Builder* B) noexcept nogil:
+    cdef int64_t top = B.order[0], i = 0, l, r, m, tmp
+    B.order_len -= 1
+    B.order[0] = B.order[B.order_len]
+    while True:
+        l = 2 * i + 1
+        r = l + 1
+        m = i
+        if l < B.order_len and _heap_above(B, B.order[l], B.order[m]):
+            m = l
+        if r < B.order_len and _heap_above(B, B.order[r], B.order[m]):
+            m = r
+        if m == i:
+            break
+        tmp = B.order[i]
+        B.order[i] = B.order[m]
+        B.order[m] = tmp
+        i = m
+    return top
+
+
+cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
+    """Append the entry's node to the tree (as a leaf) and, if it may split, find its split."""
+    cdef Entry* e = &B.ent[ei]
+    cdef int64_t K = B.n_classes, idx, c, cap
+    cdef const double* counts = B.ent_counts + ei * 3 * K
+    cdef void* p
+    cdef Node* nd
+    if B.node_count == B.node_cap:
+        cap = 2 * B.node_cap
+        p = realloc(B.nodes, cap * sizeof(Node))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.nodes = <Node*> p
+        p = realloc(B.values, cap * K * sizeof(double))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.values = <double*> p
+        B.node_cap = cap
+    idx = B.node_count
+    B.node_count += 1
+    nd = &B.nodes[idx]
+    memset(nd, 0, sizeof(Node))
+    nd.left_child = -1
+    nd.right_child = -1
+    nd.feature = -2
+    nd.threshold = -2.0
+    nd.impurity = e.impurity
+    nd.n_node_samples = e.end - e.start
+    nd.weighted_n_node_samples = e.weight
+    for c in range(K):
+        B.values[idx * K + c] = counts[c] / e.weight
+    if e.parent >= 0:
+        if e.is_left:
+            B.nodes[e.parent].left_child = idx
+        else:
+            B.nodes[e.parent].right_child = idx
+    if e.depth > B.depth_reached:
+        B.depth_reached = e.depth
+    e.node_id = idx
+    e.has_split = 0
+    if can_split and not _is_leaf(B, e.depth, e.end - e.start, e.weight, e.impurity):
+        _find_split(B, ei)
+    return 0
+
+
+cdef inline void _partition_both(const key_t* S, key_t* D, int64_t s, int64_t e, int64_t p,
+                                 const uint8_t* gl) noexcept nogil:
+    cdef int64_t il = s, ir = p, q, g
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        g = gl[k & IDX_MASK]
+        D[il if g else ir] = k
+        il += g
+        ir += 1 - g
+
+
+cdef inline void _partition_left(const key_t* S, key_t* D, int64_t s, int64_t e,
+                                 const uint8_t* gl) noexcept nogil:
+    # Only the left child is kept; stray writes land at most on D[p], inside the
+    # (unused) right part of this node.
+    cdef int64_t il = s, q
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        D[il] = k
+        il += gl[k & IDX_MASK]
+
+
+cdef inline void _partition_right(const key_t* S, key_t* D, int64_t s, int64_t e,
+                                  const uint8_t* gl) noexcept nogil:
+    # Only the right child is kept: fill it backwards, so stray writes land at most on
+    # D[p - 1], inside the (unused) left part of this node.
+    cdef int64_t ir = e - 1, q
+    cdef key_t k
+    for q in range(e - 1, s - 1, -1):
+        k = S[q]
+        D[ir] = k
+        ir -= 1 - gl[k & IDX_MASK]
+
+
+cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noexcept nogil:
+    """Split a node: mark sides, partition the lists, make the two child entries."""
+    cdef Entry* e = &B.ent[ei]
+    cdef int64_t K = B.n_classes, F = B.n_features, n_act = B.n_active
+    cdef int64_t s = e.start, end = e.end, p = e.split.pos, f = e.split.feature, q, g
+    cdef int64_t depth = e.depth, le, re, W = B.n_words, node_id = e.node_id
+    cdef int buf = e.buf
+    cdef key_t* src = B.lists0 if buf == 0 else B.lists1
+    cdef key_t* dst = B.lists1 if buf == 0 else B.lists0
+    cdef const key_t* Lf = src + f * n_act
+    cdef const key_t* S
+    cdef key_t* D
+    cdef uint8_t* gl = B.goleft
+    cdef uint64_t* consts = B.ent_const + ei * W
+    cdef bint lleaf, rleaf
+    cdef SplitInfo sp = e.split
+    B.nodes[node_id].feature = f
+    B.nodes[node_id].threshold = sp.threshold
+    lleaf = children_final or _is_leaf(B, depth + 1, p - s, sp.weight_left, sp.impurity_left)
+    rleaf = children_final or _is_leaf(B, depth + 1, end - p, sp.weight_right,
+                                       sp.impurity_right)
+    if not (lleaf and rleaf):
+        for q in range(s, p):
+            gl[Lf[q] & IDX_MASK] = 1
+        for q in range(p, end):
+            gl[Lf[q] & IDX_MASK] = 0
+        for g in range(F):
+            if (consts[g >> 6] >> (g & 63)) & 1:
+                continue
+            S = src + g * n_act
+            D = dst + g * n_act
+            if g == f:
+                if not lleaf:
+                    memcpy(D + s, S + s, (p - s) * sizeof(key_t))
+                if not rleaf:
+                    memcpy(D + p, S + p, (end - p) * sizeof(key_t))
+            elif lleaf:
+                _partition_right(S, D, s, end, gl)
+            elif rleaf:
+                _partition_left(S, D, s, end, gl)
+            else:
+                _partition_both(S, D, s, end, p, gl)
+    le = _ent_alloc(B)
+    re = _ent_alloc(B)
+    if le < 0 or re < 0:
+        return -1
+    for q in range(2):
+        g = le if q == 0 else re
+        e = &B.ent[g]
+        e.start = s if q == 0 else p
+        e.end = p if q == 0 else end
+        e.depth = depth + 1
+        e.parent = node_id
+        e.node_id = -1
+        e.is_left = 1 if q == 0 else 0
+        e.buf = 1 - buf
+        e.has_split = 0
+        e.impurity = sp.impurity_left if q == 0 else sp.impurity_right
+        e.weight = sp.weight_left if q == 0 else sp.weight_right
+        memcpy(B.ent_counts + g * 3 * K, B.ent_counts + ei * 3 * K + (1 + q) * K,
+               K * sizeof(double))
+        memcpy(B.ent_const + g * W, B.ent_const + ei * W, W * sizeof(uint64_t))
+    out[0] = le
+    out[1] = re
+    return 0
+
+
+cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
+    cdef int64_t ei, splits_left, q
+    cdef int64_t kids[2]
+    if max_leaf_nodes > 0:
+        # best-first: nodes are numbered when created; the frontier is a heap
+        splits_left = max_leaf_nodes - 1
+        if _create_node(B, root, splits_left > 0) < 0:
+            return -1
+        if B.ent[root].has_split:
+            if _heap_push(B, root) < 0:
+                return -1
+        while B.order_len > 0 and splits_left > 0:
+            ei = _heap_pop(B)
+            splits_left -= 1
+            if _expand(B, ei, splits_left == 0, kids) < 0:
+                return -1
+            _ent_release(B, ei)
+            for q in range(2):
+                if _create_node(B, kids[q], splits_left > 0) < 0:
+                    return -1
+                if B.ent[kids[q]].has_split:
+                    if _heap_push(B, kids[q]) < 0:
+                        return -1
+                else:
+                    _ent_release(B, kids[q])
+    else:
+        # depth-first: nodes are numbered when popped (pre-order); the frontier is a stack
+        if _order_push(B, root) < 0:
+            return -1
+        while B.order_len > 0:
+            B.order_len -= 1
+            ei = B.order[B.order_len]
+            if _create_node(B, ei, True) < 0:
+                return -1
+            if B.ent[ei].has_split:
+                if _expand(B, ei, False, kids) < 0:
+                    return -1
+                if _order_push(B, kids[1]) < 0 or _order_push(B, kids[0]) < 0:
+                    return -1
+            _ent_release(B, ei)
+    return 0
+
+
+cdef void _free_builder(Builder* B) noexcept nogil:
+    free(B.lists0)
+    free(B.lists1)
+    free(B.goleft)
+    free(B.xlogx_table)
+    free(B.cl)
+    free(B.cr)
+    free(B.fl)
+    free(B.fr)
+    free(B.feats)
+    free(B.ent)
+    free(B.ent_counts)
+    free(B.ent_const)
+    free(B.free_list)
+    free(B.order)
+    free(B.nodes)
+    free(B.values)
+
+
+def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_t[::1] y,
+               const double[::1] sample_weight, int64_t n_classes, int criterion,
+               bint random_split, int64_t max_depth, int64_t min_samples_split,
+               int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
+               int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed):
+    """Grow one tree on presorted lists.
+
+    Parameters are already validated and resolved to plain numbers by the caller.
+    ``keys`` is what :func:`presort` returns for ``X`` (it may be shared by many trees: it
+    is only read).  Samples whose weight is zero take no part in this tree.
+    ``max_leaf_nodes <= 0`` grows depth-first, otherwise best-first.
+
+    Returns ``(nodes, value, max_depth)``: the node array (``NODE_DTYPE``), the class
+    fractions of every node, shape ``(node_count, 1, n_classes)``, and the depth reached.
+    """
+    cdef int64_t n = X.shape[0], F = X.shape[1], K = n_classes
+    cdef int64_t i, f, q, n_act = 0, root, tmax
+    cdef double tw = 0.0, wi
+    cdef bint integral = True
+    cdef Builder B
+    cdef const uint64_t* row
+    cdef key_t* out
+    if keys.shape[0] != F or keys.shape[1] != n or y.shape[0] != n or sample_weight.shape[0] != n:
+        raise ValueError("X, keys, y and sample_weight do not agree in shape")
+    if K < 1 or F < 1 or n < 1 or n > MAX_SAMPLES:
+        raise ValueError("empty or oversized problem")
+    for i in range(n):
+        wi = sample_weight[i]
+        if wi < 0.0 or not isfinite(wi):
+            raise ValueError("sample weights must be finite and non-negative")
+        if wi > 0.0:
+            n_act += 1
+            tw += wi
+            if wi != <double> (<int64_t> wi):
+                integral = False
+        if y[i] < 0 or y[i] >= K:
+            raise ValueError("class codes must lie in [0, n_classes)")
+    if n_act == 0:
+        raise ValueError("the sample weights sum to zero")
+
+    memset(&B, 0, sizeof(Builder))
+    B.X = &X[0, 0]
+    B.y = &y[0]
+    B.w = &sample_weight[0]
+    B.n_total = n
+    B.n_features = F
+    B.n_classes = K
+    B.n_active = n_act
+    B.criterion = criterion
+    B.random_split = random_split
+    B.max_depth = max_depth
+    B.min_samples_split = min_samples_split
+    B.min_samples_leaf = max(min_samples_leaf, 1)
+    B.min_weight_leaf = min_weight_leaf
+    B.max_features = max(1, min(max_features, F))
+    B.min_impurity_decrease = min_impurity_decrease
+    B.total_weight = tw
+    B.rng = seed
+    B.n_words = (F + 63) // 64
+    B.ent_cap = 64
+    B.order_cap = 64
+    B.node_cap = 256
+    B.lists0 = <key_t*> malloc(F * n_act * sizeof(key_t))
+    B.lists1 = <key_t*> malloc(F * n_act * sizeof(key_t))
+    B.goleft = <uint8_t*> calloc(n, sizeof(uint8_t))
+    B.cl = <double*> malloc(K * sizeof(double))
+    B.cr = <double*> malloc(K * sizeof(double))
+    B.fl = <double*> malloc(K * sizeof(double))
+    B.fr = <double*> malloc(K * sizeof(double))
+    B.feats = <int64_t*> malloc(F * sizeof(int64_t))
+    B.ent = <Entry*> malloc(B.ent_cap * sizeof(Entry))
+    B.ent_counts = <double*> malloc(B.ent_cap * 3 * K * sizeof(double))
+    B.ent_const = <uint64_t*> malloc(B.ent_cap * B.n_words * sizeof(uint64_t))
+    B.free_list = <int64_t*> malloc(B.ent_cap * sizeof(int64_t))
+    B.order = <int64_t*> malloc(B.order_cap * sizeof(int64_t))
+    B.nodes = <Node*> malloc(B.node_cap * sizeof(Node))
+    B.values = <double*> malloc(B.node_cap * K * sizeof(double))
+    if integral and criterion == CRIT_ENTROPY and tw <= XLOGX_TABLE_MAX:
+        tmax = <int64_t> tw + 1
+        B.xlogx_table = <double*> malloc(tmax * sizeof(double))
+        if B.xlogx_table != NULL:
+            B.xlogx_table[0] = 0.0
+            for i in range(1, tmax):
+                B.xlogx_table[i] = i * log(<double> i)
+    if (B.lists0 == NULL or B.lists1 == NULL or B.goleft == NULL or B.cl == NULL
+            or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.feats == NULL
+            or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
+            or B.free_list == NULL or B.order == NULL or B.nodes == NULL
+            or B.values == NULL):
+        _free_builder(&B)
+        raise MemoryError("not enough memory to grow the tree")
+
+    with nogil:
+        # the working lists hold the samples of this tree only, in presorted order
+        for f in range(F):
+            row = &keys[f, 0]
+            out = B.lists0 + f * n_act
+            if n_act == n:
+                memcpy(out, row, n * sizeof(key_t))
+            else:
+                q = 0
+                for i in range(n):
+                    if B.w[row[i] & IDX_MASK] > 0.0:
+                        out[q] = row[i]
+                        q += 1
+        root = _ent_alloc(&B)
+        B.ent[root].start = 0
+        B.ent[root].end = n_act
+        B.ent[root].depth = 0
+        B.ent[root].parent = -1
+        B.ent[root].node_id = -1
+        B.ent[root].is_left = 0
+        B.ent[root].buf = 0
+        B.ent[root].weight = tw
+        memset(B.ent_counts + root * 3 * K, 0, 3 * K * sizeof(double))
+        memset(B.ent_const + root * B.n_words, 0, B.n_words * sizeof(uint64_t))
+        for i in range(n):
+            if B.w[i] > 0.0:
+                B.ent_counts[root * 3 * K + B.y[i]] += B.w[i]
+        B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
+        _grow(&B, root, max_leaf_nodes)
+
+    if B.error:
+        _free_builder(&B)
+        raise MemoryError("not enough memory to grow the tree")
+    nodes = np.empty(B.node_count, dtype=NODE_DTYPE)
+    cdef uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)
+    memcpy(&raw[0], B.nodes, B.node_count * sizeof(Node))
+    value = np.empty((B.node_count, 1, K), dtype=np.float64)
+    cdef double[:, :, ::1] vv = value
+    memcpy(&vv[0, 0, 0], B.values, B.node_count * K * sizeof(double))
+    depth = B.depth_reached
+    _free_builder(&B)
+    return nodes, value, depth

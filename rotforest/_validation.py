@@ -1,0 +1,107 @@
+"""Parameter checks shared by the estimators: every value is resolved to a plain number
+here, in Python, before the one call into the compiled builder."""
+import math
+import numbers
+
+import numpy as np
+
+CRITERIA = ("gini", "entropy", "log_loss", "error")
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_option(name, value, options):
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(
+            f"{name} must be one of {', '.join(repr(o) for o in options)}; got {value!r}"
+        )
+    return value
+
+
+def check_int(name, value, low, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if not _is_int(value):
+        raise TypeError(f"{name} must be an int >= {low}{' or None' if allow_none else ''}; "
+                        f"got {value!r} of type {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}; got {value}")
+    return int(value)
+
+
+def check_real(name, value, low, high=math.inf, low_open=False, high_open=False):
+    if not _is_real(value):
+        raise TypeError(f"{name} must be a real number; got {value!r} of type "
+                        f"{type(value).__name__}")
+    value = float(value)
+    bad = (
+        not np.isfinite(value) and not (high == math.inf and value == math.inf)
+        or value < low or (low_open and value == low)
+        or value > high or (high_open and value == high)
+    )
+    if bad:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        raise ValueError(f"{name} must lie in {lo}{low}, {high}{hi}; got {value}")
+    return value
+
+
+def resolve_min_samples_split(value, n_samples):
+    """int >= 2, or a fraction in (0, 1] of the samples (rounded up, at least 2)."""
+    if _is_int(value):
+        return check_int("min_samples_split", value, 2)
+    if _is_real(value):
+        frac = check_real("min_samples_split", value, 0.0, 1.0, low_open=True)
+        return max(2, int(math.ceil(frac * n_samples)))
+    raise TypeError("min_samples_split must be an int >= 2 or a float in (0, 1]; "
+                    f"got {value!r}")
+
+
+def resolve_min_samples_leaf(value, n_samples):
+    """int >= 1, or a fraction in (0, 1) of the samples (rounded up, at least 1)."""
+    if _is_int(value):
+        return check_int("min_samples_leaf", value, 1)
+    if _is_real(value):
+        frac = check_real("min_samples_leaf", value, 0.0, 1.0, low_open=True,
+                          high_open=True)
+        return max(1, int(math.ceil(frac * n_samples)))
+    raise TypeError("min_samples_leaf must be an int >= 1 or a float in (0, 1); "
+                    f"got {value!r}")
+
+
+def resolve_max_features(value, n_features):
+    """Number of features to draw at each node, as scikit-learn defines it."""
+    if value is None:
+        return n_features
+    if isinstance(value, str):
+        check_option("max_features", value, ("sqrt", "log2"))
+        if value == "sqrt":
+            return max(1, int(math.sqrt(n_features)))
+        return max(1, int(math.log2(n_features)))
+    if _is_int(value):
+        if not 1 <= value <= n_features:
+            raise ValueError(f"max_features must lie in [1, n_features={n_features}] "
+                             f"when an int; got {value}")
+        return int(value)
+    if _is_real(value):
+        frac = check_real("max_features", value, 0.0, 1.0, low_open=True)
+        return max(1, int(frac * n_features))
+    raise TypeError("max_features must be an int, a float in (0, 1], 'sqrt', 'log2' or "
+                    f"None; got {value!r}")
+
+
+def check_tree_params(est):
+    """Check the parameters that do not depend on the data; return the builder's view."""
+    check_option("criterion", est.criterion, CRITERIA)
+    check_option("splitter", est.splitter, ("best", "random"))
+    max_depth = check_int("max_depth", est.max_depth, 1, allow_none=True)
+    max_leaf_nodes = check_int("max_leaf_nodes", est.max_leaf_nodes, 2, allow_none=True)
+    check_real("min_weight_fraction_leaf", est.min_weight_fraction_leaf, 0.0, 0.5)
+    check_real("min_impurity_decrease", est.min_impurity_decrease, 0.0)
+    return max_depth, max_leaf_nodes
