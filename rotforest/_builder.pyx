@@ -22,7 +22,7 @@ import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free, calloc
 from libc.string cimport memcpy, memset
-from libc.math cimport log, INFINITY, isfinite
+from libc.math cimport log, ceil, INFINITY, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
@@ -73,37 +73,42 @@ MAX_SAMPLES = (1 << 31) - 1
 # Presort
 # ----------------------------------------------------------------------------------------
 
-cdef void _radix_sort(uint64_t* k, uint32_t* ix, uint64_t* k2, uint32_t* ix2, int64_t n,
-                      int64_t* hist, uint64_t** out_k, uint32_t** out_ix) noexcept nogil:
-    """Stable LSD radix sort of (k, ix) pairs by k: 6 passes of 11 bits, skipping passes
-    in which every key has the same digit."""
-    cdef int64_t i, d, shift, total, c
-    cdef uint64_t* tk
-    cdef uint32_t* tix
+cdef struct KeyIdx:
+    uint64_t key
+    uint64_t idx
+
+
+cdef KeyIdx* _radix_sort(KeyIdx* a, KeyIdx* b, int64_t n, int64_t* hist) noexcept nogil:
+    """Stable LSD radix sort of records by key: 8 passes of 8 bits, skipping the passes in
+    which every key has the same digit.  Returns the buffer that holds the result."""
+    cdef int64_t i, d, total, c
+    cdef int shift
+    cdef uint64_t kk
+    cdef KeyIdx* t
     cdef int64_t* h
-    memset(hist, 0, 6 * 2048 * sizeof(int64_t))
+    memset(hist, 0, 8 * 256 * sizeof(int64_t))
     for i in range(n):
-        for d in range(6):
-            hist[d * 2048 + ((k[i] >> (11 * d)) & 2047)] += 1
-    for d in range(6):
-        shift = 11 * d
-        h = hist + d * 2048
-        if h[(k[0] >> shift) & 2047] == n:
+        kk = a[i].key
+        for d in range(8):
+            hist[d * 256 + ((kk >> (8 * d)) & 255)] += 1
+    for d in range(8):
+        shift = 8 * d
+        h = hist + d * 256
+        if h[(a[0].key >> shift) & 255] == n:
             continue
         total = 0
-        for i in range(2048):
+        for i in range(256):
             c = h[i]
             h[i] = total
             total += c
         for i in range(n):
-            c = (k[i] >> shift) & 2047
-            k2[h[c]] = k[i]
-            ix2[h[c]] = ix[i]
+            c = (a[i].key >> shift) & 255
+            b[h[c]] = a[i]
             h[c] += 1
-        tk = k; k = k2; k2 = tk
-        tix = ix; ix = ix2; ix2 = tix
-    out_k[0] = k
-    out_ix[0] = ix
+        t = a
+        a = b
+        b = t
+    return a
 
 
 def presort(const double[::1, :] X):
@@ -121,36 +126,43 @@ def presort(const double[::1, :] X):
     if n == 0 or F == 0:
         return out
     cdef uint64_t[:, ::1] o = out
-    cdef uint64_t* k = <uint64_t*> malloc(n * sizeof(uint64_t))
-    cdef uint64_t* k2 = <uint64_t*> malloc(n * sizeof(uint64_t))
-    cdef uint32_t* ix = <uint32_t*> malloc(n * sizeof(uint32_t))
-    cdef uint32_t* ix2 = <uint32_t*> malloc(n * sizeof(uint32_t))
-    cdef int64_t* hist = <int64_t*> malloc(6 * 2048 * sizeof(int64_t))
-    cdef uint64_t* sk
-    cdef uint32_t* six
-    if k == NULL or k2 == NULL or ix == NULL or ix2 == NULL or hist == NULL:
-        free(k); free(k2); free(ix); free(ix2); free(hist)
+    cdef KeyIdx* a = <KeyIdx*> malloc(n * sizeof(KeyIdx))
+    cdef KeyIdx* b = <KeyIdx*> malloc(n * sizeof(KeyIdx))
+    cdef int64_t* hist = <int64_t*> malloc(8 * 256 * sizeof(int64_t))
+    cdef KeyIdx* r
+    if a == NULL or b == NULL or hist == NULL:
+        free(a); free(b); free(hist)
         raise MemoryError()
     with nogil:
         for f in range(F):
             for i in range(n):
-                k[i] = rf_float_key(X[i, f])
-                ix[i] = <uint32_t> i
-            _radix_sort(k, ix, k2, ix2, n, hist, &sk, &six)
+                a[i].key = rf_float_key(X[i, f])
+                a[i].idx = <uint64_t> i
+            r = _radix_sort(a, b, n, hist)
             rank = 0
-            prev = sk[0]
+            prev = r[0].key
             for p in range(n):
-                if sk[p] != prev:
+                if r[p].key != prev:
                     rank += 1
-                    prev = sk[p]
-                o[f, p] = (rank << 32) | six[p]
-    free(k); free(k2); free(ix); free(ix2); free(hist)
+                    prev = r[p].key
+                o[f, p] = (rank << 32) | r[p].idx
+    free(a); free(b); free(hist)
     return out
 
 
 # ----------------------------------------------------------------------------------------
 # Builder state
 # ----------------------------------------------------------------------------------------
+#
+# Working keys.  When a tree starts, every presorted key (rank << 32 | i) of a sample with
+# non-zero weight is repacked as
+#
+#     rank << rshift | class << cshift | weight << wshift | i
+#
+# with field widths fitted to the problem, so that the scans read the class (and, when the
+# weights are small integers, as for unweighted data or bootstrap counts, the weight)
+# straight from the list instead of from memory all over the place.  With other weights
+# the weight field is empty and weights are read from w[i].
 
 cdef struct SplitInfo:
     int64_t feature
@@ -178,12 +190,18 @@ cdef struct Entry:         # a node on the frontier
 
 cdef struct Builder:
     const double* X        # column-major: feature f starts at X + f * n_total
-    const int32_t* y
     const double* w
     int64_t n_total
     int64_t n_features
     int64_t n_classes
     int64_t n_active       # samples with non-zero weight
+    int rshift
+    int cshift
+    int wshift
+    uint64_t cmask
+    uint64_t wmask
+    uint64_t imask
+    bint packed            # weights are read from the keys
     key_t* lists0
     key_t* lists1
     uint8_t* goleft
@@ -202,6 +220,8 @@ cdef struct Builder:
     double* cr
     double* fl
     double* fr
+    int64_t* cli
+    int64_t* cri
     int64_t* feats
     Entry* ent
     double* ent_counts     # 3 * n_classes per entry: own, left child, right child
@@ -222,12 +242,27 @@ cdef struct Builder:
     int error
 
 
+ctypedef fused acc_t:      # class counts: exact integers, or doubles for real weights
+    int64_t
+    double
+
+
 cdef inline uint64_t _rand_below(uint64_t* s, int64_t n) noexcept nogil:
     return rf_rng_next(s) % <uint64_t> n
 
 
 cdef inline double _rand_uniform(uint64_t* s) noexcept nogil:
     return (rf_rng_next(s) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline int64_t _cls(const Builder* B, key_t k) noexcept nogil:
+    return <int64_t> ((k >> B.cshift) & B.cmask)
+
+
+cdef inline double _wt(const Builder* B, key_t k) noexcept nogil:
+    if B.packed:
+        return <double> ((k >> B.wshift) & B.wmask)
+    return B.w[k & B.imask]
 
 
 cdef inline double _xlogx(const Builder* B, double v) noexcept nogil:
@@ -262,7 +297,8 @@ cdef inline double _impurity(const Builder* B, const double* c, double w) noexce
 
 cdef inline double _proxy_counts(const Builder* B, const double* cl, const double* cr,
                                  double wl, double wr) noexcept nogil:
-    """A quantity that orders the splits of one node as their impurity decrease does."""
+    """A quantity that orders the splits of one node as their impurity decrease does
+    (the same one the scans compute)."""
     cdef int64_t k
     cdef double a = 0.0, b = 0.0
     if B.criterion == CRIT_GINI:
@@ -291,81 +327,149 @@ cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
 
 
 # ----------------------------------------------------------------------------------------
-# Scans: best split of one feature's slice, one kernel per criterion
+# Scans: the best split of one feature's slice [s, e).  Each returns its proxy (-inf when
+# no position is valid) and sets pos.  Candidates lie only between distinct values, and
+# positions that break min_samples_leaf / min_weight_leaf are never scored.
 # ----------------------------------------------------------------------------------------
 
-cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
-                       const double* tot, double wtot, int64_t* pos) noexcept nogil:
-    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
-    cdef int64_t p, c
-    cdef double* cl = B.cl
-    cdef double* cr = B.cr
-    cdef const int32_t* y = B.y
+cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e,
+                              const double* tot, double wtot, int64_t* pos,
+                              acc_t zero) noexcept nogil:
+    # For two classes, (l0^2 + l1^2)/wl + (r0^2 + r1^2)/wr equals a constant plus
+    # 2 (l1^2/wl + r1^2/wr): the scan maximises the latter, without dividing.  Every
+    # branch in the loop is predictable; the counters are exact integers when the
+    # weights are.
+    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
-    cdef double min_wl = B.min_weight_leaf
-    cdef double sql = 0.0, sqr = 0.0, wl = 0.0, wr = wtot, wi, a, proxy, best = -INFINITY
+    cdef acc_t l1 = 0, wl = 0, wi, wr
+    cdef acc_t t1 = <acc_t> tot[1], wt = <acc_t> wtot, minw
+    cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
     cdef key_t k
-    for c in range(K):
-        cl[c] = 0.0
-        cr[c] = tot[c]
-        sqr += tot[c] * tot[c]
+    if acc_t is int64_t:
+        minw = <int64_t> ceil(B.min_weight_leaf)
+    else:
+        minw = B.min_weight_leaf
     for p in range(s, hi):
         k = L[p]
-        c = y[k & IDX_MASK]
-        wi = w[k & IDX_MASK]
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+        else:
+            wi = w[k & im]
+        l1 += wi * <acc_t> ((k >> cs) & 1)
+        wl += wi
+        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
+                dl1 = <double> l1
+                dr1 = <double> (t1 - l1)
+                dwl = <double> wl
+                dwr = <double> wr
+                num = dl1 * dl1 * dwr + dr1 * dr1 * dwl
+                den = dwl * dwr
+                if num > best * den:
+                    best = num / den
+                    pos[0] = p + 1
+    return best
+
+
+cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
+                       const double* tot, double wtot, int64_t* pos,
+                       acc_t zero) noexcept nogil:
+    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask, c
+    cdef const double* w = B.w
+    cdef acc_t* cl
+    cdef acc_t* cr
+    cdef acc_t sql = 0, sqr = 0, wl = 0, wi, a, wr, wt = <acc_t> wtot, minw
+    cdef double best = -INFINITY, num, den
+    cdef key_t k
+    if acc_t is int64_t:
+        cl = B.cli
+        cr = B.cri
+        minw = <int64_t> ceil(B.min_weight_leaf)
+    else:
+        cl = B.cl
+        cr = B.cr
+        minw = B.min_weight_leaf
+    for c in range(B.n_classes):
+        cl[c] = 0
+        cr[c] = <acc_t> tot[c]
+        sqr += cr[c] * cr[c]
+    for p in range(s, hi):
+        k = L[p]
+        c = (k >> cs) & cm
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+        else:
+            wi = w[k & im]
         a = cl[c]
         cl[c] = a + wi
-        sql += wi * (2.0 * a + wi)
+        sql += wi * (2 * a + wi)
         a = cr[c]
         cr[c] = a - wi
-        sqr -= wi * (2.0 * a - wi)
+        sqr -= wi * (2 * a - wi)
         wl += wi
-        wr -= wi
-        if p + 1 >= lo and (L[p + 1] >> 32) != (k >> 32):
-            if wl >= min_wl and wr >= min_wl:
-                proxy = sql / wl + sqr / wr
-                if proxy > best:
-                    best = proxy
+        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
+                num = <double> sql * <double> wr + <double> sqr * <double> wl
+                den = <double> wl * <double> wr
+                if num > best * den:
+                    best = num / den
                     pos[0] = p + 1
     return best
 
 
 cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
-                          const double* tot, double wtot, int64_t* pos) noexcept nogil:
+                          const double* tot, double wtot, int64_t* pos,
+                          acc_t zero) noexcept nogil:
     cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
     cdef int64_t p, c, j
-    cdef double* cl = B.cl
-    cdef double* cr = B.cr
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask
+    cdef const double* w = B.w
+    cdef acc_t* cl
+    cdef acc_t* cr
     cdef double* fl = B.fl
     cdef double* fr = B.fr
-    cdef const int32_t* y = B.y
-    cdef const double* w = B.w
-    cdef double min_wl = B.min_weight_leaf
-    cdef double wl = 0.0, wr = wtot, wi, a, proxy, best = -INFINITY, acc
+    cdef acc_t wl = 0, wi, a, wr, wt = <acc_t> wtot
+    cdef double minw = B.min_weight_leaf, best = -INFINITY, proxy, acc
     cdef key_t k
+    if acc_t is int64_t:
+        cl = B.cli
+        cr = B.cri
+    else:
+        cl = B.cl
+        cr = B.cr
     for c in range(K):
-        cl[c] = 0.0
+        cl[c] = 0
         fl[c] = 0.0
-        cr[c] = tot[c]
+        cr[c] = <acc_t> tot[c]
         fr[c] = _xlogx(B, tot[c])
     for p in range(s, hi):
         k = L[p]
-        c = y[k & IDX_MASK]
-        wi = w[k & IDX_MASK]
+        c = <int64_t> ((k >> cs) & cm)
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+        else:
+            wi = w[k & im]
         a = cl[c] + wi
         cl[c] = a
-        fl[c] = _xlogx(B, a)
+        fl[c] = _xlogx(B, <double> a)
         a = cr[c] - wi
         cr[c] = a
-        fr[c] = _xlogx(B, a)
+        fr[c] = _xlogx(B, <double> a)
         wl += wi
-        wr -= wi
-        if p + 1 >= lo and (L[p + 1] >> 32) != (k >> 32):
-            if wl >= min_wl and wr >= min_wl:
+        if p + 1 >= lo and ((L[p + 1] ^ k) >> rs) != 0:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
                 acc = 0.0
                 for j in range(K):
                     acc += fl[j] + fr[j]
-                proxy = acc - _xlogx(B, wl) - _xlogx(B, wr)
+                proxy = acc - _xlogx(B, <double> wl) - _xlogx(B, <double> wr)
                 if proxy > best:
                     best = proxy
                     pos[0] = p + 1
@@ -373,25 +477,36 @@ cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
 
 
 cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
-                        const double* tot, double wtot, int64_t* pos) noexcept nogil:
+                        const double* tot, double wtot, int64_t* pos,
+                        acc_t zero) noexcept nogil:
     cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
     cdef int64_t p, c, j, amr = 0
-    cdef double* cl = B.cl
-    cdef double* cr = B.cr
-    cdef const int32_t* y = B.y
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask
     cdef const double* w = B.w
-    cdef double min_wl = B.min_weight_leaf
-    cdef double wl = 0.0, wr = wtot, wi, a, proxy, best = -INFINITY, maxl = 0.0
+    cdef acc_t* cl
+    cdef acc_t* cr
+    cdef acc_t wl = 0, wi, a, wr, maxl = 0, wt = <acc_t> wtot
+    cdef double minw = B.min_weight_leaf, best = -INFINITY, proxy
     cdef key_t k
+    if acc_t is int64_t:
+        cl = B.cli
+        cr = B.cri
+    else:
+        cl = B.cl
+        cr = B.cr
     for c in range(K):
-        cl[c] = 0.0
-        cr[c] = tot[c]
-        if tot[c] > tot[amr]:
+        cl[c] = 0
+        cr[c] = <acc_t> tot[c]
+        if cr[c] > cr[amr]:
             amr = c
     for p in range(s, hi):
         k = L[p]
-        c = y[k & IDX_MASK]
-        wi = w[k & IDX_MASK]
+        c = <int64_t> ((k >> cs) & cm)
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+        else:
+            wi = w[k & im]
         a = cl[c] + wi
         cl[c] = a
         if a > maxl:
@@ -402,14 +517,26 @@ cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
                 if cr[j] > cr[amr]:
                     amr = j
         wl += wi
-        wr -= wi
-        if p + 1 >= lo and (L[p + 1] >> 32) != (k >> 32):
-            if wl >= min_wl and wr >= min_wl:
-                proxy = maxl + cr[amr]
+        if p + 1 >= lo and ((L[p + 1] ^ k) >> rs) != 0:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
+                proxy = <double> (maxl + cr[amr])
                 if proxy > best:
                     best = proxy
                     pos[0] = p + 1
     return best
+
+
+cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
+                         const double* tot, double wtot, int64_t* pos,
+                         acc_t zero) noexcept nogil:
+    if B.criterion == CRIT_GINI:
+        if B.n_classes == 2:
+            return _scan_gini_binary(B, L, s, e, tot, wtot, pos, zero)
+        return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
+    elif B.criterion == CRIT_ENTROPY:
+        return _scan_entropy(B, L, s, e, tot, wtot, pos, zero)
+    return _scan_error(B, L, s, e, tot, wtot, pos, zero)
 
 
 cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
@@ -417,7 +544,8 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
                           double* thr) noexcept nogil:
     """Extremely randomised split: one uniform threshold between the node's extremes."""
     cdef const double* xf = B.X + f * B.n_total
-    cdef double lo_v = xf[L[s] & IDX_MASK], hi_v = xf[L[e - 1] & IDX_MASK]
+    cdef uint64_t im = B.imask
+    cdef double lo_v = xf[L[s] & im], hi_v = xf[L[e - 1] & im]
     cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
     cdef int64_t a, b, m, p, c
     cdef double wl = 0.0, wi
@@ -430,7 +558,7 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     b = e - 1
     while a < b:
         m = (a + b) >> 1
-        if xf[L[m] & IDX_MASK] > t:
+        if xf[L[m] & im] > t:
             b = m
         else:
             a = m + 1
@@ -440,8 +568,8 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     for c in range(B.n_classes):
         B.cl[c] = 0.0
     for m in range(s, p):
-        wi = B.w[L[m] & IDX_MASK]
-        B.cl[B.y[L[m] & IDX_MASK]] += wi
+        wi = _wt(B, L[m])
+        B.cl[_cls(B, L[m])] += wi
         wl += wi
     if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
         return -INFINITY
@@ -480,18 +608,16 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         f = B.feats[i]
         i += 1
         L = base + f * B.n_active
-        if (L[s] >> 32) == (L[end - 1] >> 32):
+        if ((L[s] ^ L[end - 1]) >> B.rshift) == 0:
             consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
             continue
         visited += 1
         if B.random_split:
             proxy = _random_split(B, L, f, s, end, counts, e.weight, &pos, &thr)
-        elif B.criterion == CRIT_GINI:
-            proxy = _scan_gini(B, L, s, end, counts, e.weight, &pos)
-        elif B.criterion == CRIT_ENTROPY:
-            proxy = _scan_entropy(B, L, s, end, counts, e.weight, &pos)
+        elif B.packed:
+            proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:
-            proxy = _scan_error(B, L, s, end, counts, e.weight, &pos)
+            proxy = _scan(B, L, s, end, counts, e.weight, &pos, <double> 0.0)
         if proxy > best:
             best = proxy
             best_f = f
@@ -508,12 +634,12 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     wl = 0.0
     wr = 0.0
     for q in range(s, best_p):
-        wi = B.w[L[q] & IDX_MASK]
-        cleft[B.y[L[q] & IDX_MASK]] += wi
+        wi = _wt(B, L[q])
+        cleft[_cls(B, L[q])] += wi
         wl += wi
     for q in range(best_p, end):
-        wi = B.w[L[q] & IDX_MASK]
-        cright[B.y[L[q] & IDX_MASK]] += wi
+        wi = _wt(B, L[q])
+        cright[_cls(B, L[q])] += wi
         wr += wi
     e.split.feature = best_f
     e.split.pos = best_p
@@ -529,8 +655,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     if B.random_split:
         e.split.threshold = best_thr
     else:
-        a = B.X[best_f * B.n_total + <int64_t> (L[best_p - 1] & IDX_MASK)]
-        b = B.X[best_f * B.n_total + <int64_t> (L[best_p] & IDX_MASK)]
+        # midpoint of the two neighbours, never rounded up onto the right one
+        a = B.X[best_f * B.n_total + <int64_t> (L[best_p - 1] & B.imask)]
+        b = B.X[best_f * B.n_total + <int64_t> (L[best_p] & B.imask)]
         thr = a / 2.0 + b / 2.0
         if thr >= b or not isfinite(thr):
             thr = a
@@ -684,19 +811,21 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
 
 
 cdef inline void _partition_both(const key_t* S, key_t* D, int64_t s, int64_t e, int64_t p,
-                                 const uint8_t* gl) noexcept nogil:
-    cdef int64_t il = s, ir = p, q, g
+                                 const uint8_t* gl, uint64_t im) noexcept nogil:
+    # branch-free: the destination is chosen by mask arithmetic, not by a jump
+    cdef int64_t il = s, ir = p, q, g, m
     cdef key_t k
     for q in range(s, e):
         k = S[q]
-        g = gl[k & IDX_MASK]
-        D[il if g else ir] = k
+        g = gl[k & im]
+        m = -g
+        D[ir ^ ((il ^ ir) & m)] = k
         il += g
         ir += 1 - g
 
 
 cdef inline void _partition_left(const key_t* S, key_t* D, int64_t s, int64_t e,
-                                 const uint8_t* gl) noexcept nogil:
+                                 const uint8_t* gl, uint64_t im) noexcept nogil:
     # Only the left child is kept; stray writes land at most on D[p], inside the
     # (unused) right part of this node.
     cdef int64_t il = s, q
@@ -704,11 +833,11 @@ cdef inline void _partition_left(const key_t* S, key_t* D, int64_t s, int64_t e,
     for q in range(s, e):
         k = S[q]
         D[il] = k
-        il += gl[k & IDX_MASK]
+        il += gl[k & im]
 
 
 cdef inline void _partition_right(const key_t* S, key_t* D, int64_t s, int64_t e,
-                                  const uint8_t* gl) noexcept nogil:
+                                  const uint8_t* gl, uint64_t im) noexcept nogil:
     # Only the right child is kept: fill it backwards, so stray writes land at most on
     # D[p - 1], inside the (unused) left part of this node.
     cdef int64_t ir = e - 1, q
@@ -716,7 +845,7 @@ cdef inline void _partition_right(const key_t* S, key_t* D, int64_t s, int64_t e
     for q in range(e - 1, s - 1, -1):
         k = S[q]
         D[ir] = k
-        ir -= 1 - gl[k & IDX_MASK]
+        ir -= 1 - gl[k & im]
 
 
 cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noexcept nogil:
@@ -742,9 +871,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
                                        sp.impurity_right)
     if not (lleaf and rleaf):
         for q in range(s, p):
-            gl[Lf[q] & IDX_MASK] = 1
+            gl[Lf[q] & B.imask] = 1
         for q in range(p, end):
-            gl[Lf[q] & IDX_MASK] = 0
+            gl[Lf[q] & B.imask] = 0
         for g in range(F):
             if (consts[g >> 6] >> (g & 63)) & 1:
                 continue
@@ -756,11 +885,11 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
                 if not rleaf:
                     memcpy(D + p, S + p, (end - p) * sizeof(key_t))
             elif lleaf:
-                _partition_right(S, D, s, end, gl)
+                _partition_right(S, D, s, end, gl, B.imask)
             elif rleaf:
-                _partition_left(S, D, s, end, gl)
+                _partition_left(S, D, s, end, gl, B.imask)
             else:
-                _partition_both(S, D, s, end, p, gl)
+                _partition_both(S, D, s, end, p, gl, B.imask)
     le = _ent_alloc(B)
     re = _ent_alloc(B)
     if le < 0 or re < 0:
@@ -838,6 +967,8 @@ cdef void _free_builder(Builder* B) noexcept nogil:
     free(B.cr)
     free(B.fl)
     free(B.fr)
+    free(B.cli)
+    free(B.cri)
     free(B.feats)
     free(B.ent)
     free(B.ent_counts)
@@ -846,6 +977,14 @@ cdef void _free_builder(Builder* B) noexcept nogil:
     free(B.order)
     free(B.nodes)
     free(B.values)
+
+
+cdef int _bit_length(uint64_t v) noexcept nogil:
+    cdef int b = 0
+    while v:
+        v >>= 1
+        b += 1
+    return b
 
 
 def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_t[::1] y,
@@ -865,8 +1004,10 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     """
     cdef int64_t n = X.shape[0], F = X.shape[1], K = n_classes
     cdef int64_t i, f, q, n_act = 0, root, tmax
-    cdef double tw = 0.0, wi
+    cdef double tw = 0.0, wi, max_w = 0.0
     cdef bint integral = True
+    cdef uint64_t max_rank = 0, kk, ix
+    cdef int ibits, rbits, cbits, wbits, spare
     cdef Builder B
     cdef const uint64_t* row
     cdef key_t* out
@@ -881,16 +1022,36 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         if wi > 0.0:
             n_act += 1
             tw += wi
+            if wi > max_w:
+                max_w = wi
             if wi != <double> (<int64_t> wi):
                 integral = False
         if y[i] < 0 or y[i] >= K:
             raise ValueError("class codes must lie in [0, n_classes)")
     if n_act == 0:
         raise ValueError("the sample weights sum to zero")
+    for f in range(F):
+        if (keys[f, n - 1] >> 32) > max_rank:
+            max_rank = keys[f, n - 1] >> 32
 
     memset(&B, 0, sizeof(Builder))
+    # layout of the working keys
+    ibits = max(1, _bit_length(<uint64_t> (n - 1)))
+    rbits = max(1, _bit_length(max_rank))
+    cbits = _bit_length(<uint64_t> (K - 1))
+    spare = 64 - ibits - rbits - cbits
+    if spare < 0:
+        raise ValueError(f"too many classes ({K}) for {n} samples")
+    B.packed = integral and tw < 2.0 ** 31 and _bit_length(<uint64_t> max_w) <= spare
+    wbits = _bit_length(<uint64_t> max_w) if B.packed else 0
+    B.imask = ((<uint64_t> 1) << ibits) - 1
+    B.wshift = ibits
+    B.wmask = ((<uint64_t> 1) << wbits) - 1
+    B.cshift = ibits + wbits
+    B.cmask = ((<uint64_t> 1) << cbits) - 1
+    B.rshift = ibits + wbits + cbits
+
     B.X = &X[0, 0]
-    B.y = &y[0]
     B.w = &sample_weight[0]
     B.n_total = n
     B.n_features = F
@@ -917,6 +1078,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.cr = <double*> malloc(K * sizeof(double))
     B.fl = <double*> malloc(K * sizeof(double))
     B.fr = <double*> malloc(K * sizeof(double))
+    B.cli = <int64_t*> malloc(K * sizeof(int64_t))
+    B.cri = <int64_t*> malloc(K * sizeof(int64_t))
     B.feats = <int64_t*> malloc(F * sizeof(int64_t))
     B.ent = <Entry*> malloc(B.ent_cap * sizeof(Entry))
     B.ent_counts = <double*> malloc(B.ent_cap * 3 * K * sizeof(double))
@@ -933,7 +1096,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
             for i in range(1, tmax):
                 B.xlogx_table[i] = i * log(<double> i)
     if (B.lists0 == NULL or B.lists1 == NULL or B.goleft == NULL or B.cl == NULL
-            or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.feats == NULL
+            or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
+            or B.cri == NULL or B.feats == NULL
             or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
             or B.free_list == NULL or B.order == NULL or B.nodes == NULL
             or B.values == NULL):
@@ -945,14 +1109,17 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         for f in range(F):
             row = &keys[f, 0]
             out = B.lists0 + f * n_act
-            if n_act == n:
-                memcpy(out, row, n * sizeof(key_t))
-            else:
-                q = 0
-                for i in range(n):
-                    if B.w[row[i] & IDX_MASK] > 0.0:
-                        out[q] = row[i]
-                        q += 1
+            q = 0
+            for i in range(n):
+                kk = row[i]
+                ix = kk & IDX_MASK
+                wi = B.w[ix]
+                if wi > 0.0:
+                    out[q] = (((kk >> 32) << B.rshift) | ((<uint64_t> y[ix]) << B.cshift)
+                              | ix)
+                    if B.packed:
+                        out[q] |= (<uint64_t> wi) << B.wshift
+                    q += 1
         root = _ent_alloc(&B)
         B.ent[root].start = 0
         B.ent[root].end = n_act
@@ -966,7 +1133,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         memset(B.ent_const + root * B.n_words, 0, B.n_words * sizeof(uint64_t))
         for i in range(n):
             if B.w[i] > 0.0:
-                B.ent_counts[root * 3 * K + B.y[i]] += B.w[i]
+                B.ent_counts[root * 3 * K + y[i]] += B.w[i]
         B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
         _grow(&B, root, max_leaf_nodes)
 

@@ -230,11 +230,13 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
 
     def apply(self, X):
         """Index of the leaf that each sample reaches, shape (n_samples,)."""
-        return self.tree_.apply(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.apply(X)
 
     def decision_path(self, X):
         """Sparse indicator (n_samples, node_count) of the nodes each sample visits."""
-        return self.tree_.decision_path(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
 
     def predict_proba(self, X):
         """Weighted class fractions of the leaf each sample reaches, (n_samples, n_classes)."""

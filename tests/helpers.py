@@ -1,0 +1,18 @@
+"""Data generators shared by the tests."""
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.datasets import make_classification
+
+
+def tie_free_data(n_samples, n_features, n_classes, seed):
+    """Classification data whose every column is a permutation of 0..n-1 (exact in float32,
+    no two values closer than 1), so scikit-learn's float32 trees see the same values."""
+    X, y = make_classification(
+        n_samples=n_samples, n_features=n_features, n_informative=min(n_features, 5),
+        n_redundant=0, n_classes=n_classes, n_clusters_per_class=2, flip_y=0.05,
+        random_state=seed,
+    )
+    X = np.column_stack([rankdata(X[:, j], method="ordinal") - 1 for j in range(n_features)])
+    return X.astype(np.float32).astype(np.float64), y
+
+
