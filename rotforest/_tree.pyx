@@ -92,8 +92,9 @@ class Tree:
         self.n_features = int(n_features)
         self.n_classes = np.array([n_classes], dtype=np.intp)
         self.n_outputs = 1
-        self.nodes = nodes
-        self.value = value
+        # arrays pickled on a machine of the other byte order are converted on load
+        self.nodes = np.ascontiguousarray(nodes).astype(NODE_DTYPE, copy=False)
+        self.value = np.ascontiguousarray(value, dtype=np.float64)
         self.max_depth = int(max_depth)
 
     # scikit-learn's field names, as read-only views of the node array

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.tree import DecisionTreeClassifier as _SklearnDecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
@@ -269,3 +270,10 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         """Normalised total impurity decrease brought by each feature."""
         check_is_fitted(self)
         return self.tree_.compute_feature_importances()
+
+
+# scikit-learn's export_text and plot_tree accept only instances of its own tree classes
+# (checked with isinstance), and format a classifier's leaves by the same test.  Our tree
+# has the same ``tree_`` fields, so it is registered as a virtual subclass (scikit-learn's
+# tree classes use ABCMeta).  Nothing else in scikit-learn tests for these classes.
+_SklearnDecisionTreeClassifier.register(DecisionTreeClassifier)

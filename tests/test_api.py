@@ -1,0 +1,276 @@
+"""DecisionTreeClassifier as a scikit-learn user meets it: inputs, outputs, errors,
+pickling and scikit-learn's tree exporters."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris
+from sklearn.tree import DecisionTreeClassifier as SkTree
+from sklearn.tree import export_graphviz, export_text
+
+from helpers import tie_free_data
+from rotforest import DecisionTreeClassifier
+from rotforest._tree import NODE_DTYPE, Tree
+
+
+@pytest.fixture
+def iris():
+    return load_iris(return_X_y=True)
+
+
+def test_outputs_are_consistent(iris):
+    X, y = iris
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (150, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(proba, axis=1)])
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(clf.predict_log_proba(X), np.log(proba))
+    leaves = clf.apply(X)
+    assert leaves.dtype == np.int64
+    assert np.all(clf.tree_.children_left[leaves] == -1)
+    path = clf.decision_path(X)
+    assert path.shape == (150, clf.tree_.node_count)
+    np.testing.assert_array_equal(path[np.arange(150), leaves].A.ravel(), 1)
+    np.testing.assert_array_equal(np.asarray(path.sum(axis=1)).ravel(),
+                                  _depth_of(clf.tree_)[leaves] + 1)
+    assert clf.get_depth() == 3 == _depth_of(clf.tree_).max()
+    assert clf.get_n_leaves() == np.sum(clf.tree_.children_left == -1)
+    assert clf.tree_.value.shape == (clf.tree_.node_count, 1, 3)
+    assert clf.n_classes_ == 3 and clf.n_features_in_ == 4 and clf.max_features_ == 4
+    imp = clf.feature_importances_
+    assert imp.shape == (4,) and imp.sum() == pytest.approx(1.0) and np.all(imp >= 0)
+    assert clf.score(X, y) > 0.95
+
+
+def _depth_of(tree):
+    depth = np.zeros(tree.node_count, dtype=int)
+    for node in range(tree.node_count):
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child != -1:
+                depth[child] = depth[node] + 1
+    return depth
+
+
+def test_string_labels_and_many_input_types(iris):
+    X, y = iris
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    a = DecisionTreeClassifier(random_state=0).fit(X, names)
+    assert list(a.classes_) == ["setosa", "versicolor", "virginica"]
+    assert a.predict(X).dtype == names.dtype
+    b = DecisionTreeClassifier(random_state=0).fit(X.tolist(), list(names))
+    c = DecisionTreeClassifier(random_state=0).fit((X * 10).astype(np.int16), names)
+    d = DecisionTreeClassifier(random_state=0).fit(X.astype(np.float32), names)
+    ro = X.copy()
+    ro.setflags(write=False)
+    e = DecisionTreeClassifier(random_state=0).fit(ro, names)
+    f = DecisionTreeClassifier(random_state=0).fit(np.asfortranarray(X), names)
+    for other in (b, e, f):
+        np.testing.assert_array_equal(other.tree_.threshold, a.tree_.threshold)
+    assert c.score((X * 10).astype(np.int16), names) == a.score(X, names)
+    assert d.score(X.astype(np.float32), names) == pytest.approx(a.score(X, names), abs=0.02)
+
+
+def test_pandas_feature_names(iris):
+    pd = pytest.importorskip("pandas")
+    X, y = iris
+    df = pd.DataFrame(X, columns=["sl", "sw", "pl", "pw"])
+    clf = DecisionTreeClassifier(max_depth=2).fit(df, pd.Series(y))
+    np.testing.assert_array_equal(clf.feature_names_in_, ["sl", "sw", "pl", "pw"])
+    with pytest.warns(UserWarning, match="feature names"):
+        from_array = clf.predict(X)
+    np.testing.assert_array_equal(clf.predict(df), from_array)
+    with pytest.raises(ValueError, match="feature names"):
+        clf.predict(df.rename(columns={"sl": "x"}))
+
+
+def test_pickle_round_trip_and_fixed_width_nodes(iris):
+    X, y = iris
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(again.apply(X), clf.apply(X))
+    nodes = clf.tree_.nodes
+    assert nodes.dtype == NODE_DTYPE and NODE_DTYPE.itemsize == 64
+    for name in NODE_DTYPE.names:
+        field = NODE_DTYPE.fields[name][0]
+        assert field.str[0] in ("<", "|")  # little-endian, or a single byte
+        assert field.kind != "O"
+    # a tree pickled on a big-endian machine stores big-endian fields: it must load too
+    swapped = nodes.astype(NODE_DTYPE.newbyteorder(">"))
+    foreign = pickle.loads(pickle.dumps(Tree(4, 3, swapped, clf.tree_.value.astype(">f8"),
+                                             clf.tree_.max_depth)))
+    np.testing.assert_array_equal(foreign.apply(X), clf.tree_.apply(X))
+
+
+def test_sklearn_exporters_work():
+    X, y = tie_free_data(500, 4, 3, seed=0)
+    clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    sk = SkTree(max_depth=2, random_state=0).fit(X, y)
+    names = ["sl", "sw", "pl", "pw"]
+    assert export_text(clf, feature_names=names) == export_text(sk, feature_names=names)
+    assert export_text(clf, show_weights=True) == export_text(sk, show_weights=True)
+    dot = export_graphviz(clf, class_names=["a", "b", "c"], filled=True)
+    assert dot == export_graphviz(sk, class_names=["a", "b", "c"], filled=True)
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from sklearn.tree import plot_tree
+    annotations = plot_tree(clf)
+    assert len(annotations) == clf.tree_.node_count
+
+
+def test_single_class_and_constant_features():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    clf = DecisionTreeClassifier().fit(X, ["only"] * 20)
+    assert clf.tree_.node_count == 1
+    np.testing.assert_array_equal(clf.predict(X), ["only"] * 20)
+    np.testing.assert_array_equal(clf.predict_proba(X), np.ones((20, 1)))
+    clf = DecisionTreeClassifier().fit(np.ones((10, 2)), [0, 1] * 5)
+    assert clf.tree_.node_count == 1
+    np.testing.assert_allclose(clf.predict_proba(np.ones((1, 2))), [[0.5, 0.5]])
+
+
+def test_random_state_and_max_features():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 10))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.5, size=500) > 0).astype(int)
+    a = DecisionTreeClassifier(max_features=2, random_state=3).fit(X, y)
+    b = DecisionTreeClassifier(max_features=2, random_state=3).fit(X, y)
+    c = DecisionTreeClassifier(max_features=2, random_state=4).fit(X, y)
+    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+    assert not np.array_equal(a.tree_.feature, c.tree_.feature)
+    # features are drawn per node: with 2 of 10, the root often misses feature 0
+    roots = {DecisionTreeClassifier(max_features=2, random_state=s).fit(X, y).tree_.feature[0]
+             for s in range(30)}
+    assert len(roots) > 2
+    for value, expected in [("sqrt", 3), ("log2", 3), (0.5, 5), (7, 7), (None, 10)]:
+        assert DecisionTreeClassifier(max_features=value).fit(X, y).max_features_ == expected
+
+
+def test_random_splitter_is_random_but_reproducible():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 5))
+    y = (X[:, 0] > 0).astype(int)
+    a = DecisionTreeClassifier(splitter="random", random_state=0).fit(X, y)
+    b = DecisionTreeClassifier(splitter="random", random_state=0).fit(X, y)
+    c = DecisionTreeClassifier(splitter="random", random_state=1).fit(X, y)
+    best = DecisionTreeClassifier().fit(X, y)
+    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    assert not np.array_equal(a.tree_.threshold, c.tree_.threshold)
+    assert a.score(X, y) == 1.0
+    assert a.tree_.node_count > best.tree_.node_count
+
+
+def test_class_weight_equals_sample_weight():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 4))
+    y = rng.integers(0, 3, 300)
+    a = DecisionTreeClassifier(class_weight={0: 1.0, 1: 3.0, 2: 0.5}).fit(X, y)
+    b = DecisionTreeClassifier().fit(X, y, sample_weight=np.array([1.0, 3.0, 0.5])[y])
+    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    np.testing.assert_allclose(a.tree_.value, b.tree_.value)
+    bal = DecisionTreeClassifier(class_weight="balanced", max_depth=0 + 1).fit(X, y)
+    w = bal.tree_.weighted_n_node_samples[0]
+    np.testing.assert_allclose(bal.tree_.value[0, 0] * w, [w / 3] * 3)
+
+
+def test_min_impurity_decrease_and_stop_rules():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1000, 4))
+    y = (X[:, 0] + rng.normal(scale=1.0, size=1000) > 0).astype(int)
+    t = DecisionTreeClassifier(min_impurity_decrease=0.01).fit(X, y).tree_
+    inner = t.children_left != -1
+    left, right = t.children_left[inner], t.children_right[inner]
+    w = t.weighted_n_node_samples
+    decrease = (w[inner] * t.impurity[inner] - w[left] * t.impurity[left]
+                - w[right] * t.impurity[right]) / w[0]
+    assert np.all(decrease >= 0.01 - 1e-12)
+    t = DecisionTreeClassifier(min_samples_leaf=37).fit(X, y).tree_
+    assert t.n_node_samples[t.children_left == -1].min() >= 37
+    t = DecisionTreeClassifier(min_samples_split=100).fit(X, y).tree_
+    assert t.n_node_samples[t.children_left != -1].min() >= 100
+    t = DecisionTreeClassifier(max_depth=4).fit(X, y).tree_
+    assert t.max_depth == 4
+    t = DecisionTreeClassifier(min_weight_fraction_leaf=0.1).fit(X, y).tree_
+    assert t.weighted_n_node_samples[t.children_left == -1].min() >= 100
+
+
+# ----------------------------------------------------------------------------------------
+# Bad input: a clear error, and a fitted model left as it was
+# ----------------------------------------------------------------------------------------
+
+X_OK = np.random.default_rng(0).normal(size=(30, 3))
+Y_OK = np.arange(30) % 2
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(criterion="mse"), ValueError, "criterion"),
+    (dict(splitter="worst"), ValueError, "splitter"),
+    (dict(max_depth=0), ValueError, "max_depth"),
+    (dict(max_depth=2.5), TypeError, "max_depth"),
+    (dict(min_samples_split=1), ValueError, "min_samples_split"),
+    (dict(min_samples_split=1.5), ValueError, "min_samples_split"),
+    (dict(min_samples_leaf=0), ValueError, "min_samples_leaf"),
+    (dict(min_samples_leaf=1.0), ValueError, "min_samples_leaf"),
+    (dict(min_weight_fraction_leaf=0.6), ValueError, "min_weight_fraction_leaf"),
+    (dict(max_features=0), ValueError, "max_features"),
+    (dict(max_features=4), ValueError, "max_features"),
+    (dict(max_features=1.5), ValueError, "max_features"),
+    (dict(max_features="all"), ValueError, "max_features"),
+    (dict(max_leaf_nodes=1), ValueError, "max_leaf_nodes"),
+    (dict(min_impurity_decrease=-1.0), ValueError, "min_impurity_decrease"),
+    (dict(class_weight="sometimes"), ValueError, "class_weight"),
+    (dict(random_state="seed"), ValueError, "random_state|seed"),
+])
+def test_bad_parameters(params, error, match):
+    with pytest.raises(error, match=match):
+        DecisionTreeClassifier(**params).fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize("X, y, sw, error, match", [
+    (sp.csr_matrix(X_OK), Y_OK, None, TypeError, "[Ss]parse"),
+    (np.where(np.eye(30, 3) > 0, np.nan, X_OK), Y_OK, None, ValueError, "NaN"),
+    (np.where(np.eye(30, 3) > 0, np.inf, X_OK), Y_OK, None, ValueError, "infinity"),
+    (X_OK, np.linspace(0, 1, 30), None, ValueError, "Unknown label type"),
+    (X_OK[:0], Y_OK[:0], None, ValueError, "0 sample"),
+    (X_OK, Y_OK[:10], None, ValueError, "inconsistent numbers of samples"),
+    (X_OK[:, :0], Y_OK, None, ValueError, "0 feature"),
+    (X_OK, Y_OK, -np.ones(30), ValueError, "non-negative"),
+    (X_OK, Y_OK, np.ones(29), ValueError, "sample_weight.shape"),
+    (X_OK, Y_OK, np.zeros(30), ValueError, "sum to zero"),
+    (X_OK, Y_OK, np.full(30, np.nan), ValueError, "NaN|finite"),
+    (X_OK.astype(complex), Y_OK, None, ValueError, "[Cc]omplex"),
+    (np.array([["a", "b", "c"]] * 30), Y_OK, None, ValueError, "could not convert"),
+    (X_OK, np.c_[Y_OK, Y_OK], None, ValueError, "1d array"),
+])
+def test_bad_data(X, y, sw, error, match):
+    with pytest.raises(error, match=match):
+        DecisionTreeClassifier().fit(X, y, sample_weight=sw)
+
+
+def test_failed_fit_leaves_fitted_model_unchanged():
+    clf = DecisionTreeClassifier(max_features=3).fit(X_OK, Y_OK)
+    before = pickle.dumps(clf)
+    proba = clf.predict_proba(X_OK)
+    with pytest.raises(ValueError):
+        clf.fit(X_OK[:, :2], Y_OK)  # max_features=3 > 2 features: fails after validation
+    with pytest.raises(ValueError):
+        clf.fit(X_OK, Y_OK, sample_weight=-np.ones(30))
+    assert pickle.dumps(clf) == before
+    assert clf.n_features_in_ == 3
+    np.testing.assert_array_equal(clf.predict_proba(X_OK), proba)
+
+
+def test_bad_predict_input():
+    clf = DecisionTreeClassifier().fit(X_OK, Y_OK)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X_OK[:, :2])
+    with pytest.raises(ValueError, match="NaN"):
+        clf.predict(np.full((2, 3), np.nan))
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        clf.predict_proba(sp.csr_matrix(X_OK))
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        DecisionTreeClassifier().predict(X_OK)
