@@ -117,8 +117,12 @@ def test_sklearn_exporters_work():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     from sklearn.tree import plot_tree
-    annotations = plot_tree(clf)
-    assert len(annotations) == clf.tree_.node_count
+    import matplotlib.pyplot as plt
+    ours = [a.get_text() for a in plot_tree(clf, filled=True)]
+    plt.close("all")
+    theirs = [a.get_text() for a in plot_tree(sk, filled=True)]
+    plt.close("all")
+    assert ours == theirs and len(ours) >= clf.tree_.node_count
 
 
 def test_single_class_and_constant_features():
