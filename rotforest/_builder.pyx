@@ -20,7 +20,7 @@ improvement, for ``max_leaf_nodes``) share every function; only the frontier dif
 """
 import numpy as np
 
-from libc.stdlib cimport malloc, realloc, free, calloc
+from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
 from libc.math cimport log, ceil, INFINITY, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -32,13 +32,6 @@ cdef extern from *:
     """
     #include <string.h>
     #include <stdint.h>
-    /* Order-preserving map of a double onto an unsigned integer; -0.0 and 0.0 share a key. */
-    static inline uint64_t rf_float_key(double v) {
-        uint64_t b;
-        if (v == 0.0) v = 0.0;
-        memcpy(&b, &v, 8);
-        return (b >> 63) ? ~b : (b | 0x8000000000000000ULL);
-    }
     /* splitmix64: a small, fast generator with a 64-bit state. */
     static inline uint64_t rf_rng_next(uint64_t *s) {
         uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
@@ -47,7 +40,6 @@ cdef extern from *:
         return z ^ (z >> 31);
     }
     """
-    uint64_t rf_float_key(double v) noexcept nogil
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
 
 ctypedef uint64_t key_t
@@ -73,42 +65,70 @@ MAX_SAMPLES = (1 << 31) - 1
 # Presort
 # ----------------------------------------------------------------------------------------
 
-cdef struct KeyIdx:
-    uint64_t key
-    uint64_t idx
+cdef extern from *:
+    """
+    static int rf_cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+        return (x > y) - (x < y);
+    }
+    #define rf_ctz64(x) __builtin_ctzll(x)
+    """
+    int rf_cmp_i64(const void* a, const void* b) noexcept nogil
+    int rf_ctz64(uint64_t x) noexcept nogil
 
 
-cdef KeyIdx* _radix_sort(KeyIdx* a, KeyIdx* b, int64_t n, int64_t* hist) noexcept nogil:
-    """Stable LSD radix sort of records by key: 8 passes of 8 bits, skipping the passes in
-    which every key has the same digit.  Returns the buffer that holds the result."""
-    cdef int64_t i, d, total, c
-    cdef int shift
-    cdef uint64_t kk
-    cdef KeyIdx* t
-    cdef int64_t* h
-    memset(hist, 0, 8 * 256 * sizeof(int64_t))
-    for i in range(n):
-        kk = a[i].key
-        for d in range(8):
-            hist[d * 256 + ((kk >> (8 * d)) & 255)] += 1
-    for d in range(8):
-        shift = 8 * d
-        h = hist + d * 256
-        if h[(a[0].key >> shift) & 255] == n:
-            continue
-        total = 0
-        for i in range(256):
-            c = h[i]
-            h[i] = total
-            total += c
-        for i in range(n):
-            c = (a[i].key >> shift) & 255
-            b[h[c]] = a[i]
-            h[c] += 1
-        t = a
-        a = b
-        b = t
-    return a
+cdef void _sort_run(int64_t* run, int64_t m, uint64_t* bitmap, int64_t n) noexcept nogil:
+    """Sort the sample indices of one run of equal values in increasing order."""
+    cdef int64_t i, j, lo, hi, word, v
+    cdef uint64_t bits
+    if m < 32:
+        for i in range(1, m):
+            v = run[i]
+            j = i - 1
+            while j >= 0 and run[j] > v:
+                run[j + 1] = run[j]
+                j -= 1
+            run[j + 1] = v
+    elif m * 16 < n:
+        qsort(run, m, sizeof(int64_t), rf_cmp_i64)
+    else:
+        # a long run: mark its indices in a bitmap and read them back in order
+        lo = n
+        hi = 0
+        for i in range(m):
+            v = run[i]
+            bitmap[v >> 6] |= (<uint64_t> 1) << (v & 63)
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+        j = 0
+        for word in range(lo >> 6, (hi >> 6) + 1):
+            bits = bitmap[word]
+            bitmap[word] = 0
+            while bits:
+                run[j] = (word << 6) + rf_ctz64(bits)
+                j += 1
+                bits &= bits - 1
+
+
+cdef void _keys_from_order(const double* col, int64_t* order, uint64_t* out, int64_t n,
+                           uint64_t* bitmap) noexcept nogil:
+    """Given an argsort of one column, put ties in index order and emit (rank << 32) | i."""
+    cdef int64_t p = 0, q, r
+    cdef uint64_t rank = 0
+    cdef double v
+    while p < n:
+        v = col[order[p]]
+        q = p + 1
+        while q < n and col[order[q]] == v:    # -0.0 == 0.0: one value
+            q += 1
+        if q - p > 1:
+            _sort_run(order + p, q - p, bitmap, n)
+        for r in range(p, q):
+            out[r] = (rank << 32) | <uint64_t> order[r]
+        rank += 1
+        p = q
 
 
 def presort(const double[::1, :] X):
@@ -117,36 +137,24 @@ def presort(const double[::1, :] X):
     Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
     ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
     ties broken by sample index; ``rank`` is the dense rank of the value in the column.
+    The values must not be NaN.  Each column is ordered by numpy's argsort (a vectorised
+    introsort that releases the GIL), then ties are put in index order.
     """
-    cdef int64_t n = X.shape[0], F = X.shape[1], f, i, p
-    cdef uint64_t rank, prev
+    cdef int64_t n = X.shape[0], F = X.shape[1], f
     if n > MAX_SAMPLES:
         raise ValueError(f"at most {MAX_SAMPLES} samples are supported, got {n}")
     out = np.empty((F, n), dtype=np.uint64)
     if n == 0 or F == 0:
         return out
     cdef uint64_t[:, ::1] o = out
-    cdef KeyIdx* a = <KeyIdx*> malloc(n * sizeof(KeyIdx))
-    cdef KeyIdx* b = <KeyIdx*> malloc(n * sizeof(KeyIdx))
-    cdef int64_t* hist = <int64_t*> malloc(8 * 256 * sizeof(int64_t))
-    cdef KeyIdx* r
-    if a == NULL or b == NULL or hist == NULL:
-        free(a); free(b); free(hist)
-        raise MemoryError()
-    with nogil:
-        for f in range(F):
-            for i in range(n):
-                a[i].key = rf_float_key(X[i, f])
-                a[i].idx = <uint64_t> i
-            r = _radix_sort(a, b, n, hist)
-            rank = 0
-            prev = r[0].key
-            for p in range(n):
-                if r[p].key != prev:
-                    rank += 1
-                    prev = r[p].key
-                o[f, p] = (rank << 32) | r[p].idx
-    free(a); free(b); free(hist)
+    cdef int64_t[::1] order
+    bitmap_arr = np.zeros((n + 63) // 64, dtype=np.uint64)
+    cdef uint64_t[::1] bitmap = bitmap_arr
+    Xa = np.asarray(X)
+    for f in range(F):
+        order = np.argsort(Xa[:, f]).astype(np.int64, copy=False)
+        with nogil:
+            _keys_from_order(&X[0, f], &order[0], &o[f, 0], n, &bitmap[0])
     return out
 
 
