@@ -22,3 +22,50 @@ def test_presort_orders_by_value_then_index(kind):
         np.testing.assert_array_equal(keys[j] & 0xFFFFFFFF, expected)
         ranks = np.unique(X[:, j], return_inverse=True)[1]  # -0.0 and 0.0 are one value
         np.testing.assert_array_equal(keys[j] >> 32, ranks[expected])
+
+
+def _build(X, keys, y, w, seed=0, max_features=None):
+    F = X.shape[1]
+    return _builder.build_tree(
+        X, keys, y, w, int(y.max()) + 1, criterion=_builder.CRITERIA["gini"],
+        random_split=False, max_depth=2**31 - 1, min_samples_split=2, min_samples_leaf=1,
+        min_weight_leaf=0.0, max_features=max_features or F, max_leaf_nodes=-1,
+        min_impurity_decrease=0.0, seed=seed)
+
+
+def test_shared_presort_with_bootstrap_weights_equals_separate_fits():
+    """The forest's entry point: one presort, many trees that differ by their weights
+    (zero: not in this tree)."""
+    from rotforest import DecisionTreeClassifier
+
+    rng = np.random.default_rng(1)
+    X = np.asfortranarray(np.round(rng.normal(size=(2000, 5)), 1))
+    y = (X[:, 0] + X[:, 1] ** 2 + rng.normal(scale=0.5, size=2000) > 0.5).astype(np.int32)
+    keys = _builder.presort(X)
+    keys.setflags(write=False)
+    for seed in range(3):
+        counts = np.bincount(rng.integers(0, 2000, 2000), minlength=2000).astype(float)
+        nodes, value, depth = _build(X, keys, y, counts)
+        ref = DecisionTreeClassifier().fit(X, y, sample_weight=counts).tree_
+        np.testing.assert_array_equal(nodes, ref.nodes)
+        np.testing.assert_array_equal(value, ref.value)
+        assert depth == ref.max_depth
+    np.testing.assert_array_equal(keys, _builder.presort(X))  # the shared lists are untouched
+
+
+def test_trees_build_concurrently_in_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(2)
+    X = np.asfortranarray(rng.normal(size=(3000, 8)))
+    y = rng.integers(0, 3, 3000).astype(np.int32)
+    keys = _builder.presort(X)
+    weights = [np.bincount(rng.integers(0, 3000, 3000), minlength=3000).astype(float)
+               for _ in range(8)]
+    sequential = [_build(X, keys, y, w, seed=i, max_features=3) for i, w in enumerate(weights)]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda a: _build(X, keys, y, a[1], seed=a[0], max_features=3),
+                                 enumerate(weights)))
+    for (n1, v1, d1), (n2, v2, d2) in zip(sequential, threaded):
+        np.testing.assert_array_equal(n1, n2)
+        np.testing.assert_array_equal(v1, v2)
