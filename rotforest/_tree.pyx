@@ -2,7 +2,8 @@
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.math cimport NAN
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -24,22 +25,78 @@ cdef inline const Node* _node_ptr(nodes) except NULL:
     return <const Node*> &raw[0]
 
 
-def apply_dense(nodes, const double[:, :] X):
-    """Index of the leaf that each row of X reaches."""
+cdef struct FlatNode:      # the traversal layout: 16 bytes, siblings side by side
+    double threshold       # NaN for a leaf: "x > NaN" is false, so a leaf loops on itself
+    int32_t feature        # 0 for a leaf (any valid column)
+    int32_t left           # the right child is left + 1; a leaf points to itself
+
+
+FLAT_DTYPE = np.dtype({"names": ["threshold", "feature", "left"],
+                       "formats": ["<f8", "<i4", "<i4"], "offsets": [0, 8, 12],
+                       "itemsize": 16})
+assert sizeof(FlatNode) == 16
+
+
+def flatten(nodes):
+    """Breadth-first copy of the nodes for fast traversal, and the original id of each."""
     cdef const Node* nd = _node_ptr(nodes)
-    cdef Py_ssize_t n = X.shape[0], i
-    cdef int64_t k
+    cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old, pos
+    flat = np.empty(n, dtype=FLAT_DTYPE)
+    original = np.empty(n, dtype=np.int64)
+    cdef uint8_t[::1] raw = flat.view(np.uint8)
+    cdef FlatNode* fl = <FlatNode*> &raw[0]
+    cdef int64_t[::1] orig = original
+    with nogil:
+        orig[0] = 0
+        while head < tail:
+            old = orig[head]
+            if nd[old].left_child == -1:
+                fl[head].threshold = NAN
+                fl[head].feature = 0
+                fl[head].left = <int32_t> head
+            else:
+                fl[head].threshold = nd[old].threshold
+                fl[head].feature = <int32_t> nd[old].feature
+                fl[head].left = <int32_t> tail
+                orig[tail] = nd[old].left_child
+                orig[tail + 1] = nd[old].right_child
+                tail += 2
+            head += 1
+    return flat, original
+
+
+cdef enum:
+    BLOCK = 8
+
+
+def apply_flat(flat, const int64_t[::1] original, const double[:, :] X):
+    """Leaf reached by every row: BLOCK rows walk the tree in lockstep, so that their
+    memory accesses overlap; rows that reach a leaf wait there (leaves loop on
+    themselves) until the whole block has arrived."""
+    cdef uint8_t[::1] raw = flat.view(np.uint8)
+    cdef const FlatNode* fl = <const FlatNode*> &raw[0]
+    cdef Py_ssize_t n = X.shape[0], i0, j, m
+    cdef int32_t cur[BLOCK]
+    cdef const FlatNode* node
+    cdef bint moving
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] res = out
     with nogil:
-        for i in range(n):
-            k = 0
-            while nd[k].left_child != -1:
-                if X[i, nd[k].feature] <= nd[k].threshold:
-                    k = nd[k].left_child
-                else:
-                    k = nd[k].right_child
-            res[i] = k
+        i0 = 0
+        while i0 < n:
+            m = min(BLOCK, n - i0)
+            for j in range(m):
+                cur[j] = 0
+            moving = True
+            while moving:
+                moving = False
+                for j in range(m):
+                    node = &fl[cur[j]]
+                    cur[j] = node.left + (X[i0 + j, node.feature] > node.threshold)
+                    moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
+            for j in range(m):
+                res[i0 + j] = original[cur[j]]
+            i0 += m
     return out
 
 
@@ -144,7 +201,10 @@ class Tree:
 
     def apply(self, X):
         """Leaf index reached by every row of ``X`` (float64, 2-D)."""
-        return apply_dense(self.nodes, X)
+        flat = self.__dict__.get("_flat")
+        if flat is None:
+            flat = self._flat = flatten(self.nodes)
+        return apply_flat(flat[0], flat[1], X)
 
     def decision_path(self, X):
         return decision_path_dense(self.nodes, X)
