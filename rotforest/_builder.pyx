@@ -351,8 +351,8 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e,
     cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
-    cdef acc_t l1 = 0, wl = 0, wi, wr
-    cdef acc_t t1 = <acc_t> tot[1], wt = <acc_t> wtot, minw
+    cdef acc_t l1 = 0, wl = 0, wi, minw
+    cdef double dt1 = tot[1], dwt = wtot
     cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
     cdef key_t k
     if acc_t is int64_t:
@@ -363,17 +363,43 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e,
         k = L[p]
         if acc_t is int64_t:
             wi = <int64_t> ((k >> ws) & wm)
+            l1 += wi & -(<int64_t> ((k >> cs) & 1))
         else:
             wi = w[k & im]
-        l1 += wi * <acc_t> ((k >> cs) & 1)
+            l1 += wi * <double> ((k >> cs) & 1)
         wl += wi
         if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
-            wr = wt - wl
-            if wl >= minw and wr >= minw:
-                dl1 = <double> l1
-                dr1 = <double> (t1 - l1)
-                dwl = <double> wl
-                dwr = <double> wr
+            dl1 = <double> l1
+            dwl = <double> wl
+            dwr = dwt - dwl
+            if wl >= minw and dwr >= minw:
+                dr1 = dt1 - dl1
+                num = dl1 * dl1 * dwr + dr1 * dr1 * dwl
+                den = dwl * dwr
+                if num > best * den:
+                    best = num / den
+                    pos[0] = p + 1
+    return best
+
+
+cdef double _scan_gini_binary_unit(Builder* B, const key_t* L, int64_t s, int64_t e,
+                                   const double* tot, double wtot,
+                                   int64_t* pos) noexcept nogil:
+    # The same with every weight 1 (unweighted data): the left weight is the position.
+    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p, l1 = 0
+    cdef int rs = B.rshift, cs = B.cshift
+    cdef double dt1 = tot[1], dwt = wtot, minw = B.min_weight_leaf
+    cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
+    cdef key_t k
+    for p in range(s, hi):
+        k = L[p]
+        l1 += <int64_t> ((k >> cs) & 1)
+        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
+            dl1 = <double> l1
+            dwl = <double> (p + 1 - s)
+            dwr = dwt - dwl
+            if dwl >= minw and dwr >= minw:
+                dr1 = dt1 - dl1
                 num = dl1 * dl1 * dwr + dr1 * dr1 * dwl
                 den = dwl * dwr
                 if num > best * den:
@@ -540,6 +566,9 @@ cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
                          acc_t zero) noexcept nogil:
     if B.criterion == CRIT_GINI:
         if B.n_classes == 2:
+            if acc_t is int64_t:
+                if B.wmask == 1:
+                    return _scan_gini_binary_unit(B, L, s, e, tot, wtot, pos)
             return _scan_gini_binary(B, L, s, e, tot, wtot, pos, zero)
         return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
     elif B.criterion == CRIT_ENTROPY:
