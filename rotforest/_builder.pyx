@@ -32,6 +32,76 @@ cdef extern from *:
     """
     #include <string.h>
     #include <stdint.h>
+    /* The binary, unit-weight Gini scan over 8 cuts at a time with AVX-512, used when
+       the processor has it.  It performs the same floating-point operations in the same
+       order as the scalar kernel (no fused multiply-add), so both choose the same split.
+       Cuts lie at c = p + 1 for p in [s, hi); a cut is scored when the values on both
+       sides differ and c >= lo.  Returns the index up to which it scanned; the caller
+       finishes the tail. */
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
+    #include <immintrin.h>
+    #define RF_HAVE_AVX512 1
+    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+    static int64_t rf_gini_binary_unit_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
+            double dt1, double dwt, int64_t *l1_io, double *best_io, int64_t *pos) {
+        const __m512i one = _mm512_set1_epi64(1), zero = _mm512_setzero_si512();
+        const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
+        const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+        const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
+        int64_t l1 = *l1_io, p;
+        double best = *best_io, num[8], den[8];
+        for (p = s; p + 8 <= hi; p += 8) {
+            __m512i k = _mm512_loadu_si512((const void *)(L + p));
+            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
+            __mmask8 m = _mm512_test_epi64_mask(
+                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
+            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
+            c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 7));
+            c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 6));
+            c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 4));
+            c = _mm512_add_epi64(c, _mm512_set1_epi64(l1));
+            l1 = _mm_extract_epi64(_mm512_extracti64x2_epi64(c, 3), 1);
+            if (p + 8 < lo) continue;
+            if (p + 1 < lo) m &= (__mmask8)(0xFF << (lo - p - 1));
+            if (!m) continue;
+            __m512d dl1 = _mm512_cvtepi64_pd(c);
+            __m512d dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            __m512d dwr = _mm512_sub_pd(vwt, dwl);
+            __m512d dr1 = _mm512_sub_pd(vt1, dl1);
+            __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
+                                       _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
+            __m512d vd = _mm512_mul_pd(dwl, dwr);
+            __mmask8 better = _mm512_mask_cmp_pd_mask(
+                m, vn, _mm512_mul_pd(_mm512_set1_pd(best), vd), _CMP_GT_OQ);
+            if (better) {
+                _mm512_storeu_pd(num, vn);
+                _mm512_storeu_pd(den, vd);
+                for (int j = 0; j < 8; j++) {
+                    if (((better >> j) & 1) && num[j] > best * den[j]) {
+                        best = num[j] / den[j];
+                        *pos = p + 1 + j;
+                    }
+                }
+            }
+        }
+        *l1_io = l1;
+        *best_io = best;
+        return p;
+    }
+    static int rf_cpu_has_avx512(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    }
+    #else
+    #define RF_HAVE_AVX512 0
+    static int64_t rf_gini_binary_unit_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
+            double dt1, double dwt, int64_t *l1_io, double *best_io, int64_t *pos) {
+        return s;
+    }
+    static int rf_cpu_has_avx512(void) { return 0; }
+    #endif
     /* splitmix64: a small, fast generator with a 64-bit state. */
     static inline uint64_t rf_rng_next(uint64_t *s) {
         uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
@@ -41,6 +111,11 @@ cdef extern from *:
     }
     """
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
+    int64_t rf_gini_binary_unit_avx512(const uint64_t* L, int64_t s, int64_t hi, int64_t lo,
+                                       int cs, int rs, double dt1, double dwt,
+                                       int64_t* l1_io, double* best_io,
+                                       int64_t* pos) noexcept nogil
+    int rf_cpu_has_avx512() noexcept nogil
 
 ctypedef uint64_t key_t
 
@@ -59,6 +134,18 @@ cdef double LN2 = 0.6931471805599453
 cdef int64_t XLOGX_TABLE_MAX = 1 << 23
 
 MAX_SAMPLES = (1 << 31) - 1
+
+# Set ROTFOREST_NO_AVX512=1 to use the portable kernels only (the results are identical).
+import os as _os
+cdef bint _USE_AVX512 = rf_cpu_has_avx512() != 0 and not _os.environ.get("ROTFOREST_NO_AVX512")
+
+
+def _set_simd(bint enabled):
+    """Switch the AVX-512 kernels on or off (for tests); returns the previous state."""
+    global _USE_AVX512
+    previous = _USE_AVX512
+    _USE_AVX512 = enabled and rf_cpu_has_avx512() != 0
+    return previous
 
 
 # ----------------------------------------------------------------------------------------
@@ -210,6 +297,7 @@ cdef struct Builder:
     uint64_t wmask
     uint64_t imask
     bint packed            # weights are read from the keys
+    bint use_avx512        # the processor runs the AVX-512 scan
     key_t* lists0
     key_t* lists1
     uint8_t* goleft
@@ -387,11 +475,14 @@ cdef double _scan_gini_binary_unit(Builder* B, const key_t* L, int64_t s, int64_
                                    int64_t* pos) noexcept nogil:
     # The same with every weight 1 (unweighted data): the left weight is the position.
     cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p, l1 = 0
+    cdef int64_t start = s
     cdef int rs = B.rshift, cs = B.cshift
     cdef double dt1 = tot[1], dwt = wtot, minw = B.min_weight_leaf
     cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
     cdef key_t k
-    for p in range(s, hi):
+    if B.use_avx512 and minw == 0.0:
+        start = rf_gini_binary_unit_avx512(L, s, hi, lo, cs, rs, dt1, dwt, &l1, &best, pos)
+    for p in range(start, hi):
         k = L[p]
         l1 += <int64_t> ((k >> cs) & 1)
         if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
@@ -1105,6 +1196,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.total_weight = tw
     B.rng = seed
     B.n_words = (F + 63) // 64
+    B.use_avx512 = _USE_AVX512
     B.ent_cap = 64
     B.order_cap = 64
     B.node_cap = 256
