@@ -89,11 +89,40 @@ cdef extern from *:
         *best_io = best;
         return p;
     }
+    /* Stable partition of S[s:e) into D: left samples from D[s], right ones from D[p];
+       mode 0 keeps both sides, 1 only the left, 2 only the right.  The side of each
+       sample comes from gl[i] (gathered 4 bytes at a time, so gl has 3 bytes of padding),
+       and compress-stores write each side's keys in order. */
+    __attribute__((target("avx512f,avx512vl,avx512dq")))
+    static void rf_partition_avx512(const uint64_t *S, uint64_t *D, int64_t s, int64_t e,
+                                    int64_t p, const uint8_t *gl, uint64_t imask, int mode) {
+        const __m512i im = _mm512_set1_epi64((long long)imask);
+        const __m256i low = _mm256_set1_epi32(0xFF);
+        int64_t il = s, ir = p, q;
+        for (q = s; q + 8 <= e; q += 8) {
+            __m512i k = _mm512_loadu_si512((const void *)(S + q));
+            __m256i g = _mm512_i64gather_epi32(_mm512_and_si512(k, im), (const void *)gl, 1);
+            __mmask8 left = _mm256_test_epi32_mask(g, low);
+            int nl = __builtin_popcount((unsigned)left);
+            if (mode != 2) _mm512_mask_compressstoreu_epi64((void *)(D + il), left, k);
+            if (mode != 1) _mm512_mask_compressstoreu_epi64((void *)(D + ir), (__mmask8)~left, k);
+            il += nl;
+            ir += 8 - nl;
+        }
+        for (; q < e; q++) {
+            uint64_t k = S[q];
+            if (gl[k & imask]) { if (mode != 2) D[il] = k; il++; }
+            else { if (mode != 1) D[ir] = k; ir++; }
+        }
+    }
     static int rf_cpu_has_avx512(void) {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+            && __builtin_cpu_supports("avx512vl");
     }
     #else
+    static void rf_partition_avx512(const uint64_t *S, uint64_t *D, int64_t s, int64_t e,
+                                    int64_t p, const uint8_t *gl, uint64_t imask, int mode) {}
     #define RF_HAVE_AVX512 0
     static int64_t rf_gini_binary_unit_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
@@ -116,6 +145,9 @@ cdef extern from *:
                                        int64_t* l1_io, double* best_io,
                                        int64_t* pos) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
+    void rf_partition_avx512(const uint64_t* S, uint64_t* D, int64_t s, int64_t e,
+                             int64_t p, const uint8_t* gl, uint64_t imask,
+                             int mode) noexcept nogil
 
 ctypedef uint64_t key_t
 
@@ -1012,6 +1044,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
                     memcpy(D + s, S + s, (p - s) * sizeof(key_t))
                 if not rleaf:
                     memcpy(D + p, S + p, (end - p) * sizeof(key_t))
+            elif B.use_avx512:
+                rf_partition_avx512(S, D, s, end, p, gl, B.imask,
+                                    2 if lleaf else (1 if rleaf else 0))
             elif lleaf:
                 _partition_right(S, D, s, end, gl, B.imask)
             elif rleaf:
@@ -1202,7 +1237,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.node_cap = 256
     B.lists0 = <key_t*> malloc(F * n_act * sizeof(key_t))
     B.lists1 = <key_t*> malloc(F * n_act * sizeof(key_t))
-    B.goleft = <uint8_t*> calloc(n, sizeof(uint8_t))
+    B.goleft = <uint8_t*> calloc(n + 8, sizeof(uint8_t))   # padding for 4-byte gathers
     B.cl = <double*> malloc(K * sizeof(double))
     B.cr = <double*> malloc(K * sizeof(double))
     B.fl = <double*> malloc(K * sizeof(double))

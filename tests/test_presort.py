@@ -69,3 +69,26 @@ def test_trees_build_concurrently_in_threads():
     for (n1, v1, d1), (n2, v2, d2) in zip(sequential, threaded):
         np.testing.assert_array_equal(n1, n2)
         np.testing.assert_array_equal(v1, v2)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("min_samples_leaf", [1, 7])
+def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf):
+    """The AVX-512 kernels, where the processor has them, must grow the very tree the
+    portable ones grow (the same operations in the same order)."""
+    from sklearn.datasets import make_classification
+
+    from rotforest import DecisionTreeClassifier
+
+    X, y = make_classification(n_samples=6000, n_features=6, n_informative=4,
+                               n_classes=n_classes, random_state=n_classes)
+    X[:, :3] = np.round(X[:, :3], 1)   # some tied columns
+    trees = []
+    for simd in (True, False):
+        previous = _builder._set_simd(simd)
+        try:
+            trees.append(DecisionTreeClassifier(min_samples_leaf=min_samples_leaf).fit(X, y).tree_)
+        finally:
+            _builder._set_simd(previous)
+    np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
+    np.testing.assert_array_equal(trees[0].value, trees[1].value)
