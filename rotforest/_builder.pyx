@@ -164,6 +164,7 @@ cdef double EPSILON = 2.220446049250313e-16
 cdef double LN2 = 0.6931471805599453
 # Integer weights up to this total use a table of x*log(x) instead of calls to log().
 cdef int64_t XLOGX_TABLE_MAX = 1 << 23
+cdef uint64_t INACTIVE = 0xFFFFFFFFFFFFFFFF
 
 MAX_SAMPLES = (1 << 31) - 1
 
@@ -232,15 +233,19 @@ cdef void _sort_run(int64_t* run, int64_t m, uint64_t* bitmap, int64_t n) noexce
 
 
 cdef void _keys_from_order(const double* col, int64_t* order, uint64_t* out, int64_t n,
-                           uint64_t* bitmap) noexcept nogil:
+                           uint64_t* bitmap, double* vals) noexcept nogil:
     """Given an argsort of one column, put ties in index order and emit (rank << 32) | i."""
     cdef int64_t p = 0, q, r
     cdef uint64_t rank = 0
     cdef double v
+    # gather the sorted values first: a loop without branches keeps many loads in flight
+    for p in range(n):
+        vals[p] = col[order[p]]
+    p = 0
     while p < n:
-        v = col[order[p]]
+        v = vals[p]
         q = p + 1
-        while q < n and col[order[q]] == v:    # -0.0 == 0.0: one value
+        while q < n and vals[q] == v:          # -0.0 == 0.0: one value
             q += 1
         if q - p > 1:
             _sort_run(order + p, q - p, bitmap, n)
@@ -269,11 +274,13 @@ def presort(const double[::1, :] X):
     cdef int64_t[::1] order
     bitmap_arr = np.zeros((n + 63) // 64, dtype=np.uint64)
     cdef uint64_t[::1] bitmap = bitmap_arr
+    vals_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] vals = vals_arr
     Xa = np.asarray(X)
     for f in range(F):
         order = np.argsort(Xa[:, f]).astype(np.int64, copy=False)
         with nogil:
-            _keys_from_order(&X[0, f], &order[0], &o[f, 0], n, &bitmap[0])
+            _keys_from_order(&X[0, f], &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
     return out
 
 
@@ -1252,6 +1259,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.order = <int64_t*> malloc(B.order_cap * sizeof(int64_t))
     B.nodes = <Node*> malloc(B.node_cap * sizeof(Node))
     B.values = <double*> malloc(B.node_cap * K * sizeof(double))
+    payload_arr = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] payload = payload_arr
     if integral and criterion == CRIT_ENTROPY and tw <= XLOGX_TABLE_MAX:
         tmax = <int64_t> tw + 1
         B.xlogx_table = <double*> malloc(tmax * sizeof(double))
@@ -1269,21 +1278,28 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         raise MemoryError("not enough memory to grow the tree")
 
     with nogil:
-        # the working lists hold the samples of this tree only, in presorted order
+        # the working lists hold the samples of this tree only, in presorted order; each
+        # sample's class, weight and index are packed once, so the copy reads one array
+        for i in range(n):
+            if B.w[i] > 0.0:
+                payload[i] = ((<uint64_t> y[i]) << B.cshift) | <uint64_t> i
+                if B.packed:
+                    payload[i] |= (<uint64_t> B.w[i]) << B.wshift
+            else:
+                payload[i] = INACTIVE
         for f in range(F):
             row = &keys[f, 0]
             out = B.lists0 + f * n_act
-            q = 0
-            for i in range(n):
-                kk = row[i]
-                ix = kk & IDX_MASK
-                wi = B.w[ix]
-                if wi > 0.0:
-                    out[q] = (((kk >> 32) << B.rshift) | ((<uint64_t> y[ix]) << B.cshift)
-                              | ix)
-                    if B.packed:
-                        out[q] |= (<uint64_t> wi) << B.wshift
-                    q += 1
+            if n_act == n:
+                for i in range(n):
+                    out[i] = ((row[i] >> 32) << B.rshift) | payload[row[i] & IDX_MASK]
+            else:
+                q = 0
+                for i in range(n):
+                    kk = payload[row[i] & IDX_MASK]
+                    if kk != INACTIVE:
+                        out[q] = ((row[i] >> 32) << B.rshift) | kk
+                        q += 1
         root = _ent_alloc(&B)
         B.ent[root].start = 0
         B.ent[root].end = n_act
