@@ -337,6 +337,7 @@ cdef struct Builder:
     uint64_t imask
     bint packed            # weights are read from the keys
     bint use_avx512        # the processor runs the AVX-512 scan
+    bint borrowed_lists0   # lists0 is the caller's keys array: not freed here
     key_t* lists0
     key_t* lists1
     uint8_t* goleft
@@ -1129,7 +1130,8 @@ cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
 
 
 cdef void _free_builder(Builder* B) noexcept nogil:
-    free(B.lists0)
+    if not B.borrowed_lists0:
+        free(B.lists0)
     free(B.lists1)
     free(B.goleft)
     free(B.xlogx_table)
@@ -1161,13 +1163,18 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
                const double[::1] sample_weight, int64_t n_classes, int criterion,
                bint random_split, int64_t max_depth, int64_t min_samples_split,
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
-               int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed):
+               int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
+               consume_keys=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
     ``keys`` is what :func:`presort` returns for ``X`` (it may be shared by many trees: it
     is only read).  Samples whose weight is zero take no part in this tree.
     ``max_leaf_nodes <= 0`` grows depth-first, otherwise best-first.
+
+    ``consume_keys`` may be the (writable) array passed as ``keys``: the builder then
+    turns it into its working lists in place instead of copying it, and its content is
+    lost.  A single tree does this; a forest shares ``keys`` between trees and does not.
 
     Returns ``(nodes, value, max_depth)``: the node array (``NODE_DTYPE``), the class
     fractions of every node, shape ``(node_count, 1, n_classes)``, and the depth reached.
@@ -1242,7 +1249,15 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.ent_cap = 64
     B.order_cap = 64
     B.node_cap = 256
-    B.lists0 = <key_t*> malloc(F * n_act * sizeof(key_t))
+    cdef uint64_t[:, ::1] consumed
+    if consume_keys is not None:
+        consumed = consume_keys
+        if &consumed[0, 0] != &keys[0, 0]:
+            raise ValueError("consume_keys must be the keys array itself")
+        B.lists0 = &consumed[0, 0]
+        B.borrowed_lists0 = True
+    else:
+        B.lists0 = <key_t*> malloc(F * n_act * sizeof(key_t))
     B.lists1 = <key_t*> malloc(F * n_act * sizeof(key_t))
     B.goleft = <uint8_t*> calloc(n + 8, sizeof(uint8_t))   # padding for 4-byte gathers
     B.cl = <double*> malloc(K * sizeof(double))
@@ -1288,8 +1303,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
             else:
                 payload[i] = INACTIVE
         for f in range(F):
-            row = &keys[f, 0]
-            out = B.lists0 + f * n_act
+            row = &keys[f, 0]     # when consumed, the same memory as lists0: every write
+            out = B.lists0 + f * n_act   # lands at or before the key it replaces
             if n_act == n:
                 for i in range(n):
                     out[i] = ((row[i] >> 32) << B.rshift) | payload[row[i] & IDX_MASK]

@@ -181,7 +181,8 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
-        self._grow(X, keys, y_enc.astype(np.int32), sw, settings, seed)
+        # the sorted lists serve this tree only: the builder may reuse their memory
+        self._grow(X, keys, y_enc.astype(np.int32), sw, settings, seed, consume_keys=True)
         return self
 
     def _sample_weight(self, y, sample_weight):
@@ -215,11 +216,12 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
         )
 
-    def _grow(self, X, keys, y_enc, sw, settings, seed):
+    def _grow(self, X, keys, y_enc, sw, settings, seed, consume_keys=False):
         """The one call into the builder, on lists presorted by the caller (a forest
-        shares them between its trees)."""
+        shares them between its trees and keeps them: consume_keys=False)."""
         nodes, value, depth = _builder.build_tree(
-            X, keys, y_enc, sw, self.n_classes_, seed=seed, **settings)
+            X, keys, y_enc, sw, self.n_classes_, seed=seed,
+            consume_keys=keys if consume_keys else None, **settings)
         self.tree_ = Tree(X.shape[1], self.n_classes_, nodes, value, depth)
         return self
 
