@@ -41,15 +41,33 @@ cdef extern from *:
     #if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
     #include <immintrin.h>
     #define RF_HAVE_AVX512 1
-    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
-    static int64_t rf_gini_binary_unit_avx512(
-            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
-            double dt1, double dwt, int64_t *l1_io, double *best_io, int64_t *pos) {
-        const __m512i one = _mm512_set1_epi64(1), zero = _mm512_setzero_si512();
+    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+    __m512i rf_prefix_sum8(__m512i c, int64_t carry) {
+        const __m512i zero = _mm512_setzero_si512();
+        c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 7));
+        c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 6));
+        c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 4));
+        return _mm512_add_epi64(c, _mm512_set1_epi64(carry));
+    }
+    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+    int64_t rf_last_lane(__m512i c) {
+        return _mm_extract_epi64(_mm512_extracti64x2_epi64(c, 3), 1);
+    }
+    /* unit != 0: every weight is 1 and the left weight is the position; otherwise the
+       integer weights are read from the keys (bits ws.. under mask wm). */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                                 optimize("fp-contract=off")))
+    int64_t rf_gini_binary_avx512_impl(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+            uint64_t wm, const int unit, double dt1, double dwt, int64_t *l1_io,
+            int64_t *wl_io, double *best_io, int64_t *pos) {
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i wmv = _mm512_set1_epi64((long long)wm);
         const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
         const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+        const __m128i wsv = _mm_cvtsi32_si128(ws);
         const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
-        int64_t l1 = *l1_io, p;
+        int64_t l1 = *l1_io, wl = *wl_io, p;
         double best = *best_io, num[8], den[8];
         for (p = s; p + 8 <= hi; p += 8) {
             __m512i k = _mm512_loadu_si512((const void *)(L + p));
@@ -57,16 +75,25 @@ cdef extern from *:
             __mmask8 m = _mm512_test_epi64_mask(
                 _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
             __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
-            c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 7));
-            c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 6));
-            c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 4));
-            c = _mm512_add_epi64(c, _mm512_set1_epi64(l1));
-            l1 = _mm_extract_epi64(_mm512_extracti64x2_epi64(c, 3), 1);
+            __m512i wv = one;
+            if (!unit) {
+                wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+                c = _mm512_mullo_epi64(c, wv);
+            }
+            __m512i l1v = rf_prefix_sum8(c, l1);
+            l1 = rf_last_lane(l1v);
+            __m512d dwl;
+            if (unit) {
+                dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            } else {
+                __m512i wlv = rf_prefix_sum8(wv, wl);
+                wl = rf_last_lane(wlv);
+                dwl = _mm512_cvtepi64_pd(wlv);
+            }
             if (p + 8 < lo) continue;
             if (p + 1 < lo) m &= (__mmask8)(0xFF << (lo - p - 1));
             if (!m) continue;
-            __m512d dl1 = _mm512_cvtepi64_pd(c);
-            __m512d dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            __m512d dl1 = _mm512_cvtepi64_pd(l1v);
             __m512d dwr = _mm512_sub_pd(vwt, dwl);
             __m512d dr1 = _mm512_sub_pd(vt1, dl1);
             __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
@@ -86,8 +113,20 @@ cdef extern from *:
             }
         }
         *l1_io = l1;
+        *wl_io = wl;
         *best_io = best;
         return p;
+    }
+    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+    static int64_t rf_gini_binary_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+            uint64_t wm, int unit, double dt1, double dwt, int64_t *l1_io, int64_t *wl_io,
+            double *best_io, int64_t *pos) {
+        if (unit)
+            return rf_gini_binary_avx512_impl(L, s, hi, lo, cs, rs, ws, wm, 1, dt1, dwt,
+                                              l1_io, wl_io, best_io, pos);
+        return rf_gini_binary_avx512_impl(L, s, hi, lo, cs, rs, ws, wm, 0, dt1, dwt,
+                                          l1_io, wl_io, best_io, pos);
     }
     /* Stable partition of S[s:e) into D: left samples from D[s], right ones from D[p];
        mode 0 keeps both sides, 1 only the left, 2 only the right.  The side of each
@@ -124,9 +163,10 @@ cdef extern from *:
     static void rf_partition_avx512(const uint64_t *S, uint64_t *D, int64_t s, int64_t e,
                                     int64_t p, const uint8_t *gl, uint64_t imask, int mode) {}
     #define RF_HAVE_AVX512 0
-    static int64_t rf_gini_binary_unit_avx512(
-            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
-            double dt1, double dwt, int64_t *l1_io, double *best_io, int64_t *pos) {
+    static int64_t rf_gini_binary_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+            uint64_t wm, int unit, double dt1, double dwt, int64_t *l1_io, int64_t *wl_io,
+            double *best_io, int64_t *pos) {
         return s;
     }
     static int rf_cpu_has_avx512(void) { return 0; }
@@ -140,10 +180,10 @@ cdef extern from *:
     }
     """
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
-    int64_t rf_gini_binary_unit_avx512(const uint64_t* L, int64_t s, int64_t hi, int64_t lo,
-                                       int cs, int rs, double dt1, double dwt,
-                                       int64_t* l1_io, double* best_io,
-                                       int64_t* pos) noexcept nogil
+    int64_t rf_gini_binary_avx512(const uint64_t* L, int64_t s, int64_t hi, int64_t lo,
+                                  int cs, int rs, int ws, uint64_t wm, int unit,
+                                  double dt1, double dwt, int64_t* l1_io, int64_t* wl_io,
+                                  double* best_io, int64_t* pos) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
     void rf_partition_avx512(const uint64_t* S, uint64_t* D, int64_t s, int64_t e,
                              int64_t p, const uint8_t* gl, uint64_t imask,
@@ -483,11 +523,15 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e,
     cdef double dt1 = tot[1], dwt = wtot
     cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
     cdef key_t k
+    cdef int64_t start = s
     if acc_t is int64_t:
         minw = <int64_t> ceil(B.min_weight_leaf)
+        if B.use_avx512 and B.min_weight_leaf == 0.0:
+            start = rf_gini_binary_avx512(L, s, hi, lo, cs, rs, ws, wm, 0, dt1, dwt, &l1,
+                                          &wl, &best, pos)
     else:
         minw = B.min_weight_leaf
-    for p in range(s, hi):
+    for p in range(start, hi):
         k = L[p]
         if acc_t is int64_t:
             wi = <int64_t> ((k >> ws) & wm)
@@ -520,8 +564,10 @@ cdef double _scan_gini_binary_unit(Builder* B, const key_t* L, int64_t s, int64_
     cdef double dt1 = tot[1], dwt = wtot, minw = B.min_weight_leaf
     cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
     cdef key_t k
+    cdef int64_t wl_unused = 0
     if B.use_avx512 and minw == 0.0:
-        start = rf_gini_binary_unit_avx512(L, s, hi, lo, cs, rs, dt1, dwt, &l1, &best, pos)
+        start = rf_gini_binary_avx512(L, s, hi, lo, cs, rs, 0, 1, 1, dt1, dwt, &l1,
+                                      &wl_unused, &best, pos)
     for p in range(start, hi):
         k = L[p]
         l1 += <int64_t> ((k >> cs) & 1)

@@ -73,7 +73,8 @@ def test_trees_build_concurrently_in_threads():
 
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
-def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf):
+@pytest.mark.parametrize("weights", [None, "counts"])
+def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights):
     """The AVX-512 kernels, where the processor has them, must grow the very tree the
     portable ones grow (the same operations in the same order)."""
     from sklearn.datasets import make_classification
@@ -83,11 +84,15 @@ def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf):
     X, y = make_classification(n_samples=6000, n_features=6, n_informative=4,
                                n_classes=n_classes, random_state=n_classes)
     X[:, :3] = np.round(X[:, :3], 1)   # some tied columns
+    sw = None
+    if weights == "counts":            # bootstrap-like integer weights, zeros included
+        sw = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
     trees = []
     for simd in (True, False):
         previous = _builder._set_simd(simd)
         try:
-            trees.append(DecisionTreeClassifier(min_samples_leaf=min_samples_leaf).fit(X, y).tree_)
+            tree = DecisionTreeClassifier(min_samples_leaf=min_samples_leaf)
+            trees.append(tree.fit(X, y, sample_weight=sw).tree_)
         finally:
             _builder._set_simd(previous)
     np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
