@@ -231,7 +231,12 @@ cdef extern from *:
         int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
         return (x > y) - (x < y);
     }
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int rf_ctz64(uint64_t x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
+    #else
     #define rf_ctz64(x) __builtin_ctzll(x)
+    #endif
     """
     int rf_cmp_i64(const void* a, const void* b) noexcept nogil
     int rf_ctz64(uint64_t x) noexcept nogil
@@ -527,8 +532,9 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e,
     if acc_t is int64_t:
         minw = <int64_t> ceil(B.min_weight_leaf)
         if B.use_avx512 and B.min_weight_leaf == 0.0:
-            start = rf_gini_binary_avx512(L, s, hi, lo, cs, rs, ws, wm, 0, dt1, dwt, &l1,
-                                          &wl, &best, pos)
+            # all but the last few cuts; wm == 1 means every weight is 1
+            start = rf_gini_binary_avx512(L, s, hi, lo, cs, rs, ws, wm, wm == 1, dt1, dwt,
+                                          &l1, &wl, &best, pos)
     else:
         minw = B.min_weight_leaf
     for p in range(start, hi):
@@ -545,37 +551,6 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e,
             dwl = <double> wl
             dwr = dwt - dwl
             if wl >= minw and dwr >= minw:
-                dr1 = dt1 - dl1
-                num = dl1 * dl1 * dwr + dr1 * dr1 * dwl
-                den = dwl * dwr
-                if num > best * den:
-                    best = num / den
-                    pos[0] = p + 1
-    return best
-
-
-cdef double _scan_gini_binary_unit(Builder* B, const key_t* L, int64_t s, int64_t e,
-                                   const double* tot, double wtot,
-                                   int64_t* pos) noexcept nogil:
-    # The same with every weight 1 (unweighted data): the left weight is the position.
-    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p, l1 = 0
-    cdef int64_t start = s
-    cdef int rs = B.rshift, cs = B.cshift
-    cdef double dt1 = tot[1], dwt = wtot, minw = B.min_weight_leaf
-    cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
-    cdef key_t k
-    cdef int64_t wl_unused = 0
-    if B.use_avx512 and minw == 0.0:
-        start = rf_gini_binary_avx512(L, s, hi, lo, cs, rs, 0, 1, 1, dt1, dwt, &l1,
-                                      &wl_unused, &best, pos)
-    for p in range(start, hi):
-        k = L[p]
-        l1 += <int64_t> ((k >> cs) & 1)
-        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
-            dl1 = <double> l1
-            dwl = <double> (p + 1 - s)
-            dwr = dwt - dwl
-            if dwl >= minw and dwr >= minw:
                 dr1 = dt1 - dl1
                 num = dl1 * dl1 * dwr + dr1 * dr1 * dwl
                 den = dwl * dwr
@@ -743,9 +718,6 @@ cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
                          acc_t zero) noexcept nogil:
     if B.criterion == CRIT_GINI:
         if B.n_classes == 2:
-            if acc_t is int64_t:
-                if B.wmask == 1:
-                    return _scan_gini_binary_unit(B, L, s, e, tot, wtot, pos)
             return _scan_gini_binary(B, L, s, e, tot, wtot, pos, zero)
         return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
     elif B.criterion == CRIT_ENTROPY:
