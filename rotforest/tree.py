@@ -167,8 +167,10 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         check_tree_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, order="F",
-                             ensure_all_finite=True, accept_sparse=False)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
+                             accept_sparse=False)
+        if not X.flags.f_contiguous:
+            X = _builder.to_fortran(X)
         check_classification_targets(y)
         if X.shape[0] > _builder.MAX_SAMPLES:
             raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
