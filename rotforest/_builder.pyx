@@ -113,7 +113,7 @@ cdef extern from *:
             }
         }
         *l1_io = l1;
-        *wl_io = wl;
+        *wl_io = unit ? wl + (p - s) : wl;   /* unit weights: the left weight is the count */
         *best_io = best;
         return p;
     }
