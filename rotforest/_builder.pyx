@@ -2,10 +2,13 @@
 
 The lists
 ---------
-``presort(X)`` sorts every feature once.  Feature ``f``'s list holds one 64-bit key per
-sample: ``(rank << 32) | sample_index``, in increasing order of value, ties by index.
-``rank`` is the dense rank of the value, so two neighbours have equal values exactly when
-their ranks are equal, and the scan never has to touch X.
+``presort(X)`` sorts every feature once: row ``f`` holds ``(rank << 32) | i`` for every
+sample ``i`` in increasing order of ``X[i, f]``, ties by index, ``rank`` being the dense
+rank of the value.  It is only read, so a forest can share it between its trees.  Each
+tree copies the rows of its samples (non-zero weight) into working keys that also carry
+the class and, for integer weights, the weight (see "Working keys" below): two
+neighbours in a list have equal values exactly when their ranks are equal, and the scans
+read one sequential stream without touching X.
 
 A node is the same ``[start, end)`` slice of every list.  To split it, the builder marks
 which side every sample goes to (walking the winning feature's slice) and partitions
@@ -17,7 +20,14 @@ side of a split that is certain to become a leaf is not partitioned at all.
 The build runs entirely without the GIL.  Depth-first growth (a stack, nodes numbered in
 pre-order as scikit-learn does) and best-first growth (a heap keyed by impurity
 improvement, for ``max_leaf_nodes``) share every function; only the frontier differs.
+
+Where the processor has AVX-512, the two-class Gini scan with integer weights and the
+stable partition run as vector kernels chosen at run time; they perform the same
+operations in the same order as the portable kernels and so grow the same trees (the
+test suite checks this).  ``ROTFOREST_NO_AVX512=1`` turns them off.
 """
+import os as _os
+
 import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
@@ -32,15 +42,14 @@ cdef extern from *:
     """
     #include <string.h>
     #include <stdint.h>
-    /* The binary, unit-weight Gini scan over 8 cuts at a time with AVX-512, used when
-       the processor has it.  It performs the same floating-point operations in the same
-       order as the scalar kernel (no fused multiply-add), so both choose the same split.
-       Cuts lie at c = p + 1 for p in [s, hi); a cut is scored when the values on both
-       sides differ and c >= lo.  Returns the index up to which it scanned; the caller
-       finishes the tail. */
+    /* The two-class Gini scan over 8 cuts at a time with AVX-512 (integer weights), used
+       when the processor has it.  It performs the same floating-point operations in the
+       same order as the scalar kernel (no fused multiply-add), so both choose the same
+       split.  Cuts lie at c = p + 1 for p in [s, hi); a cut is scored when the values on
+       both sides differ and c >= lo.  Returns the index up to which it scanned; the
+       caller finishes the tail. */
     #if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
     #include <immintrin.h>
-    #define RF_HAVE_AVX512 1
     static inline __attribute__((always_inline, target("avx512f,avx512dq")))
     __m512i rf_prefix_sum8(__m512i c, int64_t carry) {
         const __m512i zero = _mm512_setzero_si512();
@@ -162,7 +171,6 @@ cdef extern from *:
     #else
     static void rf_partition_avx512(const uint64_t *S, uint64_t *D, int64_t s, int64_t e,
                                     int64_t p, const uint8_t *gl, uint64_t imask, int mode) {}
-    #define RF_HAVE_AVX512 0
     static int64_t rf_gini_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
             uint64_t wm, int unit, double dt1, double dwt, int64_t *l1_io, int64_t *wl_io,
@@ -209,7 +217,6 @@ cdef uint64_t INACTIVE = 0xFFFFFFFFFFFFFFFF
 MAX_SAMPLES = (1 << 31) - 1
 
 # Set ROTFOREST_NO_AVX512=1 to use the portable kernels only (the results are identical).
-import os as _os
 cdef bint _USE_AVX512 = rf_cpu_has_avx512() != 0 and not _os.environ.get("ROTFOREST_NO_AVX512")
 
 

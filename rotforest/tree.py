@@ -166,7 +166,7 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         return self._atomic(self._fit, X, y, sample_weight)
 
     def _fit(self, X, y, sample_weight):
-        check_tree_params(self)
+        limits = check_tree_params(self)   # cheap checks first, before touching the data
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
                              accept_sparse=False)
         if not X.flags.f_contiguous:
@@ -176,10 +176,10 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
         classes, y_enc = np.unique(y, return_inverse=True)
         sw = self._sample_weight(y, sample_weight)
-        settings = self._builder_settings(X.shape[0], X.shape[1], sw)
-        keys = _builder.presort(X)
+        settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int64).max,
                                                                   dtype=np.int64))
+        keys = _builder.presort(X)
         self.classes_ = classes
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
@@ -198,9 +198,9 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             raise ValueError("the sample weights sum to zero: nothing to learn from")
         return sw
 
-    def _builder_settings(self, n_samples, n_features, sw):
-        """Every parameter resolved to the plain numbers the builder takes."""
-        max_depth, max_leaf_nodes = check_tree_params(self)
+    def _builder_settings(self, n_samples, n_features, sw, max_depth, max_leaf_nodes):
+        """Every parameter resolved to the plain numbers the builder takes (max_depth and
+        max_leaf_nodes as check_tree_params returns them)."""
         min_leaf = resolve_min_samples_leaf(self.min_samples_leaf, n_samples)
         min_split = resolve_min_samples_split(self.min_samples_split, n_samples)
         self.max_features_ = resolve_max_features(self.max_features, n_features)
