@@ -8,8 +8,9 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
         "do not run Python from inside the source folder of a non-editable install."
     ) from exc
 
+from rotforest.forest import RandomForestClassifier
 from rotforest.tree import DecisionTreeClassifier
 
 __version__ = "0.1.0"
 
-__all__ = ["DecisionTreeClassifier", "__version__"]
+__all__ = ["DecisionTreeClassifier", "RandomForestClassifier", "__version__"]

@@ -1,0 +1,410 @@
+"""RandomForestClassifier: bagged presorted trees sharing one presort, built in threads."""
+import numbers
+import threading
+import time
+import warnings
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from scipy.sparse import hstack as sparse_hstack
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import accuracy_score
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from rotforest import _builder
+from rotforest._validation import check_int, check_real, check_tree_params
+from rotforest.tree import DecisionTreeClassifier, _AtomicFit, _check_sample_weight
+
+__all__ = ["RandomForestClassifier"]
+
+_TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
+                "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
+                "min_impurity_decrease")
+
+
+def _tree_rng(base_seed, index):
+    """The generator of tree ``index``: a function of the forest's base seed and the
+    tree's index only, so results depend neither on n_jobs nor on warm starts."""
+    return np.random.default_rng(np.random.SeedSequence(base_seed, spawn_key=(index,)))
+
+
+def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap):
+    """The in-bag sample indices (with repeats) and the builder seed of one tree."""
+    rng = _tree_rng(base_seed, index)
+    seed = int(rng.integers(np.iinfo(np.int64).max))
+    if not bootstrap:
+        return np.arange(n_samples), seed
+    return rng.integers(0, n_samples, n_draws), seed
+
+
+def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_seed,
+                n_draws, bootstrap, balanced_subsample, progress):
+    """Build the trees ``indices`` one after the other (one worker's share)."""
+    n = X.shape[0]
+    trees = []
+    for index in indices:
+        drawn, seed = _draw_tree(base_seed, index, n, n_draws, bootstrap)
+        counts = np.bincount(drawn, minlength=n).astype(np.float64)
+        weights = counts * sw
+        if balanced_subsample:
+            weights *= compute_sample_weight("balanced", y, indices=drawn)
+        tree = DecisionTreeClassifier(random_state=seed, **forest_params)
+        limits = check_tree_params(tree)
+        settings = tree._builder_settings(n, X.shape[1], weights, *limits)
+        tree.classes_ = np.arange(n_classes)
+        tree.n_classes_ = n_classes
+        tree.n_outputs_ = 1
+        tree.n_features_in_ = X.shape[1]
+        if weights.sum() > 0:
+            tree._grow(X, keys, y_enc, weights, settings, seed)
+        else:   # every drawn sample had zero weight: a tree that knows nothing
+            tree._grow(X, keys, y_enc, sw, settings, seed)
+        trees.append(tree)
+        if progress is not None:
+            progress()
+    return trees
+
+
+def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes):
+    """Sum of the class probabilities that the trees ``indices`` give the samples they
+    did not see, and how many trees voted for each sample."""
+    n = X.shape[0]
+    sums = np.zeros((n, n_classes))
+    votes = np.zeros(n, dtype=np.int64)
+    for tree, index in zip(trees, indices):
+        drawn, _ = _draw_tree(base_seed, index, n, n_draws, True)
+        out = np.bincount(drawn, minlength=n) == 0
+        if np.any(out):
+            sums[out] += tree.tree_.value[tree.tree_.apply(X[out]), 0, :]
+            votes[out] += 1
+    return sums, votes
+
+
+def _chunks(items, n_parts):
+    """Deal items to n_parts contiguous chunks of nearly equal size."""
+    n_parts = max(1, min(n_parts, len(items)))
+    bounds = np.linspace(0, len(items), n_parts + 1).astype(int)
+    return [items[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+class _Progress:
+    """Thread-safe 'trees done / total, elapsed' reporting for verbose >= 1."""
+
+    def __init__(self, total, verbose):
+        self.total, self.verbose, self.done = total, verbose, 0
+        self.start = time.perf_counter()
+        self.lock = threading.Lock()
+        self.every = 1 if verbose > 1 else max(1, total // 10)
+
+    def __getstate__(self):   # a process-based joblib backend pickles the reporter
+        state = dict(self.__dict__)
+        del state["lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
+
+    def __call__(self):
+        with self.lock:
+            self.done += 1
+            if self.done % self.every == 0 or self.done == self.total:
+                print(f"[rotforest] built {self.done} / {self.total} trees, "
+                      f"{time.perf_counter() - self.start:.1f} s elapsed", flush=True)
+
+
+class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
+    """A random forest of presorted CART trees.
+
+    The features are sorted once per fit and the sorted lists are shared, read-only, by
+    all trees; each tree gets its bootstrap sample as integer counts (sample weights),
+    so no data is copied per tree. Trees are built by ``n_jobs`` threads running the
+    GIL-free builder; for a given ``random_state`` the forest is the same whatever
+    ``n_jobs`` is.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    criterion : {"gini", "entropy", "log_loss", "error"}, default="gini"
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_leaf_nodes, min_impurity_decrease :
+        As in :class:`rotforest.DecisionTreeClassifier`, for every tree.
+    max_features : int, float, "sqrt", "log2" or None, default="sqrt"
+        Features drawn at random at each node of each tree.
+    bootstrap : bool, default=True
+        Draw each tree's samples with replacement; otherwise every tree sees all samples.
+    oob_score : bool or callable, default=False
+        Estimate the generalisation score on the out-of-bag samples (accuracy, or
+        ``oob_score(y_true, y_pred)``). Needs ``bootstrap=True``.
+    n_jobs : int or None, default=None
+        Threads that build (and predict with) the trees; None means 1, -1 all cores.
+    random_state : int, RandomState instance or None, default=None
+    verbose : int, default=0
+        1 reports progress every tenth of the trees, 2 after every tree.
+    warm_start : bool, default=False
+        Keep the fitted trees and add new ones up to ``n_estimators``.
+    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+        "balanced_subsample" balances each tree's bootstrap sample.
+    max_samples : int, float or None, default=None
+        Size of each bootstrap sample (a float is a fraction of the samples).
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeClassifier
+    classes_, n_classes_, n_features_in_, feature_names_in_, n_outputs_
+    feature_importances_ : ndarray of shape (n_features_in_,)
+    oob_score_, oob_decision_function_ : only with ``oob_score``
+    estimators_samples_ : list of arrays of the in-bag sample indices of each tree
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from rotforest import RandomForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> forest.predict(X[:3]).tolist()
+    [0, 0, 0]
+    """
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=True,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        class_weight=None,
+        max_samples=None,
+    ):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.max_samples = max_samples
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Build the forest on (X, y), optionally weighting the samples."""
+        return self._atomic(self._fit, X, y, sample_weight)
+
+    def _tree_params(self):
+        return {name: getattr(self, name) for name in _TREE_PARAMS}
+
+    def _check_params(self):
+        check_int("n_estimators", self.n_estimators, 1)
+        check_int("verbose", self.verbose, 0)
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise TypeError(f"bootstrap must be a bool; got {self.bootstrap!r}")
+        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
+            raise TypeError(f"oob_score must be a bool or a callable; got {self.oob_score!r}")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score needs bootstrap=True: without it no sample is "
+                             "out of bag")
+        if self.n_jobs is not None and not isinstance(self.n_jobs, numbers.Integral):
+            raise TypeError(f"n_jobs must be an int or None; got {self.n_jobs!r}")
+        if self.n_jobs == 0:
+            raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
+        cw = self.class_weight
+        if cw is not None and not isinstance(cw, dict) and cw not in ("balanced",
+                                                                      "balanced_subsample"):
+            raise ValueError("class_weight must be a dict, 'balanced', "
+                             f"'balanced_subsample' or None; got {cw!r}")
+        if self.max_samples is not None and not self.bootstrap:
+            raise ValueError("max_samples needs bootstrap=True")
+        check_tree_params(DecisionTreeClassifier(**self._tree_params()))
+
+    def _n_draws(self, n_samples):
+        m = self.max_samples
+        if m is None:
+            return n_samples
+        if isinstance(m, numbers.Integral) and not isinstance(m, bool):
+            check_int("max_samples", m, 1)
+            if m > n_samples:
+                raise ValueError(f"max_samples ({m}) must be at most n_samples ({n_samples})")
+            return int(m)
+        frac = check_real("max_samples", m, 0.0, 1.0, low_open=True)
+        return max(1, round(n_samples * frac))
+
+    def _fit(self, X, y, sample_weight):
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
+                             accept_sparse=False)
+        if not X.flags.f_contiguous:
+            X = _builder.to_fortran(X)
+        check_classification_targets(y)
+        n, F = X.shape
+        if n > _builder.MAX_SAMPLES:
+            raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
+        classes, y_enc = np.unique(y, return_inverse=True)
+        sw = _check_sample_weight(sample_weight, n)
+        if isinstance(self.class_weight, dict) or self.class_weight == "balanced":
+            sw = sw * compute_sample_weight(self.class_weight, y)
+        if not sw.sum() > 0:
+            raise ValueError("the sample weights sum to zero: nothing to learn from")
+        n_draws = self._n_draws(n)
+
+        warm = self.warm_start and hasattr(self, "estimators_")
+        if warm:
+            if self.n_estimators < len(self.estimators_):
+                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                                 f"{len(self.estimators_)} trees already fitted when "
+                                 "warm_start is on")
+            if len(classes) != self.n_classes_ or np.any(classes != self.classes_):
+                raise ValueError("warm_start: y has other classes than the fitted forest")
+            trees = list(self.estimators_)
+            base_seed = self._base_seed
+        else:
+            trees = []
+            base_seed = int(check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max))
+        new = list(range(len(trees), self.n_estimators))
+        if warm and not new:
+            warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
+                          UserWarning)
+            return self
+
+        keys = _builder.presort(X)          # one sort per forest, shared by every tree
+        keys.setflags(write=False)
+        n_jobs = effective_n_jobs(self.n_jobs)
+        progress = _Progress(len(new), self.verbose) if self.verbose else None
+        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(_grow_trees)(
+                self._tree_params(), chunk, X, keys, y, y_enc.astype(np.int32), sw,
+                len(classes), base_seed, n_draws, self.bootstrap,
+                self.class_weight == "balanced_subsample", progress)
+            for chunk in _chunks(new, n_jobs))
+        for chunk_trees in results:
+            trees.extend(chunk_trees)
+
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        self.n_outputs_ = 1
+        self._base_seed = base_seed
+        self._n_draws_fitted = n_draws
+        self._n_samples_fitted = n
+        self.estimators_ = trees
+        for tree in trees:
+            tree.classes_ = classes
+            if hasattr(self, "feature_names_in_"):
+                tree.feature_names_in_ = self.feature_names_in_
+        if self.oob_score:
+            self._set_oob(X, y, n_jobs)
+        return self
+
+    def _set_oob(self, X, y, n_jobs):
+        everything = list(range(len(self.estimators_)))
+        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(_oob_votes)([self.estimators_[i] for i in chunk], chunk, X,
+                                self._base_seed, self._n_draws_fitted, self.n_classes_)
+            for chunk in _chunks(everything, n_jobs))
+        sums = sum(p[0] for p in parts)
+        counts = sum(p[1] for p in parts)
+        seen = counts > 0
+        if not np.all(seen):
+            warnings.warn("Some inputs do not have OOB scores. This probably means too few "
+                          "trees were used to compute any reliable OOB estimates.",
+                          UserWarning)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            decision = sums / counts[:, None]
+        self.oob_decision_function_ = decision
+        predicted = self.classes_.take(np.argmax(decision[seen], axis=1), axis=0)
+        scorer = accuracy_score if self.oob_score is True else self.oob_score
+        self.oob_score_ = float(scorer(y[seen], predicted))
+
+    # --------------------------------------------------------------- prediction
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64,
+                             ensure_all_finite=True, accept_sparse=False)
+
+    def _prediction_jobs(self, n_rows):
+        # threads pay off only when there is enough work per thread
+        if n_rows * len(self.estimators_) < 200_000:
+            return 1
+        return min(effective_n_jobs(self.n_jobs), len(self.estimators_))
+
+    def predict_proba(self, X):
+        """Mean of the trees' class probabilities, shape (n_samples, n_classes)."""
+        X = self._validate_X_predict(X)
+        n_jobs = self._prediction_jobs(X.shape[0])
+
+        def part(trees):
+            total = np.zeros((X.shape[0], self.n_classes_))
+            for tree in trees:
+                total += tree.tree_.value[tree.tree_.apply(X), 0, :]
+            return total
+
+        if n_jobs == 1:
+            total = part(self.estimators_)
+        else:
+            total = sum(Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(part)(chunk) for chunk in _chunks(self.estimators_, n_jobs)))
+        return total / len(self.estimators_)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class of highest mean probability (the first one on a tie)."""
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1), axis=0)
+
+    def apply(self, X):
+        """Leaf index of every sample in every tree, shape (n_samples, n_estimators)."""
+        X = self._validate_X_predict(X)
+        return np.column_stack([tree.tree_.apply(X) for tree in self.estimators_])
+
+    def decision_path(self, X):
+        """Sparse indicator of the nodes visited in all trees, and the column offsets
+        ``n_nodes_ptr`` of each tree in it."""
+        X = self._validate_X_predict(X)
+        paths = [tree.tree_.decision_path(X) for tree in self.estimators_]
+        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
+        return sparse_hstack(paths).tocsr(), n_nodes_ptr
+
+    @property
+    def feature_importances_(self):
+        """Mean over the trees of their normalised impurity-decrease importances."""
+        check_is_fitted(self)
+        per_tree = [t.tree_.compute_feature_importances() for t in self.estimators_
+                    if t.tree_.node_count > 1]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(per_tree, axis=0)
+        return mean / mean.sum()
+
+    @property
+    def estimators_samples_(self):
+        """The in-bag sample indices (with repeats) of every tree, regenerated from the
+        seeds."""
+        check_is_fitted(self)
+        return [_draw_tree(self._base_seed, i, self._n_samples_fitted, self._n_draws_fitted,
+                           self.bootstrap)[0] for i in range(len(self.estimators_))]

@@ -1,0 +1,151 @@
+"""RandomForestClassifier: bagging by counts, determinism, out-of-bag estimate, warm start."""
+import numpy as np
+import pytest
+from joblib import parallel_backend
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier as SkForest
+from sklearn.model_selection import cross_val_score, train_test_split
+
+from rotforest import DecisionTreeClassifier, RandomForestClassifier
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_classification(n_samples=1500, n_features=12, n_informative=6,
+                               n_classes=3, n_clusters_per_class=1, random_state=0)
+
+
+def test_same_forest_whatever_n_jobs(data):
+    X, y = data
+    probas = [RandomForestClassifier(n_estimators=12, n_jobs=j, random_state=7)
+              .fit(X, y).predict_proba(X) for j in (1, 2, 8)]
+    np.testing.assert_array_equal(probas[0], probas[1])
+    np.testing.assert_array_equal(probas[0], probas[2])
+    other = RandomForestClassifier(n_estimators=12, random_state=8).fit(X, y)
+    assert not np.array_equal(other.predict_proba(X), probas[0])
+
+
+def test_process_backend_gives_the_same_forest(data):
+    X, y = data
+    threads = RandomForestClassifier(n_estimators=6, n_jobs=2, random_state=3).fit(X, y)
+    with parallel_backend("loky", n_jobs=2):
+        processes = RandomForestClassifier(n_estimators=6, n_jobs=2, random_state=3,
+                                           verbose=1).fit(X, y)
+    np.testing.assert_array_equal(threads.predict_proba(X), processes.predict_proba(X))
+
+
+def test_proba_is_mean_of_trees_and_trees_stand_alone(data):
+    X, y = data
+    forest = RandomForestClassifier(n_estimators=9, random_state=0).fit(X, y)
+    mean = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X), mean, rtol=1e-12)
+    tree = forest.estimators_[0]
+    assert isinstance(tree, DecisionTreeClassifier)
+    np.testing.assert_array_equal(tree.classes_, forest.classes_)
+    assert tree.predict(X).shape == (len(y),)
+    leaves = forest.apply(X)
+    assert leaves.shape == (len(y), 9)
+    np.testing.assert_array_equal(leaves[:, 0], tree.apply(X))
+    path, ptr = forest.decision_path(X)
+    assert path.shape == (len(y), ptr[-1]) and len(ptr) == 10
+    imp = forest.feature_importances_
+    assert imp.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(imp, np.mean([t.feature_importances_ for t in forest.estimators_],
+                                            axis=0) / 1.0, rtol=1e-12)
+
+
+def test_bootstrap_counts_match_estimators_samples(data):
+    X, y = data
+    forest = RandomForestClassifier(n_estimators=5, random_state=1, max_samples=0.5).fit(X, y)
+    for tree, drawn in zip(forest.estimators_, forest.estimators_samples_):
+        assert len(drawn) == 750
+        t = tree.tree_
+        assert t.weighted_n_node_samples[0] == len(drawn)       # unit sample weights
+        assert t.n_node_samples[0] == len(np.unique(drawn))     # distinct samples
+        counts = np.bincount(drawn, minlength=len(y))
+        np.testing.assert_allclose(t.value[0, 0] * len(drawn),
+                                   np.bincount(y, weights=counts, minlength=3))
+    full = RandomForestClassifier(n_estimators=3, bootstrap=False, random_state=1).fit(X, y)
+    for tree, drawn in zip(full.estimators_, full.estimators_samples_):
+        np.testing.assert_array_equal(drawn, np.arange(len(y)))
+        assert tree.tree_.n_node_samples[0] == len(y)
+
+
+def test_oob_score_close_to_held_out(data):
+    X, y = data
+    Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.4, random_state=0)
+    forest = RandomForestClassifier(n_estimators=60, oob_score=True, random_state=0).fit(Xa, ya)
+    assert abs(forest.oob_score_ - forest.score(Xb, yb)) < 0.04
+    assert forest.oob_decision_function_.shape == (len(ya), 3)
+    np.testing.assert_allclose(forest.oob_decision_function_.sum(axis=1), 1.0)
+    from sklearn.metrics import balanced_accuracy_score
+    custom = RandomForestClassifier(n_estimators=20, oob_score=balanced_accuracy_score,
+                                    random_state=0).fit(Xa, ya)
+    assert 0.5 < custom.oob_score_ <= 1.0
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+def test_warm_start_equals_one_fit(data):
+    X, y = data
+    once = RandomForestClassifier(n_estimators=10, random_state=5, oob_score=True).fit(X, y)
+    warm = RandomForestClassifier(n_estimators=4, random_state=5, warm_start=True,
+                                  oob_score=True).fit(X, y)
+    first = warm.estimators_[0]
+    warm.set_params(n_estimators=10).fit(X, y)
+    assert warm.estimators_[0] is first
+    np.testing.assert_array_equal(warm.predict_proba(X), once.predict_proba(X))
+    assert warm.oob_score_ == once.oob_score_
+    with pytest.raises(ValueError, match="n_estimators"):
+        warm.set_params(n_estimators=5).fit(X, y)
+
+
+def test_class_weight_and_max_samples(data):
+    X, y = data
+    keep = np.r_[np.flatnonzero(y == 0)[:60], np.flatnonzero(y != 0)]
+    Xi, yi = X[keep], y[keep]
+    plain = RandomForestClassifier(n_estimators=30, random_state=0).fit(Xi, yi)
+    balanced = RandomForestClassifier(n_estimators=30, random_state=0,
+                                      class_weight="balanced").fit(Xi, yi)
+    sub = RandomForestClassifier(n_estimators=30, random_state=0,
+                                 class_weight="balanced_subsample").fit(Xi, yi)
+    from sklearn.utils.class_weight import compute_sample_weight
+    explicit = RandomForestClassifier(n_estimators=30, random_state=0).fit(
+        Xi, yi, sample_weight=compute_sample_weight("balanced", yi))
+    np.testing.assert_array_equal(balanced.predict_proba(Xi), explicit.predict_proba(Xi))
+    assert not np.array_equal(balanced.predict_proba(Xi), plain.predict_proba(Xi))
+    for tree, drawn in zip(sub.estimators_, sub.estimators_samples_):
+        root = tree.tree_.value[0, 0]                     # classes balanced in every bag
+        np.testing.assert_allclose(root, [1 / 3] * 3, rtol=1e-9)
+    dict_w = RandomForestClassifier(n_estimators=5, random_state=0,
+                                    class_weight={0: 5.0, 1: 1.0, 2: 1.0}).fit(Xi, yi)
+    same = RandomForestClassifier(n_estimators=5, random_state=0).fit(
+        Xi, yi, sample_weight=np.where(yi == 0, 5.0, 1.0))
+    np.testing.assert_array_equal(dict_w.predict_proba(Xi), same.predict_proba(Xi))
+    small = RandomForestClassifier(n_estimators=3, max_samples=100, random_state=0).fit(X, y)
+    assert all(t.tree_.weighted_n_node_samples[0] == 100 for t in small.estimators_)
+
+
+def test_accuracy_matches_sklearn_forest():
+    X, y = make_classification(n_samples=2000, n_features=20, n_informative=8,
+                               random_state=3)
+    ours = cross_val_score(RandomForestClassifier(n_estimators=50, random_state=0), X, y, cv=3)
+    theirs = cross_val_score(SkForest(n_estimators=50, random_state=0), X, y, cv=3)
+    assert abs(ours.mean() - theirs.mean()) < 0.02
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(n_estimators=0), ValueError, "n_estimators"),
+    (dict(bootstrap="yes"), TypeError, "bootstrap"),
+    (dict(oob_score=True, bootstrap=False), ValueError, "bootstrap"),
+    (dict(max_samples=0.5, bootstrap=False), ValueError, "max_samples"),
+    (dict(max_samples=10**6), ValueError, "max_samples"),
+    (dict(max_samples=1.5), ValueError, "max_samples"),
+    (dict(class_weight="balance"), ValueError, "class_weight"),
+    (dict(n_jobs=0), ValueError, "n_jobs"),
+    (dict(max_features=0), ValueError, "max_features"),
+    (dict(criterion="mse"), ValueError, "criterion"),
+])
+def test_bad_parameters(data, params, error, match):
+    X, y = data
+    with pytest.raises(error, match=match):
+        RandomForestClassifier(**{"n_estimators": 2, **params}).fit(X, y)
