@@ -1,0 +1,153 @@
+"""Time and score rotforest's RandomForestClassifier against scikit-learn's, side by side.
+
+Part 1 (always): make_classification with 20 features at 20k and 100k rows; fit and
+predict_proba times of both forests with n_jobs=2 and their ratios (ours / scikit-learn's:
+below 1 is faster), and our speed-up from n_jobs=1 to n_jobs=2.
+
+Part 2 (with --data FOLDER, e.g. ../shared/datasets): every NAME.npz data set (X, y),
+sampled to at most --max-rows rows, scored by stratified 3-fold cross-validation on the
+same folds for both forests: accuracy, fit and predict times. Missing values are
+median-imputed (fitted on the training fold) for both, until rotforest handles NaN.
+
+    python benchmarks/bench_forest.py
+    python benchmarks/bench_forest.py --data ../shared/datasets --skip-synthetic
+"""
+import argparse
+import glob
+import os
+import platform
+import time
+from datetime import date
+
+import numpy as np
+import sklearn
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier as SkForest
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import StratifiedKFold
+
+from rotforest import RandomForestClassifier
+
+
+def timed(fn, repeat=1):
+    """Best wall time of ``repeat`` calls, and the last result."""
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def synthetic(args):
+    print("\n## Synthetic: make_classification, 20 features, "
+          f"{args.n_estimators} trees, n_jobs={args.n_jobs}\n")
+    print("| n | fit ours (s) | fit sklearn (s) | fit ratio | predict_proba ours (s) "
+          "| predict_proba sklearn (s) | predict ratio | ours n_jobs=1 (s) | speed-up 1 to "
+          f"{args.n_jobs} | accuracy ours / sklearn (held out) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for n in args.sizes:
+        X, y = make_classification(n_samples=n + 10_000, n_features=20, n_informative=10,
+                                   n_redundant=4, random_state=0)
+        X, Xt, y, yt = X[:n], X[n:], y[:n], y[n:]
+        kw = dict(n_estimators=args.n_estimators, random_state=0)
+        r = args.repeat
+        t_ours, ours = timed(lambda: RandomForestClassifier(n_jobs=args.n_jobs, **kw).fit(X, y), r)
+        t_sk, sk = timed(lambda: SkForest(n_jobs=args.n_jobs, **kw).fit(X, y), r)
+        t_one, _ = timed(lambda: RandomForestClassifier(n_jobs=1, **kw).fit(X, y), r)
+        ours.predict_proba(Xt[:10])   # first call lays out each tree for prediction
+        p_ours, po = timed(lambda: ours.predict_proba(Xt), r)
+        p_sk, ps = timed(lambda: sk.predict_proba(Xt), r)
+        acc_o = np.mean(ours.classes_[po.argmax(1)] == yt)
+        acc_s = np.mean(sk.classes_[ps.argmax(1)] == yt)
+        print(f"| {n:,} | {t_ours:.2f} | {t_sk:.2f} | {t_ours / t_sk:.3f} | {p_ours:.3f} "
+              f"| {p_sk:.3f} | {p_ours / p_sk:.2f} | {t_one:.2f} | {t_one / t_ours:.2f} "
+              f"| {acc_o:.4f} / {acc_s:.4f} |", flush=True)
+
+
+def load(path, max_rows, rng):
+    data = np.load(path, allow_pickle=False)
+    X, y = data["X"].astype(np.float64), data["y"]
+    if len(y) > max_rows:
+        # stratified sample: the same fraction of every class, at least 3 of each
+        keep = []
+        for c in np.unique(y):
+            idx = np.flatnonzero(y == c)
+            k = max(min(3, len(idx)), int(round(len(idx) * max_rows / len(y))))
+            keep.append(rng.choice(idx, size=k, replace=False))
+        keep = np.sort(np.concatenate(keep))
+        X, y = X[keep], y[keep]
+    # classes with fewer members than folds cannot be stratified: drop them
+    classes, counts = np.unique(y, return_counts=True)
+    ok = np.isin(y, classes[counts >= 3])
+    return X[ok], y[ok]
+
+
+def real(args):
+    paths = sorted(glob.glob(os.path.join(args.data, "*.npz")))
+    if not paths:
+        print(f"\nno .npz data sets in {args.data}")
+        return
+    print(f"\n## Data sets in {args.data}: at most {args.max_rows:,} rows, stratified "
+          f"3-fold CV, {args.n_estimators} trees, n_jobs={args.n_jobs}\n")
+    print("| data set | rows | features | classes | accuracy ours | accuracy sklearn "
+          "| fit ours (s) | fit sklearn (s) | predict ours (s) | predict sklearn (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rng = np.random.default_rng(0)
+    rows = []
+    for path in paths:
+        name = os.path.basename(path)[:-4]
+        X, y = load(path, args.max_rows, rng)
+        folds = StratifiedKFold(3, shuffle=True, random_state=0).split(X, y)
+        acc = {"ours": [], "sk": []}
+        fit = {"ours": 0.0, "sk": 0.0}
+        pred = {"ours": 0.0, "sk": 0.0}
+        for train, test in folds:
+            Xa, Xb = X[train], X[test]
+            if np.isnan(X).any():
+                imp = SimpleImputer(strategy="median").fit(Xa)
+                Xa, Xb = imp.transform(Xa), imp.transform(Xb)
+            for key, cls in (("ours", RandomForestClassifier), ("sk", SkForest)):
+                model = cls(n_estimators=args.n_estimators, n_jobs=args.n_jobs,
+                            random_state=0)
+                t, _ = timed(lambda: model.fit(Xa, y[train]))
+                fit[key] += t
+                t, p = timed(lambda: model.predict(Xb))
+                pred[key] += t
+                acc[key].append(np.mean(p == y[test]))
+        r = (name, len(y), X.shape[1], len(np.unique(y)), np.mean(acc["ours"]),
+             np.mean(acc["sk"]), fit["ours"], fit["sk"], pred["ours"], pred["sk"])
+        rows.append(r)
+        print(f"| {r[0]} | {r[1]:,} | {r[2]} | {r[3]} | {r[4]:.4f} | {r[5]:.4f} | "
+              f"{r[6]:.2f} | {r[7]:.2f} | {r[8]:.3f} | {r[9]:.3f} |", flush=True)
+    a = np.array([r[4:] for r in rows])
+    print(f"| **mean** ({len(rows)} data sets) | | | | {a[:, 0].mean():.4f} | "
+          f"{a[:, 1].mean():.4f} | {a[:, 2].sum():.1f} total | {a[:, 3].sum():.1f} total | "
+          f"{a[:, 4].sum():.2f} total | {a[:, 5].sum():.2f} total |")
+    print(f"\nmean accuracy difference (ours - sklearn): "
+          f"{100 * (a[:, 0].mean() - a[:, 1].mean()):+.2f} points; "
+          f"fit time ratio over all data sets: {a[:, 2].sum() / a[:, 3].sum():.3f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
+    parser.add_argument("--n-estimators", type=int, default=100)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--data", help="folder of NAME.npz data sets (X, y)")
+    parser.add_argument("--max-rows", type=int, default=20_000)
+    parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="synthetic part: best of this many runs")
+    args = parser.parse_args()
+    print(f"# bench_forest: {date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, scikit-learn {sklearn.__version__}, "
+          f"numpy {np.__version__}")
+    if not args.skip_synthetic:
+        synthetic(args)
+    if args.data:
+        real(args)
+
+
+if __name__ == "__main__":
+    main()
