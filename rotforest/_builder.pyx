@@ -1059,12 +1059,20 @@ cdef inline void _partition_right(const key_t* S, key_t* D, int64_t s, int64_t e
 
 
 cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noexcept nogil:
-    """Split a node: mark sides, partition the lists, make the two child entries."""
-    cdef Entry* e = &B.ent[ei]
+    """Split a node: mark sides, partition the lists, make the two child entries.
+
+    Right after a feature's slice is partitioned, each child's first and last keys tell
+    whether the feature is constant in that child; it is then marked so, and neither
+    scanned nor partitioned below it (with max_features < n_features this keeps
+    constant columns, such as blank pixels, from being moved at every node)."""
     cdef int64_t K = B.n_classes, F = B.n_features, n_act = B.n_active
+    cdef int64_t le = _ent_alloc(B), re = _ent_alloc(B)
+    if le < 0 or re < 0:
+        return -1
+    cdef Entry* e = &B.ent[ei]
     cdef int64_t s = e.start, end = e.end, p = e.split.pos, f = e.split.feature, q, g
-    cdef int64_t depth = e.depth, le, re, W = B.n_words, node_id = e.node_id
-    cdef int buf = e.buf
+    cdef int64_t depth = e.depth, W = B.n_words, node_id = e.node_id
+    cdef int buf = e.buf, rs = B.rshift
     cdef key_t* src = B.lists0 if buf == 0 else B.lists1
     cdef key_t* dst = B.lists1 if buf == 0 else B.lists0
     cdef const key_t* Lf = src + f * n_act
@@ -1072,6 +1080,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef key_t* D
     cdef uint8_t* gl = B.goleft
     cdef uint64_t* consts = B.ent_const + ei * W
+    cdef uint64_t* lconsts = B.ent_const + le * W
+    cdef uint64_t* rconsts = B.ent_const + re * W
+    cdef uint64_t bit
     cdef bint lleaf, rleaf
     cdef SplitInfo sp = e.split
     B.nodes[node_id].feature = f
@@ -1079,13 +1090,16 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     lleaf = children_final or _is_leaf(B, depth + 1, p - s, sp.weight_left, sp.impurity_left)
     rleaf = children_final or _is_leaf(B, depth + 1, end - p, sp.weight_right,
                                        sp.impurity_right)
+    memcpy(lconsts, consts, W * sizeof(uint64_t))
+    memcpy(rconsts, consts, W * sizeof(uint64_t))
     if not (lleaf and rleaf):
         for q in range(s, p):
             gl[Lf[q] & B.imask] = 1
         for q in range(p, end):
             gl[Lf[q] & B.imask] = 0
         for g in range(F):
-            if (consts[g >> 6] >> (g & 63)) & 1:
+            bit = (<uint64_t> 1) << (g & 63)
+            if consts[g >> 6] & bit:
                 continue
             S = src + g * n_act
             D = dst + g * n_act
@@ -1103,10 +1117,10 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
                 _partition_left(S, D, s, end, gl, B.imask)
             else:
                 _partition_both(S, D, s, end, p, gl, B.imask)
-    le = _ent_alloc(B)
-    re = _ent_alloc(B)
-    if le < 0 or re < 0:
-        return -1
+            if not lleaf and ((D[s] ^ D[p - 1]) >> rs) == 0:
+                lconsts[g >> 6] |= bit
+            if not rleaf and ((D[p] ^ D[end - 1]) >> rs) == 0:
+                rconsts[g >> 6] |= bit
     for q in range(2):
         g = le if q == 0 else re
         e = &B.ent[g]
@@ -1122,7 +1136,6 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         e.weight = sp.weight_left if q == 0 else sp.weight_right
         memcpy(B.ent_counts + g * 3 * K, B.ent_counts + ei * 3 * K + (1 + q) * K,
                K * sizeof(double))
-        memcpy(B.ent_const + g * W, B.ent_const + ei * W, W * sizeof(uint64_t))
     out[0] = le
     out[1] = re
     return 0
@@ -1372,6 +1385,10 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
             if B.w[i] > 0.0:
                 B.ent_counts[root * 3 * K + y[i]] += B.w[i]
         B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
+        for f in range(F):      # columns constant over this tree's samples
+            out = B.lists0 + f * n_act
+            if ((out[0] ^ out[n_act - 1]) >> B.rshift) == 0:
+                B.ent_const[root * B.n_words + (f >> 6)] |= (<uint64_t> 1) << (f & 63)
         _grow(&B, root, max_leaf_nodes)
 
     if B.error:
