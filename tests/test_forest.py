@@ -149,3 +149,21 @@ def test_bad_parameters(data, params, error, match):
     X, y = data
     with pytest.raises(error, match=match):
         RandomForestClassifier(**{"n_estimators": 2, **params}).fit(X, y)
+
+
+def test_verbose_reports_progress(data, capsys):
+    X, y = data
+    RandomForestClassifier(n_estimators=6, verbose=2, n_jobs=2, random_state=0).fit(X, y)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "trees" in ln]
+    assert len(lines) == 6
+    assert lines[-1].startswith("[rotforest] built 6 / 6 trees")
+    RandomForestClassifier(n_estimators=6, random_state=0).fit(X, y)
+    assert capsys.readouterr().out == ""
+
+
+def test_small_batches_predict_without_threads(data):
+    X, y = data
+    forest = RandomForestClassifier(n_estimators=10, n_jobs=4, random_state=0).fit(X, y)
+    assert forest._prediction_jobs(5) == 1
+    assert forest._prediction_jobs(100_000) == 4
+    np.testing.assert_array_equal(forest.predict_proba(X[:5]), forest.predict_proba(X)[:5])
