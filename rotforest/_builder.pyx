@@ -324,20 +324,27 @@ def to_fortran(const double[:, :] X):
     return out
 
 
-def presort(const double[::1, :] X):
+def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
     """Sort every column of X once.
 
     Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
     ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
     ties broken by sample index; ``rank`` is the dense rank of the value in the column.
     The values must not be NaN.  Each column is ordered by numpy's argsort (a vectorised
-    introsort that releases the GIL), then ties are put in index order.
+    introsort that releases the GIL), then ties are put in index order without the GIL.
+
+    With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
+    computed, into ``out``: threads can share the work.
     """
     cdef int64_t n = X.shape[0], F = X.shape[1], f
     if n > MAX_SAMPLES:
         raise ValueError(f"at most {MAX_SAMPLES} samples are supported, got {n}")
-    out = np.empty((F, n), dtype=np.uint64)
-    if n == 0 or F == 0:
+    if out is None:
+        out = np.empty((F, n), dtype=np.uint64)
+    if out.shape != (F, n) or out.dtype != np.uint64:
+        raise ValueError("out must be a uint64 array of shape (n_features, n_samples)")
+    stop = F if stop is None else min(stop, F)
+    if n == 0 or start >= stop:
         return out
     cdef uint64_t[:, ::1] o = out
     cdef int64_t[::1] order
@@ -346,7 +353,7 @@ def presort(const double[::1, :] X):
     vals_arr = np.empty(n, dtype=np.float64)
     cdef double[::1] vals = vals_arr
     Xa = np.asarray(X)
-    for f in range(F):
+    for f in range(start, stop):
         order = np.argsort(Xa[:, f]).astype(np.int64, copy=False)
         with nogil:
             _keys_from_order(&X[0, f], &order[0], &o[f, 0], n, &bitmap[0], &vals[0])

@@ -1,6 +1,7 @@
 """RandomForestClassifier: bagged presorted trees sharing one presort, built in threads."""
 import numbers
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import time
 import warnings
 
@@ -81,6 +82,20 @@ def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes):
             sums[out] += tree.tree_.value[tree.tree_.apply(X[out]), 0, :]
             votes[out] += 1
     return sums, votes
+
+
+def _presort_in_threads(X, n_threads):
+    """The forest's one presort, its columns shared between threads (numpy's argsort and
+    the tie pass run without the GIL). Always threads: this is local work."""
+    n_threads = max(1, min(n_threads, X.shape[1]))
+    if n_threads == 1:
+        return _builder.presort(X)
+    out = np.empty((X.shape[1], X.shape[0]), dtype=np.uint64)
+    bounds = np.linspace(0, X.shape[1], n_threads + 1).astype(int)
+    with ThreadPoolExecutor(n_threads) as pool:
+        list(pool.map(lambda ab: _builder.presort(X, out, int(ab[0]), int(ab[1])),
+                      zip(bounds[:-1], bounds[1:])))
+    return out
 
 
 def _chunks(items, n_parts):
@@ -289,9 +304,9 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
                           UserWarning)
             return self
 
-        keys = _builder.presort(X)          # one sort per forest, shared by every tree
-        keys.setflags(write=False)
         n_jobs = effective_n_jobs(self.n_jobs)
+        keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
+        keys.setflags(write=False)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         results = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_grow_trees)(

@@ -97,3 +97,14 @@ def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights)
             _builder._set_simd(previous)
     np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
     np.testing.assert_array_equal(trees[0].value, trees[1].value)
+
+
+def test_presort_in_row_ranges_equals_whole():
+    X = np.asfortranarray(np.random.default_rng(3).normal(size=(500, 7)))
+    whole = _builder.presort(X)
+    out = np.zeros_like(whole)
+    for a, b in [(0, 3), (3, 5), (5, 7)]:
+        _builder.presort(X, out, a, b)
+    np.testing.assert_array_equal(out, whole)
+    with pytest.raises(ValueError, match="out must be"):
+        _builder.presort(X, np.zeros((7, 499), dtype=np.uint64))
