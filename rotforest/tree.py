@@ -1,4 +1,5 @@
 """DecisionTreeClassifier: greedy CART on presorted lists."""
+import math
 import numbers
 
 import numpy as np
@@ -212,7 +213,7 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             max_depth=_MAX_DEPTH_NONE if max_depth is None else max_depth,
             min_samples_split=max(min_split, 2 * min_leaf),
             min_samples_leaf=min_leaf,
-            min_weight_leaf=frac * float(sw.sum()),
+            min_weight_fraction_leaf=frac,
             max_features=self.max_features_,
             max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
             min_impurity_decrease=float(self.min_impurity_decrease),
@@ -221,9 +222,22 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     def _grow(self, X, keys, y_enc, sw, settings, seed, consume_keys=False):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them between its trees and keeps them: consume_keys=False)."""
+        # A tree depends only on the ratios of the weights: weights far from 1 are scaled
+        # so that sums and squares neither overflow nor underflow, and the node weights
+        # are scaled back afterwards.
+        scale = 1.0
+        largest = float(sw.max())
+        if not 1e-100 <= largest <= 1e100:
+            scale = math.ldexp(1.0, math.frexp(largest)[1])   # a power of two: exact
+            sw = sw / scale
+        settings = dict(settings)
+        frac = settings.pop("min_weight_fraction_leaf")
         nodes, value, depth = _builder.build_tree(
             X, keys, y_enc, sw, self.n_classes_, seed=seed,
+            min_weight_leaf=frac * float(sw.sum()),
             consume_keys=keys if consume_keys else None, **settings)
+        if scale != 1.0:
+            nodes["weighted_n_node_samples"] *= scale
         self.tree_ = Tree(X.shape[1], self.n_classes_, nodes, value, depth)
         return self
 

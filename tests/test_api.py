@@ -180,6 +180,24 @@ def test_class_weight_equals_sample_weight():
     np.testing.assert_allclose(bal.tree_.value[0, 0] * w, [w / 3] * 3)
 
 
+@pytest.mark.parametrize("scale", [2.0 ** -1000, 2.0 ** -400, 2.0 ** 400, 2.0 ** 1018])
+def test_extreme_weights_grow_the_unweighted_tree(scale):
+    """Only the ratios of the weights matter: sums that would overflow and squares that
+    would underflow must not change the tree (power-of-two factors keep the ratios
+    exact, so even ties must break the same way)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    w = rng.integers(1, 4, 300).astype(float)
+    ref = DecisionTreeClassifier(min_weight_fraction_leaf=0.01).fit(X, y, sample_weight=w)
+    big = DecisionTreeClassifier(min_weight_fraction_leaf=0.01).fit(X, y, sample_weight=w * scale)
+    np.testing.assert_array_equal(big.tree_.feature, ref.tree_.feature)
+    np.testing.assert_array_equal(big.tree_.threshold, ref.tree_.threshold)
+    np.testing.assert_allclose(big.tree_.value, ref.tree_.value, rtol=1e-12)
+    np.testing.assert_allclose(big.tree_.weighted_n_node_samples,
+                               ref.tree_.weighted_n_node_samples * scale, rtol=1e-12)
+
+
 def test_min_impurity_decrease_and_stop_rules():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(1000, 4))
