@@ -235,3 +235,159 @@ class Tree:
     def __reduce__(self):
         return (Tree, (self.n_features, int(self.n_classes[0]), self.nodes, self.value,
                        self.max_depth))
+
+
+# ----------------------------------------------------------------------------------------
+# Pruning kernels
+# ----------------------------------------------------------------------------------------
+
+def cost_complexity_prune(nodes, double ccp_alpha, bint path):
+    """Minimal cost-complexity pruning (CART's weakest-link pruning).
+
+    Repeatedly turns into a leaf the internal node of smallest effective alpha
+    ``(R(t) - R(T_t)) / (|leaves(T_t)| - 1)``, where R is the weighted impurity as a share
+    of the root's weight (the first such node by index on a tie), until the root is a
+    leaf or, unless ``path``, until the next effective alpha exceeds ``ccp_alpha``.
+
+    Returns ``(alphas, impurities)`` of every step when ``path``, else the boolean mask
+    of the nodes that are leaves of the pruned tree.
+    """
+    cdef const Node* nd = _node_ptr(nodes)
+    cdef Py_ssize_t n = nodes.shape[0], i, node, best
+    cdef double total = nd[0].weighted_n_node_samples, alpha, effective, diff
+    cdef int64_t removed
+    r_node_a = np.empty(n)
+    r_branch_a = np.zeros(n)
+    n_leaves_a = np.zeros(n, dtype=np.int64)
+    parent_a = np.full(n, -1, dtype=np.int64)
+    leaf_a = np.zeros(n, dtype=np.uint8)
+    candidate_a = np.zeros(n, dtype=np.uint8)
+    stack_a = np.empty(n, dtype=np.int64)
+    alphas_a = np.empty(n + 1)
+    impurities_a = np.empty(n + 1)
+    alpha_a = np.empty(n)              # cached effective alpha of every candidate
+    cand_a = np.empty(n, dtype=np.int64)   # the candidates, in increasing id order
+    cdef double[::1] node_alpha = alpha_a
+    cdef int64_t[::1] cand = cand_a
+    cdef Py_ssize_t m = 0, j, kept
+    cdef double[::1] r_node = r_node_a, r_branch = r_branch_a
+    cdef double[::1] alphas = alphas_a, impurities = impurities_a
+    cdef int64_t[::1] n_leaves = n_leaves_a, parent = parent_a, stack = stack_a
+    cdef uint8_t[::1] leaf = leaf_a, candidate = candidate_a
+    cdef Py_ssize_t top, count = 0
+    with nogil:
+        for i in range(n):
+            r_node[i] = nd[i].weighted_n_node_samples * nd[i].impurity / total
+            if nd[i].left_child == -1:
+                leaf[i] = 1
+            else:
+                parent[nd[i].left_child] = i
+                parent[nd[i].right_child] = i
+                candidate[i] = 1
+        for i in range(n):            # each leaf adds itself to all its ancestors
+            if leaf[i]:
+                r_branch[i] = r_node[i]
+                node = i
+                while node != 0:
+                    node = parent[node]
+                    r_branch[node] += r_node[i]
+                    n_leaves[node] += 1
+        for i in range(n):
+            if candidate[i]:
+                node_alpha[i] = (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
+                cand[m] = i
+                m += 1
+        alphas[0] = 0.0
+        impurities[0] = r_branch[0]
+        count = 1
+        while candidate[0]:
+            # the first candidate (by id) of smallest effective alpha; an alpha changes
+            # only when a branch below the node is pruned, so it is cached
+            effective = 1.7976931348623157e308
+            best = 0
+            for j in range(m):
+                i = cand[j]
+                if node_alpha[i] < effective:
+                    effective = node_alpha[i]
+                    best = i
+            if not path and ccp_alpha < effective:
+                break
+            # the branch below `best` leaves the tree
+            top = 0
+            stack[top] = best
+            top += 1
+            while top > 0:
+                top -= 1
+                node = stack[top]
+                candidate[node] = 0
+                leaf[node] = 0
+                if nd[node].left_child != -1:
+                    stack[top] = nd[node].left_child
+                    stack[top + 1] = nd[node].right_child
+                    top += 2
+            leaf[best] = 1
+            removed = n_leaves[best] - 1
+            n_leaves[best] = 0
+            diff = r_node[best] - r_branch[best]
+            r_branch[best] = r_node[best]
+            node = parent[best]
+            while node != -1:
+                n_leaves[node] -= removed
+                r_branch[node] += diff
+                node_alpha[node] = (r_node[node] - r_branch[node]) / (n_leaves[node] - 1)
+                node = parent[node]
+            kept = 0
+            for j in range(m):
+                if candidate[cand[j]]:
+                    cand[kept] = cand[j]
+                    kept += 1
+            m = kept
+            alphas[count] = effective
+            impurities[count] = r_branch[0]
+            count += 1
+    if path:
+        return alphas_a[:count].copy(), impurities_a[:count].copy()
+    return leaf_a.astype(bool)
+
+
+def keep_as_leaves(nodes, value, leaves):
+    """The tree in which the nodes marked in ``leaves`` (a boolean mask over ``nodes``)
+    become leaves and everything below them is dropped, renumbered in pre-order with no
+    orphan nodes.  Returns ``(nodes, value, max_depth)``."""
+    cdef const Node* nd = _node_ptr(nodes)
+    cdef Py_ssize_t n = nodes.shape[0]
+    leaves_u8 = np.ascontiguousarray(leaves, dtype=np.uint8)
+    if leaves_u8.shape[0] != n:
+        raise ValueError("leaves must mark every node")
+    cdef const uint8_t[::1] lv = leaves_u8
+    order_a = np.empty(n, dtype=np.int64)       # old ids, in the new pre-order
+    depth_a = np.zeros(n, dtype=np.int64)
+    new_id_a = np.full(n, -1, dtype=np.int64)
+    stack_a = np.empty(n + 1, dtype=np.int64)
+    cdef int64_t[::1] order = order_a, depth = depth_a, new_id = new_id_a, stack = stack_a
+    cdef Py_ssize_t top = 0, count = 0, node, max_depth = 0
+    with nogil:
+        stack[0] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack[top]
+            new_id[node] = count
+            order[count] = node
+            count += 1
+            if depth[node] > max_depth:
+                max_depth = depth[node]
+            if nd[node].left_child != -1 and not lv[node]:
+                depth[nd[node].left_child] = depth[node] + 1
+                depth[nd[node].right_child] = depth[node] + 1
+                stack[top] = nd[node].right_child
+                stack[top + 1] = nd[node].left_child
+                top += 2
+    keep = order_a[:count]
+    out = nodes[keep].copy()
+    inner = (out["left_child"] != -1) & ~leaves_u8[keep].astype(bool)
+    out["left_child"] = np.where(inner, new_id_a[out["left_child"]], -1)
+    out["right_child"] = np.where(inner, new_id_a[out["right_child"]], -1)
+    out["feature"] = np.where(inner, out["feature"], -2)
+    out["threshold"] = np.where(inner, out["threshold"], -2.0)
+    return out, np.ascontiguousarray(value[keep]), int(max_depth)

@@ -17,13 +17,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
 from rotforest._validation import check_int, check_real, check_tree_params
+from rotforest.pruning import prune_reduced_error
 from rotforest.tree import DecisionTreeClassifier, _AtomicFit, _check_sample_weight
 
 __all__ = ["RandomForestClassifier"]
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease")
+                "min_impurity_decrease", "ccp_alpha")
 
 
 def _tree_rng(base_seed, index):
@@ -42,7 +43,7 @@ def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap):
 
 
 def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_seed,
-                n_draws, bootstrap, balanced_subsample, progress):
+                n_draws, bootstrap, balanced_subsample, oob_pruning, progress):
     """Build the trees ``indices`` one after the other (one worker's share)."""
     n = X.shape[0]
     trees = []
@@ -63,6 +64,10 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
             tree._grow(X, keys, y_enc, weights, settings, seed)
         else:   # every drawn sample had zero weight: a tree that knows nothing
             tree._grow(X, keys, y_enc, sw, settings, seed)
+        if oob_pruning:
+            out = counts == 0
+            tree.tree_ = prune_reduced_error(tree.tree_, np.ascontiguousarray(X[out]),
+                                             y_enc[out], sw[out])
         trees.append(tree)
         if progress is not None:
             progress()
@@ -165,6 +170,11 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         "balanced_subsample" balances each tree's bootstrap sample.
     max_samples : int, float or None, default=None
         Size of each bootstrap sample (a float is a fraction of the samples).
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning of every tree (see DecisionTreeClassifier).
+    oob_pruning : bool, default=False
+        Prune every tree by reduced-error pruning, with its own out-of-bag samples as the
+        tuning set. Needs ``bootstrap=True``.
 
     Attributes
     ----------
@@ -204,6 +214,8 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         warm_start=False,
         class_weight=None,
         max_samples=None,
+        ccp_alpha=0.0,
+        oob_pruning=False,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -222,6 +234,8 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.max_samples = max_samples
+        self.ccp_alpha = ccp_alpha
+        self.oob_pruning = oob_pruning
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -250,6 +264,11 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
                                                                       "balanced_subsample"):
             raise ValueError("class_weight must be a dict, 'balanced', "
                              f"'balanced_subsample' or None; got {cw!r}")
+        if not isinstance(self.oob_pruning, (bool, np.bool_)):
+            raise TypeError(f"oob_pruning must be a bool; got {self.oob_pruning!r}")
+        if self.oob_pruning and not self.bootstrap:
+            raise ValueError("oob_pruning needs bootstrap=True: without it no sample is "
+                             "out of bag")
         if self.max_samples is not None and not self.bootstrap:
             raise ValueError("max_samples needs bootstrap=True")
         check_tree_params(DecisionTreeClassifier(**self._tree_params()))
@@ -312,7 +331,7 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             delayed(_grow_trees)(
                 self._tree_params(), chunk, X, keys, y, y_enc.astype(np.int32), sw,
                 len(classes), base_seed, n_draws, self.bootstrap,
-                self.class_weight == "balanced_subsample", progress)
+                self.class_weight == "balanced_subsample", bool(self.oob_pruning), progress)
             for chunk in _chunks(new, n_jobs))
         for chunk_trees in results:
             trees.extend(chunk_trees)

@@ -3,15 +3,17 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier as _SklearnDecisionTreeClassifier
-from sklearn.utils import check_random_state
+from sklearn.model_selection import train_test_split
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from rotforest import _builder
 from rotforest._tree import Tree
+from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
     check_real,
     check_tree_params,
@@ -93,6 +95,14 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         A node is split only if the weighted impurity decrease is at least this.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplied into the sample weights.
+    ccp_alpha : float, default=0.0
+        Complexity parameter of minimal cost-complexity pruning: the grown tree is pruned
+        to the subtree of largest cost complexity not above ``ccp_alpha`` (as in
+        scikit-learn; see :meth:`cost_complexity_pruning_path`).
+    validation_fraction : float or None, default=None
+        If set, ``fit`` holds out this stratified fraction of the training data (drawn
+        with ``random_state``), grows the tree on the rest and prunes it by reduced-error
+        pruning on the held-out part (see :meth:`reduced_error_prune`).
 
     Attributes
     ----------
@@ -135,6 +145,8 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         class_weight=None,
+        ccp_alpha=0.0,
+        validation_fraction=None,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -147,6 +159,8 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.validation_fraction = validation_fraction
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -177,15 +191,29 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
         classes, y_enc = np.unique(y, return_inverse=True)
         sw = self._sample_weight(y, sample_weight)
+        rng = check_random_state(self.random_state)
+        tune = None
+        if self.validation_fraction is not None:
+            frac = check_real("validation_fraction", self.validation_fraction, 0.0, 1.0,
+                              low_open=True, high_open=True)
+            grow, tune = train_test_split(np.arange(X.shape[0]), test_size=frac,
+                                          stratify=y_enc, random_state=rng)
+            grow.sort()
+            X_tune, y_tune, w_tune = X[tune], y_enc[tune], sw[tune]
+            X, y_enc, sw = _builder.to_fortran(X[grow]), y_enc[grow], sw[grow]
+            if not sw.sum() > 0:
+                raise ValueError("the sample weights of the growing part sum to zero")
         settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits)
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int64).max,
-                                                                  dtype=np.int64))
+        seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
         keys = _builder.presort(X)
         self.classes_ = classes
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
         # the sorted lists serve this tree only: the builder may reuse their memory
         self._grow(X, keys, y_enc.astype(np.int32), sw, settings, seed, consume_keys=True)
+        if tune is not None:
+            self.tree_ = prune_reduced_error(self.tree_, np.ascontiguousarray(X_tune),
+                                             y_tune, w_tune)
         return self
 
     def _sample_weight(self, y, sample_weight):
@@ -207,6 +235,7 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         self.max_features_ = resolve_max_features(self.max_features, n_features)
         frac = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf,
                           0.0, 0.5)
+        check_real("ccp_alpha", self.ccp_alpha, 0.0)
         return dict(
             criterion=_builder.CRITERIA[self.criterion],
             random_split=self.splitter == "random",
@@ -238,7 +267,45 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             consume_keys=keys if consume_keys else None, **settings)
         if scale != 1.0:
             nodes["weighted_n_node_samples"] *= scale
-        self.tree_ = Tree(X.shape[1], self.n_classes_, nodes, value, depth)
+        self.tree_ = prune_cost_complexity(Tree(X.shape[1], self.n_classes_, nodes, value,
+                                                depth), float(self.ccp_alpha))
+        return self
+
+    # ------------------------------------------------------------------ pruning
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The pruning path of minimal cost-complexity pruning, as scikit-learn gives it.
+
+        A tree is grown on (X, y) with ``ccp_alpha=0`` and pruned weakest link by weakest
+        link; returns a Bunch with ``ccp_alphas`` (the effective alpha of each step, from
+        0) and ``impurities`` (the total weighted leaf impurity after it). Choose
+        ``ccp_alpha`` among these, for instance by cross-validation.
+        """
+        est = clone(self).set_params(ccp_alpha=0.0, validation_fraction=None)
+        est.fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = cost_complexity_path(est.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+    def reduced_error_prune(self, X, y, sample_weight=None):
+        """Prune the fitted tree by reduced-error pruning on the tuning set (X, y).
+
+        Bottom-up, a branch is replaced by a leaf whenever the leaf misclassifies no
+        more of the tuning set (by weight) than the branch does; ties prune, and so do
+        branches that no tuning sample reaches. Returns self.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True,
+                          accept_sparse=False)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must be 1-D with {X.shape[0]} labels; got shape {y.shape}")
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.minimum(codes, len(self.classes_) - 1)
+        unknown = self.classes_[codes] != y
+        if np.any(unknown):
+            raise ValueError(f"y holds labels the tree was not fitted on: "
+                             f"{np.unique(y[unknown])[:5].tolist()}")
+        sw = _check_sample_weight(sample_weight, X.shape[0])
+        self.tree_ = prune_reduced_error(self.tree_, X, codes, sw)
         return self
 
     # --------------------------------------------------------------- prediction
