@@ -6,9 +6,16 @@
 2. On 20% flipped labels: leaves and held-out accuracy of the unpruned tree, of
    reduced-error pruning (30% held out) and of cost-complexity pruning with ccp_alpha
    chosen by 5-fold cross-validation on the path.
+3. Does pruning each forest tree on its out-of-bag samples help? RandomForestClassifier
+   with and without ``oob_pruning`` on the noisy data, and with ``--data FOLDER`` by
+   stratified 3-fold CV on every NAME.npz there (at most --max-rows rows, median
+   imputation of missing cells).
 
     python benchmarks/bench_pruning.py
+    python benchmarks/bench_pruning.py --data ../shared/datasets
 """
+import argparse
+import glob
 import os
 import platform
 import time
@@ -17,11 +24,12 @@ from datetime import date
 import numpy as np
 import sklearn
 from sklearn.datasets import make_classification
-from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier as SkTree
 from sklearn.tree._tree import ccp_pruning_path as sk_path   # scikit-learn's own kernel
 
-from rotforest import DecisionTreeClassifier
+from rotforest import DecisionTreeClassifier, RandomForestClassifier
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity
 
 
@@ -76,7 +84,59 @@ def effect():
         print(f"| {name} | {model.get_n_leaves()} | {model.score(Xb, yb):.4f} |")
 
 
+def forests(args):
+    X, y = make_classification(n_samples=10_000, n_features=10, n_informative=5,
+                               flip_y=0.0, random_state=0)
+    noisy = np.where(np.random.default_rng(0).random(len(y)) < 0.2, 1 - y, y)
+    Xa, Xb, ya, yb = train_test_split(X, noisy, test_size=0.3, random_state=0)
+    print("\n| forest (100 trees), 20% flipped labels | mean leaves per tree "
+          "| held-out accuracy |")
+    print("|---|---:|---:|")
+    for flag in (False, True):
+        f = RandomForestClassifier(n_jobs=2, random_state=0, oob_pruning=flag).fit(Xa, ya)
+        leaves = np.mean([t.get_n_leaves() for t in f.estimators_])
+        print(f"| oob_pruning={flag} | {leaves:.0f} | {f.score(Xb, yb):.4f} |")
+    if not args.data:
+        return
+    print(f"\n| data set (stratified 3-fold CV, at most {args.max_rows:,} rows) "
+          "| accuracy | accuracy with oob_pruning | mean leaves | with oob_pruning |")
+    print("|---|---:|---:|---:|---:|")
+    rng = np.random.default_rng(0)
+    diffs = []
+    for path in sorted(glob.glob(os.path.join(args.data, "*.npz"))):
+        data = np.load(path, allow_pickle=False)
+        X, y = data["X"].astype(np.float64), data["y"]
+        if len(y) > args.max_rows:
+            keep = np.sort(rng.choice(len(y), args.max_rows, replace=False))
+            X, y = X[keep], y[keep]
+        classes, counts = np.unique(y, return_counts=True)
+        ok = np.isin(y, classes[counts >= 3])
+        X, y = X[ok], y[ok]
+        acc = {False: [], True: []}
+        leaves = {False: [], True: []}
+        for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, y):
+            Xa, Xb = X[train], X[test]
+            if np.isnan(X).any():
+                imp = SimpleImputer(strategy="median").fit(Xa)
+                Xa, Xb = imp.transform(Xa), imp.transform(Xb)
+            for flag in (False, True):
+                f = RandomForestClassifier(n_jobs=2, random_state=0, oob_pruning=flag)
+                f.fit(Xa, y[train])
+                acc[flag].append(f.score(Xb, y[test]))
+                leaves[flag].append(np.mean([t.get_n_leaves() for t in f.estimators_]))
+        diffs.append(np.mean(acc[True]) - np.mean(acc[False]))
+        print(f"| {os.path.basename(path)[:-4]} | {np.mean(acc[False]):.4f} "
+              f"| {np.mean(acc[True]):.4f} | {np.mean(leaves[False]):.0f} "
+              f"| {np.mean(leaves[True]):.0f} |", flush=True)
+    print(f"\nmean accuracy change with oob_pruning: {100 * np.mean(diffs):+.2f} points "
+          f"({sum(d > 0 for d in diffs)} data sets better, {sum(d < 0 for d in diffs)} worse)")
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", help="folder of NAME.npz data sets (X, y)")
+    parser.add_argument("--max-rows", type=int, default=20_000)
+    args = parser.parse_args()
     print(f"# bench_pruning: {date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
           f"scikit-learn {sklearn.__version__}, numpy {np.__version__}\n")
     print("| rows | nodes ours / sklearn | path ours (s) | path sklearn (s) | ratio "
@@ -86,6 +146,7 @@ def main():
         speed(n)
     print()
     effect()
+    forests(args)
 
 
 if __name__ == "__main__":
