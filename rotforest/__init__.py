@@ -9,8 +9,10 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
     ) from exc
 
 from rotforest.forest import RandomForestClassifier
+from rotforest.rotation import RotationForestClassifier
 from rotforest.tree import DecisionTreeClassifier
 
 __version__ = "0.1.0"
 
-__all__ = ["DecisionTreeClassifier", "RandomForestClassifier", "__version__"]
+__all__ = ["DecisionTreeClassifier", "RandomForestClassifier", "RotationForestClassifier",
+           "__version__"]

@@ -1,0 +1,373 @@
+"""RotationForestClassifier: presorted trees grown on randomly rotated, normalised features."""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import accuracy_score
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from rotforest import _builder
+from rotforest._validation import check_int, check_option, check_tree_params
+from rotforest.forest import _chunks, _Progress, _tree_rng
+from rotforest.tree import DecisionTreeClassifier, _AtomicFit, _check_sample_weight
+
+__all__ = ["RotationForestClassifier"]
+
+_TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
+                "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
+                "min_impurity_decrease", "ccp_alpha")
+
+# rows of test data projected at once (bounds the memory of predict_proba)
+_BATCH_CELLS = 4_000_000
+
+
+def _orthonormal(rng, size):
+    """A uniformly random orthonormal matrix: QR of a standard normal one, with the
+    signs fixed by R's diagonal."""
+    q, r = np.linalg.qr(rng.standard_normal((size, size)))
+    return q * np.where(np.diag(r) < 0, -1.0, 1.0)
+
+
+def _pca_axes(rng, Z, y, group):
+    """Principal axes of the group's columns over a random non-empty subset of the
+    classes and 75% of their rows (Rodriguez, Kuncheva and Alonso, 2006)."""
+    classes = np.unique(y)
+    chosen = classes[rng.random(len(classes)) < 0.5]
+    if chosen.size == 0:
+        chosen = classes[[rng.integers(len(classes))]]
+    rows = np.flatnonzero(np.isin(y, chosen))
+    rows = rows[rng.random(rows.size) < 0.75]
+    if rows.size < 2:
+        return _orthonormal(rng, len(group))
+    sub = Z[np.ix_(rows, group)]
+    cov = np.atleast_2d(np.cov(sub, rowvar=False))
+    _, vectors = np.linalg.eigh(cov)
+    return vectors[:, ::-1]                      # largest variance first
+
+
+def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None):
+    """One tree's rotation: a sparse (n_features x n_features) orthonormal matrix, block
+    diagonal over random groups of ``group_size`` features (one dense block when None)."""
+    order = rng.permutation(n_features)
+    size = n_features if group_size is None else group_size
+    rows, cols, vals = [], [], []
+    for start in range(0, n_features, size):
+        group = np.sort(order[start:start + size])
+        block = (_pca_axes(rng, Z, y, group) if kind == "pca"
+                 else _orthonormal(rng, len(group)))
+        rr, cc = np.meshgrid(group, group, indexing="ij")
+        rows.append(rr.ravel())
+        cols.append(cc.ravel())
+        vals.append(block.ravel())
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(n_features, n_features))
+
+
+def _tree_draws(base_seed, index, n, n_draws, bootstrap):
+    """Tree ``index``'s generator, builder seed and bootstrap counts (None without
+    bootstrap), drawn before its rotation so that they can be regenerated alone."""
+    rng = _tree_rng(base_seed, index)
+    seed = int(rng.integers(np.iinfo(np.int64).max))
+    counts = None
+    if bootstrap:
+        counts = np.bincount(rng.integers(0, n, n_draws), minlength=n).astype(np.float64)
+    return rng, seed, counts
+
+
+def _grow_rotated(params, indices, Z, y, y_enc, sw, n_classes, base_seed, bootstrap,
+                  n_draws, group_size, kind, progress):
+    n, F = Z.shape
+    out = []
+    for index in indices:
+        rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
+        rotation = draw_rotation(rng, F, group_size, kind, Z, y_enc)
+        weights = sw if counts is None else counts * sw
+        P = np.asfortranarray(rotation.T.dot(Z.T).T)      # Z @ R, column-major
+        tree = DecisionTreeClassifier(random_state=seed, **params)
+        limits = check_tree_params(tree)
+        settings = tree._builder_settings(n, F, weights, *limits)
+        tree.classes_ = np.arange(n_classes)
+        tree.n_classes_ = n_classes
+        tree.n_outputs_ = 1
+        tree.n_features_in_ = F
+        keys = _builder.presort(P)                        # one sort per tree
+        tree._grow(P, keys, y_enc, weights, settings, seed, consume_keys=True)
+        out.append((tree, rotation))
+        if progress is not None:
+            progress()
+    return out
+
+
+class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
+    """A forest of presorted trees, each grown on its own random rotation of the
+    normalised features.
+
+    The features are normalised (mean 0, standard deviation 1, fitted on the training
+    data; constant features are left unscaled). Each tree draws a random orthonormal
+    rotation, block diagonal over random groups of ``group_size`` features (or one dense
+    rotation of all features when ``group_size=None``), and is grown by the presorted
+    builder on the rotated data, the same axes from root to leaves. Rotating small groups
+    keeps irrelevant features from being mixed into every axis.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    rotation : {"gaussian", "pca"}, default="gaussian"
+        "gaussian": independent standard normal axes, orthogonalised (QR). "pca": the
+        principal axes of each group over a random class subset and 75% of its rows.
+    group_size : int or None, default=3
+        Features per rotated group; None rotates all features together.
+    bootstrap : bool, default=False
+        Grow each tree on a bootstrap sample (the rotations already diversify the trees).
+    max_samples : int, float or None, default=None
+        Bootstrap sample size, as in RandomForestClassifier.
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Rotated axes drawn at each node (None: all of them).
+    criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_leaf_nodes, min_impurity_decrease, ccp_alpha :
+        As in DecisionTreeClassifier, for every tree.
+    oob_score : bool or callable, default=False
+        Out-of-bag estimate; needs ``bootstrap=True``.
+    n_jobs, random_state, verbose, warm_start, class_weight :
+        As in RandomForestClassifier (class_weight: dict or "balanced").
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeClassifier
+        Trees over the rotated axes.
+    rotations_ : list of scipy.sparse.csr_matrix of shape (n_features, n_features)
+        Tree ``i`` sees ``((X - mean_) / scale_) @ rotations_[i]``.
+    mean_, scale_ : ndarray of shape (n_features,)
+    classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_,
+    oob_score_, oob_decision_function_
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from rotforest import RotationForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> forest = RotationForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> forest.predict(X[:3]).tolist()
+    [0, 0, 0]
+    """
+
+    def __init__(self, n_estimators=100, *, rotation="gaussian", group_size=3,
+                 bootstrap=False, max_samples=None, max_features=None, criterion="gini",
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
+                 random_state=None, verbose=0, warm_start=False, class_weight=None):
+        self.n_estimators = n_estimators
+        self.rotation = rotation
+        self.group_size = group_size
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Normalise, rotate and grow the forest on (X, y)."""
+        return self._atomic(self._fit, X, y, sample_weight)
+
+    def _check_params(self):
+        check_int("n_estimators", self.n_estimators, 1)
+        check_int("verbose", self.verbose, 0)
+        check_option("rotation", self.rotation, ("gaussian", "pca"))
+        check_int("group_size", self.group_size, 1, allow_none=True)
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise TypeError(f"bootstrap must be a bool; got {self.bootstrap!r}")
+        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
+            raise TypeError(f"oob_score must be a bool or a callable; got {self.oob_score!r}")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score needs bootstrap=True: without it no sample is "
+                             "out of bag")
+        if self.max_samples is not None and not self.bootstrap:
+            raise ValueError("max_samples needs bootstrap=True")
+        if self.n_jobs is not None and not isinstance(self.n_jobs, numbers.Integral):
+            raise TypeError(f"n_jobs must be an int or None; got {self.n_jobs!r}")
+        if self.n_jobs == 0:
+            raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
+        cw = self.class_weight
+        if cw is not None and not isinstance(cw, dict) and cw != "balanced":
+            raise ValueError(f"class_weight must be a dict, 'balanced' or None; got {cw!r}")
+        check_tree_params(DecisionTreeClassifier(**self._tree_params()))
+
+    def _tree_params(self):
+        return {name: getattr(self, name) for name in _TREE_PARAMS}
+
+    def _fit(self, X, y, sample_weight):
+        from rotforest.forest import RandomForestClassifier
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
+                             accept_sparse=False)
+        check_classification_targets(y)
+        n, F = X.shape
+        classes, y_enc = np.unique(y, return_inverse=True)
+        sw = _check_sample_weight(sample_weight, n)
+        if self.class_weight is not None:
+            sw = sw * compute_sample_weight(self.class_weight, y)
+        if not sw.sum() > 0:
+            raise ValueError("the sample weights sum to zero: nothing to learn from")
+        n_draws = RandomForestClassifier(max_samples=self.max_samples)._n_draws(n)
+
+        warm = self.warm_start and hasattr(self, "estimators_")
+        if warm:
+            if self.n_estimators < len(self.estimators_):
+                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                                 f"{len(self.estimators_)} trees already fitted when "
+                                 "warm_start is on")
+            if len(classes) != self.n_classes_ or np.any(classes != self.classes_):
+                raise ValueError("warm_start: y has other classes than the fitted forest")
+            base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
+            fitted = list(zip(self.estimators_, self.rotations_))
+        else:
+            base_seed = int(check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max))
+            # weighted, so that a weight of 2 normalises like two copies of a sample
+            mean = np.average(X, axis=0, weights=sw)
+            scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sw))
+            scale[scale == 0.0] = 1.0           # constant features: centred, not scaled
+            fitted = []
+        Z = (X - mean) / scale
+        new = list(range(len(fitted), self.n_estimators))
+        n_jobs = effective_n_jobs(self.n_jobs)
+        progress = _Progress(len(new), self.verbose) if self.verbose else None
+        group = None if self.group_size is None else min(self.group_size, F)
+        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(_grow_rotated)(self._tree_params(), chunk, Z, y, y_enc.astype(np.int32),
+                                   sw, len(classes), base_seed, self.bootstrap, n_draws,
+                                   group, self.rotation, progress)
+            for chunk in _chunks(new, n_jobs))
+        for part in results:
+            fitted.extend(part)
+        for tree, _ in fitted:
+            tree.classes_ = classes
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        self.n_outputs_ = 1
+        self.mean_, self.scale_ = mean, scale
+        self._base_seed = base_seed
+        self._n_draws_fitted = n_draws
+        self.estimators_ = [t for t, _ in fitted]
+        self.rotations_ = [r for _, r in fitted]
+        self._stacked_rotations = sp.hstack(self.rotations_).tocsc()
+        if self.oob_score:
+            self._set_oob(Z, y)
+        return self
+
+    def _set_oob(self, Z, y):
+        n = Z.shape[0]
+        sums = np.zeros((n, self.n_classes_))
+        votes = np.zeros(n, dtype=np.int64)
+        for i, (tree, rotation) in enumerate(zip(self.estimators_, self.rotations_)):
+            counts = _tree_draws(self._base_seed, i, n, self._n_draws_fitted, True)[2]
+            out = counts == 0
+            if np.any(out):
+                P = np.ascontiguousarray(rotation.T.dot(Z[out].T).T)
+                sums[out] += tree.tree_.value[tree.tree_.apply(P), 0, :]
+                votes[out] += 1
+        seen = votes > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.oob_decision_function_ = sums / votes[:, None]
+        predicted = self.classes_.take(np.argmax(self.oob_decision_function_[seen], axis=1))
+        scorer = accuracy_score if self.oob_score is True else self.oob_score
+        self.oob_score_ = float(scorer(y[seen], predicted))
+
+    def __getstate__(self):
+        # a copy: scikit-learn may hand back the live __dict__ itself
+        state = dict(super().__getstate__())
+        state.pop("_stacked_rotations", None)     # derived from rotations_
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "rotations_" in self.__dict__:
+            self._stacked_rotations = sp.hstack(self.rotations_).tocsc()
+
+    # --------------------------------------------------------------- prediction
+    def _normalised(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True,
+                          accept_sparse=False)
+        return (X - self.mean_) / self.scale_
+
+    def _stacked(self):
+        """All rotations side by side (n_features x n_estimators * n_features, built in
+        fit), so that one sparse-dense product projects a batch of rows for every tree."""
+        return self._stacked_rotations
+
+    def _per_tree(self, X, fn):
+        """fn(tree, rotated rows) summed over trees, the rows projected in batches."""
+        Z = self._normalised(X)
+        F = Z.shape[1]
+        R = self._stacked()
+        step = max(1, _BATCH_CELLS // max(1, F * len(self.estimators_)))
+        total = None
+        for start in range(0, Z.shape[0], step):
+            P = np.asarray(R.T.dot(Z[start:start + step].T).T)   # rows x (trees * F)
+            part = None
+            for i, tree in enumerate(self.estimators_):
+                value = fn(tree, P[:, i * F:(i + 1) * F])
+                part = value if part is None else part + value
+            total = part if total is None else np.concatenate([total, part])
+        return total
+
+    def predict_proba(self, X):
+        """Mean of the trees' class probabilities on the rotated rows."""
+        total = self._per_tree(
+            X, lambda tree, P: tree.tree_.value[tree.tree_.apply(P), 0, :])
+        return total / len(self.estimators_)
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1), axis=0)
+
+    def apply(self, X):
+        """Leaf of every sample in every tree, shape (n_samples, n_estimators)."""
+        Z = self._normalised(X)
+        return np.column_stack([
+            tree.tree_.apply(np.ascontiguousarray(r.T.dot(Z.T).T))
+            for tree, r in zip(self.estimators_, self.rotations_)])
+
+    def decision_path(self, X):
+        """Sparse indicator of the nodes visited in all trees, and ``n_nodes_ptr``."""
+        Z = self._normalised(X)
+        paths = [tree.tree_.decision_path(np.ascontiguousarray(r.T.dot(Z.T).T))
+                 for tree, r in zip(self.estimators_, self.rotations_)]
+        ptr = np.cumsum([0] + [p.shape[1] for p in paths])
+        return sp.hstack(paths).tocsr(), ptr
+
+    @property
+    def feature_importances_(self):
+        """Impurity-decrease importances mapped back to the original features: an axis'
+        importance is shared among features by the squares of its loadings."""
+        check_is_fitted(self)
+        total = np.zeros(self.n_features_in_)
+        for tree, rotation in zip(self.estimators_, self.rotations_):
+            if tree.tree_.node_count > 1:
+                total += rotation.multiply(rotation).dot(
+                    tree.tree_.compute_feature_importances())
+        s = total.sum()
+        return total / s if s > 0 else total

@@ -1,0 +1,123 @@
+"""RotationForestClassifier: rotations, prediction through them, determinism, junk features."""
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.model_selection import cross_val_score
+
+from rotforest import RandomForestClassifier, RotationForestClassifier
+from rotforest.rotation import draw_rotation
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_classification(n_samples=900, n_features=8, n_informative=5,
+                               n_classes=3, random_state=0)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "pca"])
+@pytest.mark.parametrize("group_size", [1, 3, 4, None])
+def test_rotations_are_orthonormal_and_block_diagonal(data, kind, group_size):
+    X, y = data
+    rng = np.random.default_rng(0)
+    Z = (X - X.mean(0)) / X.std(0)
+    R = draw_rotation(rng, 8, group_size, kind, Z, y).toarray()
+    np.testing.assert_allclose(R.T @ R, np.eye(8), atol=1e-10)
+    np.testing.assert_allclose(R @ R.T, np.eye(8), atol=1e-10)
+    size = 8 if group_size is None else group_size
+    # every feature shares its axes with at most group_size - 1 others
+    assert max(np.count_nonzero(np.abs(R) > 0, axis=1)) <= size
+    if group_size == 1:
+        np.testing.assert_allclose(np.abs(R).sum(axis=1), 1.0)
+
+
+def test_forest_predicts_through_stored_rotations(data):
+    X, y = data
+    forest = RotationForestClassifier(n_estimators=7, random_state=0).fit(X, y)
+    Z = (X - X.mean(0)) / X.std(0)
+    np.testing.assert_allclose(forest.mean_, X.mean(0))
+    np.testing.assert_allclose(forest.scale_, X.std(0))
+    per_tree = [t.predict_proba(Z @ r.toarray())
+                for t, r in zip(forest.estimators_, forest.rotations_)]
+    np.testing.assert_allclose(forest.predict_proba(X), np.mean(per_tree, axis=0),
+                               atol=1e-12)
+    leaves = forest.apply(X)
+    assert leaves.shape == (len(y), 7)
+    np.testing.assert_array_equal(leaves[:, 2], forest.estimators_[2].apply(
+        Z @ forest.rotations_[2].toarray()))
+    path, ptr = forest.decision_path(X)
+    assert path.shape == (len(y), ptr[-1])
+    imp = forest.feature_importances_
+    assert imp.shape == (8,) and imp.sum() == pytest.approx(1.0) and np.all(imp >= 0)
+    again = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(again.predict_proba(X), forest.predict_proba(X))
+
+
+def test_prediction_in_small_batches_equals_one_batch(data, monkeypatch):
+    X, y = data
+    forest = RotationForestClassifier(n_estimators=5, random_state=1).fit(X, y)
+    whole = forest.predict_proba(X)
+    monkeypatch.setattr("rotforest.rotation._BATCH_CELLS", 100)
+    np.testing.assert_array_equal(forest.predict_proba(X), whole)
+
+
+def test_same_forest_whatever_n_jobs(data):
+    X, y = data
+    probas = [RotationForestClassifier(n_estimators=6, rotation=kind, n_jobs=j,
+                                       random_state=3).fit(X, y).predict_proba(X)
+              for kind in ("gaussian", "pca") for j in (1, 2, 8)]
+    for i in (1, 2):
+        np.testing.assert_array_equal(probas[0], probas[i])
+        np.testing.assert_array_equal(probas[3], probas[3 + i])
+
+
+def test_warm_start_and_oob(data):
+    X, y = data
+    once = RotationForestClassifier(n_estimators=8, bootstrap=True, oob_score=True,
+                                    random_state=2).fit(X, y)
+    warm = RotationForestClassifier(n_estimators=3, bootstrap=True, warm_start=True,
+                                    random_state=2).fit(X, y)
+    warm.set_params(n_estimators=8, oob_score=True).fit(X, y)
+    np.testing.assert_array_equal(warm.predict_proba(X), once.predict_proba(X))
+    assert warm.oob_score_ == once.oob_score_
+    assert 0.6 < once.oob_score_ <= 1.0
+
+
+def test_constant_features_are_harmless():
+    X, y = make_classification(n_samples=300, n_features=5, random_state=0)
+    X = np.hstack([X, np.full((300, 2), 7.0)])
+    forest = RotationForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(forest.predict_proba(X)))
+    np.testing.assert_array_equal(forest.scale_[-2:], 1.0)
+    assert forest.score(X, y) > 0.9
+
+
+def test_junk_features_default_not_worse_than_random_forest():
+    """5 informative features among 45 of noise: a dense rotation mixes the noise into
+    every axis and loses; the default grouped rotation must not lose to our random forest."""
+    X, y = make_classification(n_samples=1500, n_features=5, n_informative=5,
+                               n_redundant=0, random_state=1)
+    X = np.hstack([X, np.random.default_rng(0).normal(size=(1500, 45))])
+    rot = cross_val_score(RotationForestClassifier(n_estimators=50, random_state=0,
+                                                   n_jobs=2), X, y, cv=3).mean()
+    rf = cross_val_score(RandomForestClassifier(n_estimators=50, random_state=0, n_jobs=2),
+                         X, y, cv=3).mean()
+    dense = cross_val_score(RotationForestClassifier(n_estimators=50, group_size=None,
+                                                     random_state=0, n_jobs=2),
+                            X, y, cv=3).mean()
+    assert rot >= rf - 0.005
+    assert dense < rot - 0.03
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(rotation="random"), ValueError, "rotation"),
+    (dict(group_size=0), ValueError, "group_size"),
+    (dict(oob_score=True), ValueError, "bootstrap"),
+    (dict(class_weight="balanced_subsample"), ValueError, "class_weight"),
+    (dict(n_estimators=0), ValueError, "n_estimators"),
+])
+def test_bad_parameters(data, params, error, match):
+    X, y = data
+    with pytest.raises(error, match=match):
+        RotationForestClassifier(**{"n_estimators": 2, **params}).fit(X, y)
