@@ -117,9 +117,10 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     n_estimators : int, default=100
-    rotation : {"gaussian", "pca"}, default="gaussian"
-        "gaussian": independent standard normal axes, orthogonalised (QR). "pca": the
-        principal axes of each group over a random class subset and 75% of its rows.
+    rotation : {"pca", "gaussian"}, default="pca"
+        "pca": the principal axes of each group over a random class subset and 75% of
+        its rows (chosen by measurement: more accurate on the shared data sets).
+        "gaussian": independent standard normal axes, orthogonalised (QR).
     group_size : int or None, default=3
         Features per rotated group; None rotates all features together.
     bootstrap : bool, default=False
@@ -156,7 +157,7 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     [0, 0, 0]
     """
 
-    def __init__(self, n_estimators=100, *, rotation="gaussian", group_size=3,
+    def __init__(self, n_estimators=100, *, rotation="pca", group_size=3,
                  bootstrap=False, max_samples=None, max_features=None, criterion="gini",
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,

@@ -30,8 +30,9 @@ def _expected_failed_checks(estimator):
         RandomForestClassifier(n_estimators=5, n_jobs=2, oob_score=True, max_samples=0.8,
                                random_state=0),
         RotationForestClassifier(n_estimators=5, random_state=0),
-        RotationForestClassifier(n_estimators=5, rotation="pca", bootstrap=True,
+        RotationForestClassifier(n_estimators=5, rotation="gaussian", bootstrap=True,
                                  oob_score=True, n_jobs=2, random_state=0),
+        RotationForestClassifier(n_estimators=5, rotation="gaussian", random_state=0),
     ],
     expected_failed_checks=_expected_failed_checks,
 )
