@@ -103,6 +103,34 @@ def _presort_in_threads(X, n_threads):
     return out
 
 
+def check_ensemble_params(est):
+    """Checks common to rotforest's forests (n_estimators, verbose, bootstrap, oob_score,
+    max_samples, n_jobs)."""
+    check_int("n_estimators", est.n_estimators, 1)
+    check_int("verbose", est.verbose, 0)
+    if not isinstance(est.bootstrap, (bool, np.bool_)):
+        raise TypeError(f"bootstrap must be a bool; got {est.bootstrap!r}")
+    if not (isinstance(est.oob_score, (bool, np.bool_)) or callable(est.oob_score)):
+        raise TypeError(f"oob_score must be a bool or a callable; got {est.oob_score!r}")
+    if est.oob_score and not est.bootstrap:
+        raise ValueError("oob_score needs bootstrap=True: without it no sample is out of bag")
+    if est.max_samples is not None and not est.bootstrap:
+        raise ValueError("max_samples needs bootstrap=True")
+    if est.n_jobs is not None and not isinstance(est.n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be an int or None; got {est.n_jobs!r}")
+    if est.n_jobs == 0:
+        raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
+
+
+def check_warm_start(est, classes):
+    """With warm_start and fitted trees: the forest may only grow, on the same classes."""
+    if est.n_estimators < len(est.estimators_):
+        raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
+                         f"{len(est.estimators_)} trees already fitted when warm_start is on")
+    if len(classes) != est.n_classes_ or np.any(classes != est.classes_):
+        raise ValueError("warm_start: y has other classes than the fitted forest")
+
+
 def _chunks(items, n_parts):
     """Deal items to n_parts contiguous chunks of nearly equal size."""
     n_parts = max(1, min(n_parts, len(items)))
@@ -246,19 +274,7 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         return {name: getattr(self, name) for name in _TREE_PARAMS}
 
     def _check_params(self):
-        check_int("n_estimators", self.n_estimators, 1)
-        check_int("verbose", self.verbose, 0)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be a bool; got {self.bootstrap!r}")
-        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
-            raise TypeError(f"oob_score must be a bool or a callable; got {self.oob_score!r}")
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score needs bootstrap=True: without it no sample is "
-                             "out of bag")
-        if self.n_jobs is not None and not isinstance(self.n_jobs, numbers.Integral):
-            raise TypeError(f"n_jobs must be an int or None; got {self.n_jobs!r}")
-        if self.n_jobs == 0:
-            raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
+        check_ensemble_params(self)
         cw = self.class_weight
         if cw is not None and not isinstance(cw, dict) and cw not in ("balanced",
                                                                       "balanced_subsample"):
@@ -269,8 +285,6 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         if self.oob_pruning and not self.bootstrap:
             raise ValueError("oob_pruning needs bootstrap=True: without it no sample is "
                              "out of bag")
-        if self.max_samples is not None and not self.bootstrap:
-            raise ValueError("max_samples needs bootstrap=True")
         check_tree_params(DecisionTreeClassifier(**self._tree_params()))
 
     def _n_draws(self, n_samples):
@@ -305,12 +319,7 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
 
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm:
-            if self.n_estimators < len(self.estimators_):
-                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                                 f"{len(self.estimators_)} trees already fitted when "
-                                 "warm_start is on")
-            if len(classes) != self.n_classes_ or np.any(classes != self.classes_):
-                raise ValueError("warm_start: y has other classes than the fitted forest")
+            check_warm_start(self, classes)
             trees = list(self.estimators_)
             base_seed = self._base_seed
         else:

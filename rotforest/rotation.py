@@ -1,6 +1,4 @@
 """RotationForestClassifier: presorted trees grown on randomly rotated, normalised features."""
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -13,7 +11,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
 from rotforest._validation import check_int, check_option, check_tree_params
-from rotforest.forest import _chunks, _Progress, _tree_rng
+from rotforest.forest import (
+    _chunks,
+    _Progress,
+    _tree_rng,
+    check_ensemble_params,
+    check_warm_start,
+)
 from rotforest.tree import DecisionTreeClassifier, _AtomicFit, _check_sample_weight
 
 __all__ = ["RotationForestClassifier"]
@@ -189,23 +193,9 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         return self._atomic(self._fit, X, y, sample_weight)
 
     def _check_params(self):
-        check_int("n_estimators", self.n_estimators, 1)
-        check_int("verbose", self.verbose, 0)
+        check_ensemble_params(self)
         check_option("rotation", self.rotation, ("gaussian", "pca"))
         check_int("group_size", self.group_size, 1, allow_none=True)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be a bool; got {self.bootstrap!r}")
-        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
-            raise TypeError(f"oob_score must be a bool or a callable; got {self.oob_score!r}")
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score needs bootstrap=True: without it no sample is "
-                             "out of bag")
-        if self.max_samples is not None and not self.bootstrap:
-            raise ValueError("max_samples needs bootstrap=True")
-        if self.n_jobs is not None and not isinstance(self.n_jobs, numbers.Integral):
-            raise TypeError(f"n_jobs must be an int or None; got {self.n_jobs!r}")
-        if self.n_jobs == 0:
-            raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
         cw = self.class_weight
         if cw is not None and not isinstance(cw, dict) and cw != "balanced":
             raise ValueError(f"class_weight must be a dict, 'balanced' or None; got {cw!r}")
@@ -231,12 +221,7 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
 
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm:
-            if self.n_estimators < len(self.estimators_):
-                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                                 f"{len(self.estimators_)} trees already fitted when "
-                                 "warm_start is on")
-            if len(classes) != self.n_classes_ or np.any(classes != self.classes_):
-                raise ValueError("warm_start: y has other classes than the fitted forest")
+            check_warm_start(self, classes)
             base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
             fitted = list(zip(self.estimators_, self.rotations_))
         else:
