@@ -306,15 +306,14 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         F = Z.shape[1]
         R = self._stacked()
         step = max(1, _BATCH_CELLS // max(1, F * len(self.estimators_)))
-        total = None
+        parts = []
         for start in range(0, Z.shape[0], step):
             P = np.asarray(R.T.dot(Z[start:start + step].T).T)   # rows x (trees * F)
-            part = None
-            for i, tree in enumerate(self.estimators_):
-                value = fn(tree, P[:, i * F:(i + 1) * F])
-                part = value if part is None else part + value
-            total = part if total is None else np.concatenate([total, part])
-        return total
+            part = fn(self.estimators_[0], P[:, :F])
+            for i, tree in enumerate(self.estimators_[1:], 1):
+                part += fn(tree, P[:, i * F:(i + 1) * F])
+            parts.append(part)
+        return np.concatenate(parts)
 
     def predict_proba(self, X):
         """Mean of the trees' class probabilities on the rotated rows."""
