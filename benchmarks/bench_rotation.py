@@ -34,7 +34,7 @@ from rotforest import RandomForestClassifier, RotationForestClassifier
 def models(n_estimators, n_jobs):
     out = {
         "rotforest rotation (gaussian)": lambda: RotationForestClassifier(
-            n_estimators, n_jobs=n_jobs, random_state=0),
+            n_estimators, rotation="gaussian", n_jobs=n_jobs, random_state=0),
         "rotforest rotation (pca)": lambda: RotationForestClassifier(
             n_estimators, rotation="pca", n_jobs=n_jobs, random_state=0),
         "rotforest random forest": lambda: RandomForestClassifier(
