@@ -12,13 +12,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
 from rotforest._validation import check_int, check_real, check_tree_params
 from rotforest.pruning import prune_reduced_error
-from rotforest.tree import DecisionTreeClassifier, _AtomicFit, _check_sample_weight
+from rotforest.tree import DecisionTreeClassifier, _AtomicFit, training_data
 
 __all__ = ["RandomForestClassifier"]
 
@@ -129,6 +128,20 @@ def check_warm_start(est, classes):
                          f"{len(est.estimators_)} trees already fitted when warm_start is on")
     if len(classes) != est.n_classes_ or np.any(classes != est.classes_):
         raise ValueError("warm_start: y has other classes than the fitted forest")
+
+
+def resolve_max_samples(max_samples, n_samples):
+    """Bootstrap sample size: n_samples for None, an int as it is, a float as a fraction."""
+    if max_samples is None:
+        return n_samples
+    if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
+        check_int("max_samples", max_samples, 1)
+        if max_samples > n_samples:
+            raise ValueError(f"max_samples ({max_samples}) must be at most n_samples "
+                             f"({n_samples})")
+        return int(max_samples)
+    frac = check_real("max_samples", max_samples, 0.0, 1.0, low_open=True)
+    return max(1, round(n_samples * frac))
 
 
 def _chunks(items, n_parts):
@@ -287,35 +300,12 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
                              "out of bag")
         check_tree_params(DecisionTreeClassifier(**self._tree_params()))
 
-    def _n_draws(self, n_samples):
-        m = self.max_samples
-        if m is None:
-            return n_samples
-        if isinstance(m, numbers.Integral) and not isinstance(m, bool):
-            check_int("max_samples", m, 1)
-            if m > n_samples:
-                raise ValueError(f"max_samples ({m}) must be at most n_samples ({n_samples})")
-            return int(m)
-        frac = check_real("max_samples", m, 0.0, 1.0, low_open=True)
-        return max(1, round(n_samples * frac))
-
     def _fit(self, X, y, sample_weight):
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
-                             accept_sparse=False)
-        if not X.flags.f_contiguous:
-            X = _builder.to_fortran(X)
-        check_classification_targets(y)
-        n, F = X.shape
-        if n > _builder.MAX_SAMPLES:
-            raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
-        classes, y_enc = np.unique(y, return_inverse=True)
-        sw = _check_sample_weight(sample_weight, n)
-        if isinstance(self.class_weight, dict) or self.class_weight == "balanced":
-            sw = sw * compute_sample_weight(self.class_weight, y)
-        if not sw.sum() > 0:
-            raise ValueError("the sample weights sum to zero: nothing to learn from")
-        n_draws = self._n_draws(n)
+        whole = None if self.class_weight == "balanced_subsample" else self.class_weight
+        X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole)
+        n = X.shape[0]
+        n_draws = resolve_max_samples(self.max_samples, n)
 
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm:

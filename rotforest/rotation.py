@@ -5,8 +5,6 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
@@ -17,8 +15,9 @@ from rotforest.forest import (
     _tree_rng,
     check_ensemble_params,
     check_warm_start,
+    resolve_max_samples,
 )
-from rotforest.tree import DecisionTreeClassifier, _AtomicFit, _check_sample_weight
+from rotforest.tree import DecisionTreeClassifier, _AtomicFit, training_data
 
 __all__ = ["RotationForestClassifier"]
 
@@ -205,19 +204,11 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         return {name: getattr(self, name) for name in _TREE_PARAMS}
 
     def _fit(self, X, y, sample_weight):
-        from rotforest.forest import RandomForestClassifier
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
-                             accept_sparse=False)
-        check_classification_targets(y)
+        X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
+                                                 self.class_weight, fortran=False)
         n, F = X.shape
-        classes, y_enc = np.unique(y, return_inverse=True)
-        sw = _check_sample_weight(sample_weight, n)
-        if self.class_weight is not None:
-            sw = sw * compute_sample_weight(self.class_weight, y)
-        if not sw.sum() > 0:
-            raise ValueError("the sample weights sum to zero: nothing to learn from")
-        n_draws = RandomForestClassifier(max_samples=self.max_samples)._n_draws(n)
+        n_draws = resolve_max_samples(self.max_samples, n)
 
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm:

@@ -46,6 +46,31 @@ def _check_sample_weight(sample_weight, n_samples):
     return sw
 
 
+def training_data(est, X, y, sample_weight, class_weight=None, fortran=True):
+    """The checks and conversions every estimator's fit starts with.
+
+    Returns X (float64, column-major when ``fortran``), y, the sorted classes, y as class
+    codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
+    or "balanced"; None for none)."""
+    X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite=True,
+                         accept_sparse=False)
+    if fortran and not X.flags.f_contiguous:
+        X = _builder.to_fortran(X)
+    check_classification_targets(y)
+    if X.shape[0] > _builder.MAX_SAMPLES:
+        raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
+    classes, y_enc = np.unique(y, return_inverse=True)
+    sw = _check_sample_weight(sample_weight, X.shape[0])
+    if class_weight is not None:
+        if not (isinstance(class_weight, dict) or class_weight == "balanced"):
+            raise ValueError("class_weight must be a dict, 'balanced' or None; got "
+                             f"{class_weight!r}")
+        sw = sw * compute_sample_weight(class_weight, y)
+    if not sw.sum() > 0:
+        raise ValueError("the sample weights sum to zero: nothing to learn from")
+    return X, y, classes, y_enc, sw
+
+
 class _AtomicFit:
     """``fit`` either completes or leaves the estimator exactly as it was."""
 
@@ -182,15 +207,8 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         limits = check_tree_params(self)   # cheap checks first, before touching the data
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
-                             accept_sparse=False)
-        if not X.flags.f_contiguous:
-            X = _builder.to_fortran(X)
-        check_classification_targets(y)
-        if X.shape[0] > _builder.MAX_SAMPLES:
-            raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
-        classes, y_enc = np.unique(y, return_inverse=True)
-        sw = self._sample_weight(y, sample_weight)
+        X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
+                                                 self.class_weight)
         rng = check_random_state(self.random_state)
         tune = None
         if self.validation_fraction is not None:
@@ -215,17 +233,6 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             self.tree_ = prune_reduced_error(self.tree_, np.ascontiguousarray(X_tune),
                                              y_tune, w_tune)
         return self
-
-    def _sample_weight(self, y, sample_weight):
-        sw = _check_sample_weight(sample_weight, y.shape[0])
-        if self.class_weight is not None:
-            if not (isinstance(self.class_weight, dict) or self.class_weight == "balanced"):
-                raise ValueError("class_weight must be a dict, 'balanced' or None; got "
-                                 f"{self.class_weight!r}")
-            sw = sw * compute_sample_weight(self.class_weight, y)
-        if not sw.sum() > 0:
-            raise ValueError("the sample weights sum to zero: nothing to learn from")
-        return sw
 
     def _builder_settings(self, n_samples, n_features, sw, max_depth, max_leaf_nodes):
         """Every parameter resolved to the plain numbers the builder takes (max_depth and
