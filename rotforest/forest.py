@@ -326,9 +326,12 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
         keys.setflags(write=False)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
+        # the same array objects for every chunk: a distributed joblib backend (dask)
+        # ships each argument once per fit, recognising it by identity
+        codes = y_enc.astype(np.int32)
         results = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_grow_trees)(
-                self._tree_params(), chunk, X, keys, y, y_enc.astype(np.int32), sw,
+                self._tree_params(), chunk, X, keys, y, codes, sw,
                 len(classes), base_seed, n_draws, self.bootstrap,
                 self.class_weight == "balanced_subsample", bool(self.oob_pruning), progress)
             for chunk in _chunks(new, n_jobs))

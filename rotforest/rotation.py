@@ -228,8 +228,9 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         n_jobs = effective_n_jobs(self.n_jobs)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         group = None if self.group_size is None else min(self.group_size, F)
+        codes = y_enc.astype(np.int32)    # one object for all chunks: shipped once (dask)
         results = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_grow_rotated)(self._tree_params(), chunk, Z, y, y_enc.astype(np.int32),
+            delayed(_grow_rotated)(self._tree_params(), chunk, Z, y, codes,
                                    sw, len(classes), base_seed, self.bootstrap, n_draws,
                                    group, self.rotation, progress)
             for chunk in _chunks(new, n_jobs))
