@@ -1,7 +1,10 @@
 """Drop-in use in scikit-learn's tooling, every estimator compared with a scikit-learn
 reference: Pipeline with a ColumnTransformer on a pandas DataFrame, feature-name checks,
 GridSearchCV with nested parallelism, cross_val_score on the same folds, clone and
-parameters, and sample_weight routed through a Pipeline by metadata routing."""
+parameters, sample_weight routed through a Pipeline by metadata routing, and the size of
+pickles."""
+import copy
+import pickle
 import re
 import warnings
 
@@ -245,8 +248,7 @@ def test_clone_get_params_set_params(frame, name):
 
 # ------------------------------------------------------------- metadata routing
 def _tree_arrays(est):
-    trees = [est] if isinstance(est, DecisionTreeClassifier) else est.estimators_
-    return [(t.tree_.nodes.copy(), t.tree_.value.copy()) for t in trees]
+    return [(t.tree_.nodes.copy(), t.tree_.value.copy()) for t in _trees(est)]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -279,3 +281,29 @@ def test_sample_weight_routed_through_pipeline(frame, name):
     manual = [ours(name).fit(Xt.iloc[tr], y[tr], sample_weight=w[tr])
               .score(Xt.iloc[te], y[te], sample_weight=w[te]) for tr, te in cv.split(Xt, y)]
     np.testing.assert_array_equal(scores, manual)
+
+
+# ------------------------------------------------------------- pickled size
+@pytest.mark.parametrize("name", NAMES)
+def test_pickles_are_smaller_than_scikit_learns(name):
+    """Nodes are pickled field by field at their narrowest exact width (41 bytes instead
+    of scikit-learn's 64) and load back as the very same trees."""
+    X, y = make_classification(n_samples=3000, n_features=10, n_informative=5,
+                               random_state=5)
+    a, b = ours(name).fit(X, y), reference(name).fit(X, y)
+    nodes_a = sum(t.tree_.node_count for t in _trees(a))
+    nodes_b = sum(t.tree_.node_count for t in _trees(b))
+    size_a = len(pickle.dumps(a, protocol=5))
+    size_b = len(pickle.dumps(b, protocol=5))
+    assert size_a / nodes_a < 0.8 * size_b / nodes_b
+    back = pickle.loads(pickle.dumps(a, protocol=5))
+    for (n1, v1), (n2, v2) in zip(_tree_arrays(back), _tree_arrays(a)):
+        assert n1.dtype == n2.dtype
+        np.testing.assert_array_equal(n1, n2)
+        np.testing.assert_array_equal(v1, v2)
+    np.testing.assert_array_equal(back.predict_proba(X), a.predict_proba(X))
+    np.testing.assert_array_equal(copy.deepcopy(a).predict_proba(X), a.predict_proba(X))
+
+
+def _trees(est):
+    return est.estimators_ if hasattr(est, "estimators_") else [est]
