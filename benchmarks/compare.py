@@ -219,21 +219,22 @@ def evaluate(models, datasets, n_folds, nan_mode, verbose=True):
     return acc, fit, pred
 
 
-def markdown(models, datasets, acc, fit, pred):
-    labels = [label for label, _ in models.values()]
-    names = list(datasets)
+def markdown(labels, info, acc, fit, pred):
+    """The per-data-set and summary tables; ``info`` maps each data set's name to its
+    (rows, features, classes)."""
+    names = list(info)
     mean = acc.mean(axis=2)
     ranks = np.array([rankdata(-np.round(row, 10)) for row in mean])
     lines = ["| data set | rows x features, classes | " + " | ".join(labels) + " |",
              "|---|---|" + "---:|" * len(labels)]
     for d, name in enumerate(names):
-        X, y = datasets[name]
-        best = mean[d].max()
+        rows, features, classes = info[name]
+        best = f"{mean[d].max():.3f}"
         cells = []
         for m in range(len(labels)):
             cell = f"{mean[d, m]:.3f} ± {acc[d, m].std():.3f}"
-            cells.append(f"**{cell}**" if np.isclose(mean[d, m], best) else cell)
-        lines.append(f"| {name} | {X.shape[0]} x {X.shape[1]}, {len(np.unique(y))} | "
+            cells.append(f"**{cell}**" if f"{mean[d, m]:.3f}" == best else cell)
+        lines.append(f"| {name} | {rows} x {features}, {classes} | "
                      + " | ".join(cells) + " |")
     table = "\n".join(lines)
     lines = ["| model | mean accuracy | mean spread (std over folds) | mean rank | "
@@ -246,30 +247,37 @@ def markdown(models, datasets, acc, fit, pred):
     return table, "\n".join(lines), ranks
 
 
-def plot(path, models, datasets, acc, fit, pred, ranks, title):
+def plot(path, keys, labels, names, acc, fit, pred, ranks, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
     from matplotlib.patches import Patch
 
-    labels = [label for label, _ in models.values()]
-    names = list(datasets)
     mean = acc.mean(axis=2)
     order = np.argsort(ranks.mean(axis=0), kind="stable")
     colors = plt.get_cmap("tab10")
-    fig, axes = plt.subplots(1, 3, figsize=(15, 0.42 * len(names) + 3.8),
+    fig, axes = plt.subplots(1, 3, figsize=(15, 0.3 * len(names) + 4.2),
                              gridspec_kw=dict(width_ratios=[2.2, 1, 1.2]))
+    # accuracy relative to a reference model, in points: differences between forests
+    # are a point or two, and would vanish on a 0-to-1 scale beside the single trees
+    ref = list(keys).index("sk-forest") if "sk-forest" in keys else 0
+    diff = 100 * (mean - mean[:, [ref]])
+    low = max(diff.min() - 0.3, -6.0)
+    high = max(diff.max() + 0.3, 1.0)
     ax = axes[0]
     rows = np.arange(len(names))
     width = 0.8 / len(labels)
+    ax.axvline(0, color="0.5", lw=0.8)
     for i, m in enumerate(order):
-        ax.errorbar(mean[:, m], rows + (i - (len(labels) - 1) / 2) * width,
-                    xerr=acc[:, m].std(axis=1), fmt="o", ms=4, lw=1, color=colors(m),
-                    label=labels[m])
-    ax.set_yticks(rows, names)
-    ax.invert_yaxis()
-    ax.set_xlabel("cross-validated accuracy (mean ± std over folds)")
+        at = rows + (i - (len(labels) - 1) / 2) * width
+        inside = diff[:, m] >= low
+        ax.plot(diff[inside, m], at[inside], "o", ms=4, color=colors(m), label=labels[m])
+        ax.plot(np.full((~inside).sum(), low), at[~inside], "<", ms=6, color=colors(m))
+    ax.set_xlim(low - 0.2, high)
+    ax.set_yticks(rows, names, fontsize=8 if len(names) > 12 else 10)
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.set_xlabel(f"accuracy minus {labels[ref]}'s (points; ◀ = further left)")
     ax.grid(axis="x", alpha=0.3)
     handles, names_ = ax.get_legend_handles_labels()
 
@@ -289,7 +297,7 @@ def plot(path, models, datasets, acc, fit, pred, ranks, title):
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_yticks(y, [labels[m] for m in order], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("s per fold, summed over data sets")
+    ax.set_xlabel("seconds per fold, summed over data sets")
     ax.legend([Patch(color="0.3"), Patch(color="0.3", alpha=0.45)], ["fit", "predict"],
               fontsize=8, loc="lower right")
     fig.suptitle(title, fontsize=10)
@@ -320,9 +328,46 @@ def main(argv=None):
                         "(default: detected)")
     parser.add_argument("--save-data", metavar="FOLDER",
                         help="write the data sets used as NAME.npz into FOLDER")
+    parser.add_argument("--save-results", metavar="FILE.npz",
+                        help="save the scores and times, to redraw the tables and figure")
+    parser.add_argument("--from-results", metavar="FILE.npz",
+                        help="redraw the tables and figure of a saved run (no fitting)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
 
+    if args.from_results:
+        with np.load(args.from_results, allow_pickle=False) as saved:
+            run = {k: saved[k] for k in saved.files}
+        run["header"] = [str(line) for line in run["header"]]
+        run["title"] = str(run["title"])
+    else:
+        run = run_comparison(args, parser)
+        if args.save_results:
+            np.savez(args.save_results, **run)
+    if args.from_results or args.quiet:       # otherwise printed before the progress
+        print("\n".join(run["header"]), flush=True)
+    keys, labels = [str(k) for k in run["keys"]], [str(x) for x in run["labels"]]
+    names = [str(n) for n in run["names"]]
+    info = dict(zip(names, (tuple(int(v) for v in row) for row in run["shapes"])))
+    acc, fit, pred = run["acc"], run["fit"], run["pred"]
+    per_dataset, summary, ranks = markdown(labels, info, acc, fit, pred)
+    print("\n## Accuracy per data set (mean ± std over folds; best in bold)\n")
+    print(per_dataset)
+    print("\n## Summary (fit and predict: mean seconds per fold, summed over data sets)\n")
+    print(summary)
+
+    if args.plot and args.plot.lower() != "none":
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("\n(matplotlib is not installed: no figure)")
+        else:
+            plot(args.plot, keys, labels, names, acc, fit, pred, ranks, run["title"])
+            print(f"\nfigure saved to {args.plot}")
+
+
+def run_comparison(args, parser):
+    """Load the data, run every model, and return the results with their description."""
     models = available_models(args.n_estimators, args.n_jobs)
     if args.models:
         keys = [k.strip() for k in args.models.split(",")]
@@ -341,32 +386,26 @@ def main(argv=None):
 
     machine = args.machine or machine_description()
     today = date.today().isoformat()
-    print(f"# compare: {today}; {machine}; {versions()}")
-    print(f"# data: {source}; {len(datasets)} data sets"
-          + (f", at most {args.max_rows} rows each" if args.max_rows else "")
-          + f"; stratified {args.cv}-fold CV (shuffled, random_state=0); "
-          f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}; "
-          f"missing cells: {args.nan}", flush=True)
+    header = [f"# compare: {today}; {machine}; {versions()}",
+              f"# data: {source}; {len(datasets)} data sets"
+              + (f", at most {args.max_rows} rows each" if args.max_rows else "")
+              + f"; stratified {args.cv}-fold CV (shuffled, random_state=0); "
+              f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}; "
+              f"missing cells: {args.nan}"]
+    if not args.quiet:
+        print("\n".join(header), flush=True)
     acc, fit, pred = evaluate(models, datasets, args.cv, args.nan, not args.quiet)
-    per_dataset, summary, ranks = markdown(models, datasets, acc, fit, pred)
-    print("\n## Accuracy per data set (mean ± std over folds; best in bold)\n")
-    print(per_dataset)
-    print("\n## Summary (fit and predict: mean seconds per fold, summed over data sets)\n")
-    print(summary)
-
-    if args.plot and args.plot.lower() != "none":
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            print("\n(matplotlib is not installed: no figure)")
-        else:
-            title = (f"{args.cv}-fold CV accuracy, {len(datasets)} data sets "
-                     f"({os.path.basename(os.path.normpath(args.data)) if args.data else 'built-in'}"
-                     f"{f', at most {args.max_rows} rows' if args.max_rows else ''}), "
-                     f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}\n"
-                     f"{machine}; {today}")
-            plot(args.plot, models, datasets, acc, fit, pred, ranks, title)
-            print(f"\nfigure saved to {args.plot}")
+    title = (f"{args.cv}-fold CV accuracy, {len(datasets)} data sets "
+             f"({args.data if args.data else 'built-in'}"
+             f"{f', at most {args.max_rows} rows' if args.max_rows else ''}), "
+             f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}\n"
+             f"{machine}; {today}")
+    shapes = np.array([[X.shape[0], X.shape[1], len(np.unique(y))]
+                       for X, y in datasets.values()])
+    return dict(acc=acc, fit=fit, pred=pred, keys=np.array(list(models)),
+                labels=np.array([label for label, _ in models.values()]),
+                names=np.array(list(datasets)), shapes=shapes,
+                header=np.array(header), title=np.array(title))
 
 
 if __name__ == "__main__":

@@ -101,32 +101,23 @@ def main(argv=None):
     parser.add_argument("--plot", default="scaling.png",
                         help="figure path (needs matplotlib; 'none' to skip)")
     parser.add_argument("--machine", help="machine description (default: detected)")
+    parser.add_argument("--save-results", metavar="FILE.npz",
+                        help="save the times, to redraw the table and figure later")
+    parser.add_argument("--from-results", metavar="FILE.npz",
+                        help="redraw the table and figure of a saved run (no fitting)")
     args = parser.parse_args(argv)
 
-    ns = sizes_up_to(args.max_n)
-    make = models(args.n_estimators, args.n_jobs)
-    names = list(make)
-    machine = args.machine or machine_description()
-    today = date.today().isoformat()
-    print(f"# scaling: {today}; {machine}; {versions()}")
-    print(f"# make_classification, 20 features; forests of {args.n_estimators} trees, "
-          f"n_jobs={args.n_jobs}; one fit per cell", flush=True)
-    X, y = make_classification(n_samples=ns[-1], n_features=20, n_informative=10,
-                               n_redundant=4, random_state=0)
-    times = np.full((len(ns), len(names)), np.nan)
-    stopped = set()
-    for i, n in enumerate(ns):
-        Xn, yn = np.ascontiguousarray(X[:n]), y[:n]
-        for m, name in enumerate(names):
-            if name in stopped:
-                continue
-            model = make[name]()
-            t = time.perf_counter()
-            model.fit(Xn, yn)
-            times[i, m] = time.perf_counter() - t
-            print(f"  n={n:>9,}  {name:<27} {times[i, m]:8.3f} s", flush=True)
-            if times[i, m] > args.max_seconds:
-                stopped.add(name)
+    if args.from_results:
+        with np.load(args.from_results, allow_pickle=False) as saved:
+            ns, names, times = list(saved["ns"]), [str(n) for n in saved["names"]], \
+                saved["times"]
+            header, title = [str(h) for h in saved["header"]], str(saved["title"])
+        print("\n".join(header))
+    else:
+        ns, names, times, header, title = run_scaling(args)
+        if args.save_results:
+            np.savez(args.save_results, ns=np.array(ns), names=np.array(names),
+                     times=times, header=np.array(header), title=np.array(title))
     slopes = [fitted_slope(ns, times[:, m]) for m in range(len(names))]
 
     print("\n| n | " + " | ".join(names) + " |")
@@ -143,11 +134,42 @@ def main(argv=None):
         except ImportError:
             print("(matplotlib is not installed: no figure)")
         else:
-            title = (f"Fit time against rows, log-log (make_classification, 20 features; "
-                     f"forests of {args.n_estimators} trees, n_jobs={args.n_jobs})\n"
-                     f"{machine}; {today}")
             plot(args.plot, ns, names, times, slopes, title)
             print(f"figure saved to {args.plot}")
+
+
+def run_scaling(args):
+    """Fit every model at every size; return the sizes, model names, times (sizes x
+    models, NaN where not run), header lines and figure title."""
+    ns = sizes_up_to(args.max_n)
+    make = models(args.n_estimators, args.n_jobs)
+    names = list(make)
+    machine = args.machine or machine_description()
+    today = date.today().isoformat()
+    header = [f"# scaling: {today}; {machine}; {versions()}",
+              f"# make_classification, 20 features; forests of {args.n_estimators} trees, "
+              f"n_jobs={args.n_jobs}; one fit per cell"]
+    print("\n".join(header), flush=True)
+    X, y = make_classification(n_samples=ns[-1], n_features=20, n_informative=10,
+                               n_redundant=4, random_state=0)
+    times = np.full((len(ns), len(names)), np.nan)
+    stopped = set()
+    for i, n in enumerate(ns):
+        Xn, yn = np.ascontiguousarray(X[:n]), y[:n]
+        for m, name in enumerate(names):
+            if name in stopped:
+                continue
+            model = make[name]()
+            t = time.perf_counter()
+            model.fit(Xn, yn)
+            times[i, m] = time.perf_counter() - t
+            print(f"  n={n:>9,}  {name:<27} {times[i, m]:8.3f} s", flush=True)
+            if times[i, m] > args.max_seconds:
+                stopped.add(name)
+    title = (f"Fit time against rows, log-log (make_classification, 20 features; "
+             f"forests of {args.n_estimators} trees, n_jobs={args.n_jobs})\n"
+             f"{machine}; {today}")
+    return ns, names, times, header, title
 
 
 if __name__ == "__main__":

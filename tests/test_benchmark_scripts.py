@@ -52,10 +52,13 @@ def test_compare_runs_on_a_folder_and_prints_the_tables(compare, tmp_path, capsy
     X[::7, 0] = np.nan                               # missing cells are imputed
     np.savez(folder / "wine.npz", X=X, y=np.load(folder / "wine.npz")["y"])
     figure = tmp_path / "compare.png"
+    saved = tmp_path / "results.npz"
     compare.main(["--data", str(folder), "--models", "tree,sk-tree,forest",
                   "--n-estimators", "5", "--cv", "3", "--plot", str(figure),
-                  "--machine", "test machine", "--quiet"])
+                  "--machine", "test machine", "--quiet", "--save-results", str(saved)])
     out = capsys.readouterr().out
+    compare.main(["--from-results", str(saved), "--plot", "none"])
+    assert capsys.readouterr().out == out.replace(f"\nfigure saved to {figure}\n", "")
     assert "test machine" in out
     assert "| iris | 150 x 4, 3 |" in out and "| wine | 178 x 13, 3 |" in out
     assert "| model | mean accuracy |" in out
@@ -81,7 +84,11 @@ def test_scaling_sizes_and_slope():
 
 def test_scaling_runs(tmp_path, capsys):
     scaling = _load("scaling")
+    saved = tmp_path / "scaling.npz"
     scaling.main(["--max-n", "12000", "--n-estimators", "2", "--plot", "none",
-                  "--machine", "test machine"])
+                  "--machine", "test machine", "--save-results", str(saved)])
     out = capsys.readouterr().out
     assert "| 12,000 |" in out and "| **slope** |" in out
+    scaling.main(["--from-results", str(saved), "--plot", "none"])
+    again = capsys.readouterr().out
+    assert again.split("| n |", 1)[1] == out.split("| n |", 1)[1]     # same table
