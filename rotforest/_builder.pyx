@@ -32,7 +32,7 @@ import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
-from libc.math cimport log, ceil, INFINITY, isfinite
+from libc.math cimport log, ceil, INFINITY, isfinite, isnan
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
@@ -213,6 +213,7 @@ cdef double LN2 = 0.6931471805599453
 # Integer weights up to this total use a table of x*log(x) instead of calls to log().
 cdef int64_t XLOGX_TABLE_MAX = 1 << 23
 cdef uint64_t INACTIVE = 0xFFFFFFFFFFFFFFFF
+cdef uint64_t NO_NAN = 0xFFFFFFFFFFFFFFFF     # nan_rank of a feature without missing values
 
 MAX_SAMPLES = (1 << 31) - 1
 
@@ -297,6 +298,8 @@ cdef void _keys_from_order(const double* col, int64_t* order, uint64_t* out, int
     while p < n:
         v = vals[p]
         q = p + 1
+        if v != v:
+            q = n                              # argsort puts NaN last: one rank for all
         while q < n and vals[q] == v:          # -0.0 == 0.0: one value
             q += 1
         if q - p > 1:
@@ -330,7 +333,7 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
     Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
     ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
     ties broken by sample index; ``rank`` is the dense rank of the value in the column.
-    The values must not be NaN.  Each column is ordered by numpy's argsort (a vectorised
+    Missing values (NaN) come last and share one rank, the highest of their column.  Each column is ordered by numpy's argsort (a vectorised
     introsort that releases the GIL), then ties are put in index order without the GIL.
 
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
@@ -383,6 +386,9 @@ cdef struct SplitInfo:
     double impurity_right
     double weight_left
     double weight_right
+    int64_t n_missing      # samples of the node missing the split feature (at the list's end)
+    int64_t missing_left   # they go to the left child (when n_missing > 0); the stored
+                           # direction for NaN at predict time in any case
 
 cdef struct Entry:         # a node on the frontier
     int64_t start
@@ -417,6 +423,8 @@ cdef struct Builder:
     key_t* lists0
     key_t* lists1
     uint8_t* goleft
+    uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
+    bint any_missing
     int criterion
     int random_split
     int64_t max_depth
@@ -756,23 +764,198 @@ cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
     return _scan_error(B, L, s, e, tot, wtot, pos, zero)
 
 
-cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
+# ----------------------------------------------------------------------------------------
+# Missing values.  A feature's missing samples share its highest rank, so they sit at the
+# end of each of its slices: [s, e - nm) holds the present values in order, [e - nm, e) the
+# missing ones.  Candidates are scored as scikit-learn scores them, in its order, ties
+# going to the first: every cut between distinct present values with the missing samples
+# on the right, then "all present left, all missing right", then every cut with the
+# missing samples on the left.  The proxies are those of the kernels above, so features
+# with and without missing values compare in one node.
+# ----------------------------------------------------------------------------------------
+
+cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, int64_t e,
+                                   uint64_t nan_rank) noexcept nogil:
+    cdef int64_t a = s, b = e, m
+    cdef int rs = B.rshift
+    while a < b:
+        m = (a + b) >> 1
+        if (L[m] >> rs) >= nan_rank:
+            b = m
+        else:
+            a = m + 1
+    return e - a
+
+
+cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int64_t e,
+                                      int64_t nm, const double* tot, double wtot,
+                                      int64_t* pos, int64_t* ml, acc_t zero) noexcept nogil:
+    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, q, p, pos1 = -1, pos2 = -1
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask
+    cdef const double* w = B.w
+    cdef acc_t l1 = 0, wl = 0, wi, m1 = 0, mw = 0
+    cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
+    cdef double best1 = -INFINITY, best2 = -INFINITY, num, den, a1, aw, r1, rw
+    cdef key_t k
+    for q in range(enm, e):
+        k = L[q]
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+            m1 += wi & -(<int64_t> ((k >> cs) & 1))
+        else:
+            wi = w[k & im]
+            m1 += wi * <double> ((k >> cs) & 1)
+        mw += wi
+    for q in range(s, enm):
+        k = L[q]
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+            l1 += wi & -(<int64_t> ((k >> cs) & 1))
+        else:
+            wi = w[k & im]
+            l1 += wi * <double> ((k >> cs) & 1)
+        wl += wi
+        if q + 1 == enm or ((L[q + 1] ^ k) >> rs) == 0:
+            continue
+        p = q + 1
+        if p - s >= msl and e - p >= msl:                  # missing samples right
+            aw = <double> wl
+            rw = dwt - aw
+            if aw >= minw and rw >= minw:
+                a1 = <double> l1
+                r1 = dt1 - a1
+                num = a1 * a1 * rw + r1 * r1 * aw
+                den = aw * rw
+                if num > best1 * den:
+                    best1 = num / den
+                    pos1 = p
+        if p - s + nm >= msl and enm - p >= msl:           # missing samples left
+            aw = <double> (wl + mw)
+            rw = dwt - aw
+            if aw >= minw and rw >= minw:
+                a1 = <double> (l1 + m1)
+                r1 = dt1 - a1
+                num = a1 * a1 * rw + r1 * r1 * aw
+                den = aw * rw
+                if num > best2 * den:
+                    best2 = num / den
+                    pos2 = p
+    if enm - s >= msl and nm >= msl:                       # present left, missing right
+        aw = <double> wl
+        rw = dwt - aw
+        if aw >= minw and rw >= minw:
+            a1 = <double> l1
+            r1 = dt1 - a1
+            num = a1 * a1 * rw + r1 * r1 * aw
+            den = aw * rw
+            if num > best1 * den:
+                best1 = num / den
+                pos1 = enm
+    if best2 > best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return best2
+    pos[0] = pos1
+    ml[0] = 0
+    return best1
+
+
+cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, double wl,
+                                const double* tot, double wtot) noexcept nogil:
+    """Proxy of the split whose left child holds the counts cl (plus cm when given)."""
+    cdef int64_t c
+    cdef double* a = B.cr
+    cdef double* b = B.fr
+    cdef double a1, r1, wr
+    if cm != NULL:
+        for c in range(B.n_classes):
+            a[c] = cl[c] + cm[c]
+    else:
+        for c in range(B.n_classes):
+            a[c] = cl[c]
+    for c in range(B.n_classes):
+        b[c] = tot[c] - a[c]
+    wr = wtot - wl
+    if B.criterion == CRIT_GINI and B.n_classes == 2:
+        a1 = a[1]
+        r1 = tot[1] - a1
+        return (a1 * a1 * wr + r1 * r1 * wl) / (wl * wr)
+    return _proxy_counts(B, a, b, wl, wr)
+
+
+cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
                           const double* tot, double wtot, int64_t* pos,
-                          double* thr) noexcept nogil:
-    """Extremely randomised split: one uniform threshold between the node's extremes."""
+                          int64_t* ml) noexcept nogil:
+    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut)."""
+    cdef int64_t K = B.n_classes, enm = e - nm, msl = B.min_samples_leaf, q, p, c
+    cdef int64_t pos1 = -1, pos2 = -1
+    cdef int rs = B.rshift
+    cdef double* cl = B.cl
+    cdef double* cm = B.fl
+    cdef double minw = B.min_weight_leaf, wl = 0.0, wm = 0.0, wi, proxy
+    cdef double best1 = -INFINITY, best2 = -INFINITY
+    cdef key_t k
+    for c in range(K):
+        cl[c] = 0.0
+        cm[c] = 0.0
+    for q in range(enm, e):
+        wi = _wt(B, L[q])
+        cm[_cls(B, L[q])] += wi
+        wm += wi
+    for q in range(s, enm):
+        k = L[q]
+        wi = _wt(B, k)
+        cl[_cls(B, k)] += wi
+        wl += wi
+        if q + 1 == enm or ((L[q + 1] ^ k) >> rs) == 0:
+            continue
+        p = q + 1
+        if p - s >= msl and e - p >= msl and wl >= minw and wtot - wl >= minw:
+            proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
+            if proxy > best1:
+                best1 = proxy
+                pos1 = p
+        if (p - s + nm >= msl and enm - p >= msl and wl + wm >= minw
+                and wtot - wl - wm >= minw):
+            proxy = _proxy_moved(B, cl, cm, wl + wm, tot, wtot)
+            if proxy > best2:
+                best2 = proxy
+                pos2 = p
+    if enm - s >= msl and nm >= msl and wl >= minw and wtot - wl >= minw:
+        proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
+        if proxy > best1:
+            best1 = proxy
+            pos1 = enm
+    if best2 > best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return best2
+    pos[0] = pos1
+    ml[0] = 0
+    return best1
+
+
+cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
+                          int64_t nm, const double* tot, double wtot, int64_t* pos,
+                          double* thr, int64_t* ml) noexcept nogil:
+    """Extremely randomised split: one uniform threshold between the node's extremes of
+    the present values; missing samples, if any, go to a side drawn at random."""
     cdef const double* xf = B.X + f * B.n_total
     cdef uint64_t im = B.imask
-    cdef double lo_v = xf[L[s] & im], hi_v = xf[L[e - 1] & im]
+    cdef int64_t enm = e - nm
+    cdef double lo_v = xf[L[s] & im], hi_v = xf[L[enm - 1] & im]
     cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
-    cdef int64_t a, b, m, p, c
+    cdef int64_t a, b, m, p, c, n_left
     cdef double wl = 0.0, wi
     if not isfinite(t):
         t = lo_v / 2.0 + hi_v / 2.0
     if t >= hi_v:
         t = lo_v
+    ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
     # first position whose value exceeds t
     a = s
-    b = e - 1
+    b = enm
     while a < b:
         m = (a + b) >> 1
         if xf[L[m] & im] > t:
@@ -780,7 +963,8 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
         else:
             a = m + 1
     p = a
-    if p - s < B.min_samples_leaf or e - p < B.min_samples_leaf:
+    n_left = p - s + (nm if ml[0] else 0)
+    if n_left < B.min_samples_leaf or (e - s) - n_left < B.min_samples_leaf:
         return -INFINITY
     for c in range(B.n_classes):
         B.cl[c] = 0.0
@@ -788,6 +972,11 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
         wi = _wt(B, L[m])
         B.cl[_cls(B, L[m])] += wi
         wl += wi
+    if ml[0]:
+        for m in range(enm, e):
+            wi = _wt(B, L[m])
+            B.cl[_cls(B, L[m])] += wi
+            wl += wi
     if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
         return -INFINITY
     for c in range(B.n_classes):
@@ -807,6 +996,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef uint64_t* consts = B.ent_const + ei * B.n_words
     cdef key_t* base = B.lists0 if e.buf == 0 else B.lists1
     cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
+    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint subsample
     cdef const key_t* L
@@ -829,8 +1019,22 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
             continue
         visited += 1
+        nm = 0
+        ml = 0
+        if B.any_missing and B.nan_rank[f] != NO_NAN:
+            nm = _count_missing(B, L, s, end, B.nan_rank[f])
         if B.random_split:
-            proxy = _random_split(B, L, f, s, end, counts, e.weight, &pos, &thr)
+            proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml)
+        elif nm > 0:
+            if B.criterion == CRIT_GINI and K == 2:
+                if B.packed:
+                    proxy = _scan_gini_binary_missing(B, L, s, end, nm, counts, e.weight,
+                                                      &pos, &ml, <int64_t> 0)
+                else:
+                    proxy = _scan_gini_binary_missing(B, L, s, end, nm, counts, e.weight,
+                                                      &pos, &ml, <double> 0.0)
+            else:
+                proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif B.packed:
             proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:
@@ -840,11 +1044,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_f = f
             best_p = pos
             best_thr = thr
+            best_nm = nm
+            best_ml = ml
     e.has_split = 0
     if best_f < 0:
         return
     # exact class counts of both children
     L = base + best_f * B.n_active
+    enm = end - best_nm
     for c in range(K):
         cleft[c] = 0.0
         cright[c] = 0.0
@@ -854,12 +1061,24 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         wi = _wt(B, L[q])
         cleft[_cls(B, L[q])] += wi
         wl += wi
-    for q in range(best_p, end):
+    for q in range(best_p, enm):
         wi = _wt(B, L[q])
         cright[_cls(B, L[q])] += wi
         wr += wi
+    for q in range(enm, end):
+        wi = _wt(B, L[q])
+        if best_ml:
+            cleft[_cls(B, L[q])] += wi
+            wl += wi
+        else:
+            cright[_cls(B, L[q])] += wi
+            wr += wi
+    n_left = best_p - s + (best_nm if best_ml else 0)
     e.split.feature = best_f
     e.split.pos = best_p
+    e.split.n_missing = best_nm
+    # with no missing sample here, NaN at predict time follows the larger child
+    e.split.missing_left = best_ml if best_nm > 0 else (n_left > (end - s) - n_left)
     e.split.weight_left = wl
     e.split.weight_right = wr
     e.split.impurity_left = _impurity(B, cleft, wl)
@@ -871,6 +1090,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         return
     if B.random_split:
         e.split.threshold = best_thr
+    elif best_p == enm:
+        # all present values left, the missing ones right: NaN <= inf is false
+        e.split.threshold = INFINITY
     else:
         # midpoint of the two neighbours, never rounded up onto the right one
         a = B.X[best_f * B.n_total + <int64_t> (L[best_p - 1] & B.imask)]
@@ -1077,7 +1299,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     if le < 0 or re < 0:
         return -1
     cdef Entry* e = &B.ent[ei]
-    cdef int64_t s = e.start, end = e.end, p = e.split.pos, f = e.split.feature, q, g
+    cdef int64_t s = e.start, end = e.end, f = e.split.feature, q, g
+    cdef int64_t cut = e.split.pos, enm = e.end - e.split.n_missing, p
     cdef int64_t depth = e.depth, W = B.n_words, node_id = e.node_id
     cdef int buf = e.buf, rs = B.rshift
     cdef key_t* src = B.lists0 if buf == 0 else B.lists1
@@ -1092,25 +1315,33 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef uint64_t bit
     cdef bint lleaf, rleaf
     cdef SplitInfo sp = e.split
+    cdef bint moved = sp.n_missing > 0 and sp.missing_left
+    # the left child holds [s, cut) of the split feature's list, plus its missing samples
+    # [enm, end) when they go left; p is where the right child starts in every list
+    p = cut + (sp.n_missing if moved else 0)
     B.nodes[node_id].feature = f
     B.nodes[node_id].threshold = sp.threshold
+    B.nodes[node_id].missing_go_to_left = <uint8_t> sp.missing_left
     lleaf = children_final or _is_leaf(B, depth + 1, p - s, sp.weight_left, sp.impurity_left)
     rleaf = children_final or _is_leaf(B, depth + 1, end - p, sp.weight_right,
                                        sp.impurity_right)
     memcpy(lconsts, consts, W * sizeof(uint64_t))
     memcpy(rconsts, consts, W * sizeof(uint64_t))
     if not (lleaf and rleaf):
-        for q in range(s, p):
+        for q in range(s, cut):
             gl[Lf[q] & B.imask] = 1
-        for q in range(p, end):
+        for q in range(cut, end):
             gl[Lf[q] & B.imask] = 0
+        if moved:
+            for q in range(enm, end):
+                gl[Lf[q] & B.imask] = 1
         for g in range(F):
             bit = (<uint64_t> 1) << (g & 63)
             if consts[g >> 6] & bit:
                 continue
             S = src + g * n_act
             D = dst + g * n_act
-            if g == f:
+            if g == f and not moved:
                 if not lleaf:
                     memcpy(D + s, S + s, (p - s) * sizeof(key_t))
                 if not rleaf:
@@ -1196,6 +1427,7 @@ cdef void _free_builder(Builder* B) noexcept nogil:
         free(B.lists0)
     free(B.lists1)
     free(B.goleft)
+    free(B.nan_rank)
     free(B.xlogx_table)
     free(B.cl)
     free(B.cr)
@@ -1272,6 +1504,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     for f in range(F):
         if (keys[f, n - 1] >> 32) > max_rank:
             max_rank = keys[f, n - 1] >> 32
+        if (keys[f, n - 1] & IDX_MASK) >= <uint64_t> n:
+            raise ValueError("keys do not belong to X")
 
     memset(&B, 0, sizeof(Builder))
     # layout of the working keys
@@ -1329,6 +1563,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.cli = <int64_t*> malloc(K * sizeof(int64_t))
     B.cri = <int64_t*> malloc(K * sizeof(int64_t))
     B.feats = <int64_t*> malloc(F * sizeof(int64_t))
+    B.nan_rank = <uint64_t*> malloc(F * sizeof(uint64_t))
     B.ent = <Entry*> malloc(B.ent_cap * sizeof(Entry))
     B.ent_counts = <double*> malloc(B.ent_cap * 3 * K * sizeof(double))
     B.ent_const = <uint64_t*> malloc(B.ent_cap * B.n_words * sizeof(uint64_t))
@@ -1347,7 +1582,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
                 B.xlogx_table[i] = i * log(<double> i)
     if (B.lists0 == NULL or B.lists1 == NULL or B.goleft == NULL or B.cl == NULL
             or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
-            or B.cri == NULL or B.feats == NULL
+            or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL
             or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
             or B.free_list == NULL or B.order == NULL or B.nodes == NULL
             or B.values == NULL):
@@ -1355,6 +1590,14 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         raise MemoryError("not enough memory to grow the tree")
 
     with nogil:
+        # missing values sort last, with their feature's highest rank
+        for f in range(F):
+            ix = keys[f, n - 1] & IDX_MASK
+            if isnan(X[ix, f]):
+                B.nan_rank[f] = keys[f, n - 1] >> 32
+                B.any_missing = True
+            else:
+                B.nan_rank[f] = NO_NAN
         # the working lists hold the samples of this tree only, in presorted order; each
         # sample's class, weight and index are packed once, so the copy reads one array
         for i in range(n):

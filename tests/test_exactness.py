@@ -44,7 +44,8 @@ def assert_same_tree(ours, theirs, max_ties=0):
         if a_leaf:
             assert a.feature[i] == b.feature[j] == -2
             continue
-        if a.feature[i] != b.feature[j] or a.threshold[i] != b.threshold[j]:
+        if (a.feature[i] != b.feature[j] or a.threshold[i] != b.threshold[j]
+                or a.missing_go_to_left[i] != b.missing_go_to_left[j]):
             assert _decrease(a, i) == pytest.approx(_decrease(b, j), rel=1e-12)
             ties.append(i)
             continue
