@@ -137,6 +137,116 @@ cdef extern from *:
         return rf_gini_binary_avx512_impl(L, s, hi, lo, cs, rs, ws, wm, 0, dt1, dwt,
                                           l1_io, wl_io, best_io, pos);
     }
+    /* Lanes j of a block at p whose cut p + 1 + j lies in [lo, hi]. */
+    static inline uint32_t rf_cut_lanes(int64_t p, int64_t lo, int64_t hi) {
+        int64_t a = lo - p - 1, b = hi - p - 1;
+        uint32_t m = 0xFF;
+        if (b < 0 || a > 7) return 0;
+        if (a > 0) m &= 0xFFu << a;
+        if (b < 7) m &= 0xFFu >> (7 - b);
+        return m & 0xFF;
+    }
+    /* The two-class Gini scan of a feature with missing values: one pass over the present
+       values scores every cut twice, with the missing samples (m1 of class 1, weight mw)
+       on the right (cuts in [lo1, hi1]) and on the left (cuts in [lo2, hi2]), in the
+       scalar kernel's operations and order.  Integer weights read from the keys, or all
+       1 (unit: the left weight is the position). */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                                 optimize("fp-contract=off")))
+    int64_t rf_gini_binary_missing_avx512_impl(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
+            int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, const int unit,
+            double dt1, double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
+            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+        const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i wmv = _mm512_set1_epi64((long long)wm);
+        const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+        const __m128i wsv = _mm_cvtsi32_si128(ws);
+        const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
+        const __m512d vm1 = _mm512_set1_pd(m1), vmw = _mm512_set1_pd(mw);
+        int64_t l1 = *l1_io, wl = *wl_io, p;
+        double best1 = *best1_io, best2 = *best2_io, num[8], den[8];
+        for (p = s; p + 8 <= hi; p += 8) {
+            __m512i k = _mm512_loadu_si512((const void *)(L + p));
+            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
+            __mmask8 m = _mm512_test_epi64_mask(
+                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
+            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
+            __m512d dwl;
+            if (!unit) {
+                __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+                c = _mm512_mullo_epi64(c, wv);
+                __m512i wlv = rf_prefix_sum8(wv, wl);
+                wl = rf_last_lane(wlv);
+                dwl = _mm512_cvtepi64_pd(wlv);
+            } else {
+                dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            }
+            __m512i l1v = rf_prefix_sum8(c, l1);
+            l1 = rf_last_lane(l1v);
+            __mmask8 m1k = m & (__mmask8)rf_cut_lanes(p, lo1, hi1);
+            __mmask8 m2k = m & (__mmask8)rf_cut_lanes(p, lo2, hi2);
+            if (!(m1k | m2k)) continue;
+            __m512d dl1 = _mm512_cvtepi64_pd(l1v);
+            if (m1k) {
+                __m512d dwr = _mm512_sub_pd(vwt, dwl);
+                __m512d dr1 = _mm512_sub_pd(vt1, dl1);
+                __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
+                                           _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
+                __m512d vd = _mm512_mul_pd(dwl, dwr);
+                __mmask8 better = _mm512_mask_cmp_pd_mask(
+                    m1k, vn, _mm512_mul_pd(_mm512_set1_pd(best1), vd), _CMP_GT_OQ);
+                if (better) {
+                    _mm512_storeu_pd(num, vn);
+                    _mm512_storeu_pd(den, vd);
+                    for (int j = 0; j < 8; j++) {
+                        if (((better >> j) & 1) && num[j] > best1 * den[j]) {
+                            best1 = num[j] / den[j];
+                            *pos1 = p + 1 + j;
+                        }
+                    }
+                }
+            }
+            if (m2k) {
+                __m512d al1 = _mm512_add_pd(dl1, vm1), awl = _mm512_add_pd(dwl, vmw);
+                __m512d dwr = _mm512_sub_pd(vwt, awl);
+                __m512d dr1 = _mm512_sub_pd(vt1, al1);
+                __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(al1, al1), dwr),
+                                           _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), awl));
+                __m512d vd = _mm512_mul_pd(awl, dwr);
+                __mmask8 better = _mm512_mask_cmp_pd_mask(
+                    m2k, vn, _mm512_mul_pd(_mm512_set1_pd(best2), vd), _CMP_GT_OQ);
+                if (better) {
+                    _mm512_storeu_pd(num, vn);
+                    _mm512_storeu_pd(den, vd);
+                    for (int j = 0; j < 8; j++) {
+                        if (((better >> j) & 1) && num[j] > best2 * den[j]) {
+                            best2 = num[j] / den[j];
+                            *pos2 = p + 1 + j;
+                        }
+                    }
+                }
+            }
+        }
+        *l1_io = l1;
+        *wl_io = unit ? wl + (p - s) : wl;
+        *best1_io = best1;
+        *best2_io = best2;
+        return p;
+    }
+    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+    static int64_t rf_gini_binary_missing_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
+            int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
+            double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
+            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+        if (wm == 1 && *wl_io == 0)
+            return rf_gini_binary_missing_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs,
+                ws, wm, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+        return rf_gini_binary_missing_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+            wm, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+    }
     /* Stable partition of S[s:e) into D: left samples from D[s], right ones from D[p];
        mode 0 keeps both sides, 1 only the left, 2 only the right.  The side of each
        sample comes from gl[i] (gathered 4 bytes at a time, so gl has 3 bytes of padding),
@@ -177,6 +287,13 @@ cdef extern from *:
             double *best_io, int64_t *pos) {
         return s;
     }
+    static int64_t rf_gini_binary_missing_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
+            int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
+            double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
+            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+        return s;
+    }
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
     /* splitmix64: a small, fast generator with a 64-bit state. */
@@ -192,6 +309,11 @@ cdef extern from *:
                                   int cs, int rs, int ws, uint64_t wm, int unit,
                                   double dt1, double dwt, int64_t* l1_io, int64_t* wl_io,
                                   double* best_io, int64_t* pos) noexcept nogil
+    int64_t rf_gini_binary_missing_avx512(
+            const uint64_t* L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1, int64_t lo2,
+            int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1, double dwt,
+            double m1, double mw, int64_t* l1_io, int64_t* wl_io, double* best1_io,
+            int64_t* pos1, double* best2_io, int64_t* pos2) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
     void rf_partition_avx512(const uint64_t* S, uint64_t* D, int64_t s, int64_t e,
                              int64_t p, const uint8_t* gl, uint64_t imask,
@@ -333,7 +455,8 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
     Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
     ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
     ties broken by sample index; ``rank`` is the dense rank of the value in the column.
-    Missing values (NaN) come last and share one rank, the highest of their column.  Each column is ordered by numpy's argsort (a vectorised
+    Missing values (NaN) come last and share one rank, the highest of their column (a
+    column must not hold both NaN and +inf).  Each column is ordered by numpy's argsort (a vectorised
     introsort that releases the GIL), then ties are put in index order without the GIL.
 
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
@@ -357,7 +480,13 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
     cdef double[::1] vals = vals_arr
     Xa = np.asarray(X)
     for f in range(start, stop):
-        order = np.argsort(Xa[:, f]).astype(np.int64, copy=False)
+        col = Xa[:, f]
+        nan = np.isnan(col)
+        if nan.any():
+            # numpy's vectorised sort gives up on NaN; +inf (never valid data) sorts
+            # them last as fast, and the pass below still sees NaN
+            col = np.where(nan, np.inf, col)
+        order = np.argsort(col).astype(np.int64, copy=False)
         with nogil:
             _keys_from_order(&X[0, f], &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
     return out
@@ -790,16 +919,21 @@ cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, 
 cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int64_t e,
                                       int64_t nm, const double* tot, double wtot,
                                       int64_t* pos, int64_t* ml, acc_t zero) noexcept nogil:
-    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, q, p, pos1 = -1, pos2 = -1
+    # One pass over the present values [s, enm) scores each cut c twice: missing samples
+    # right (variant 1: c - s >= msl, e - c >= msl) and left (variant 2: c - s + nm >= msl,
+    # enm - c >= msl); then "present left, missing right".  Proxies as _scan_gini_binary.
+    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, c, pos1 = -1, pos2 = -1
+    cdef int64_t lo1 = s + msl, hi1 = min(enm - 1, e - msl), lo2 = s + msl - nm
+    cdef int64_t hi2 = enm - msl, hi = max(hi1, hi2), start = s, l1i = 0, wli = 0
     cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
-    cdef acc_t l1 = 0, wl = 0, wi, m1 = 0, mw = 0
+    cdef acc_t wi, m1 = 0, mw = 0, l1 = 0, wl = 0
     cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
     cdef double best1 = -INFINITY, best2 = -INFINITY, num, den, a1, aw, r1, rw
     cdef key_t k
-    for q in range(enm, e):
-        k = L[q]
+    for p in range(enm, e):
+        k = L[p]
         if acc_t is int64_t:
             wi = <int64_t> ((k >> ws) & wm)
             m1 += wi & -(<int64_t> ((k >> cs) & 1))
@@ -807,8 +941,15 @@ cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int
             wi = w[k & im]
             m1 += wi * <double> ((k >> cs) & 1)
         mw += wi
-    for q in range(s, enm):
-        k = L[q]
+    if acc_t is int64_t:
+        if B.use_avx512 and minw == 0.0 and hi > s:
+            start = rf_gini_binary_missing_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+                                                  wm, dt1, dwt, <double> m1, <double> mw,
+                                                  &l1i, &wli, &best1, &pos1, &best2, &pos2)
+            l1 = l1i
+            wl = wli
+    for p in range(start, hi):
+        k = L[p]
         if acc_t is int64_t:
             wi = <int64_t> ((k >> ws) & wm)
             l1 += wi & -(<int64_t> ((k >> cs) & 1))
@@ -816,10 +957,10 @@ cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int
             wi = w[k & im]
             l1 += wi * <double> ((k >> cs) & 1)
         wl += wi
-        if q + 1 == enm or ((L[q + 1] ^ k) >> rs) == 0:
+        if ((L[p + 1] ^ k) >> rs) == 0:
             continue
-        p = q + 1
-        if p - s >= msl and e - p >= msl:                  # missing samples right
+        c = p + 1
+        if lo1 <= c <= hi1:
             aw = <double> wl
             rw = dwt - aw
             if aw >= minw and rw >= minw:
@@ -829,24 +970,25 @@ cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int
                 den = aw * rw
                 if num > best1 * den:
                     best1 = num / den
-                    pos1 = p
-        if p - s + nm >= msl and enm - p >= msl:           # missing samples left
-            aw = <double> (wl + mw)
+                    pos1 = c
+        if lo2 <= c <= hi2:
+            aw = <double> wl + <double> mw
             rw = dwt - aw
             if aw >= minw and rw >= minw:
-                a1 = <double> (l1 + m1)
+                a1 = <double> l1 + <double> m1
                 r1 = dt1 - a1
                 num = a1 * a1 * rw + r1 * r1 * aw
                 den = aw * rw
                 if num > best2 * den:
                     best2 = num / den
-                    pos2 = p
-    if enm - s >= msl and nm >= msl:                       # present left, missing right
-        aw = <double> wl
-        rw = dwt - aw
+                    pos2 = c
+    # all present values left, the missing ones right
+    if enm - s >= msl and nm >= msl:
+        a1 = dt1 - <double> m1
+        aw = dwt - <double> mw
+        rw = <double> mw
         if aw >= minw and rw >= minw:
-            a1 = <double> l1
-            r1 = dt1 - a1
+            r1 = <double> m1
             num = a1 * a1 * rw + r1 * r1 * aw
             den = aw * rw
             if num > best1 * den:
