@@ -5,8 +5,40 @@ from rotforest._tree import Tree, cost_complexity_prune, keep_as_leaves
 
 
 def prune_cost_complexity(tree, ccp_alpha):
-    """The subtree of ``tree`` (a rotforest Tree) that minimal cost-complexity pruning
-    keeps for ``ccp_alpha``: the one of largest cost complexity not above it."""
+    """The subtree that minimal cost-complexity pruning keeps for ``ccp_alpha``.
+
+    Weakest links are collapsed, in the order of their effective alpha, as long as that
+    alpha is at most ``ccp_alpha`` (CART's pruning, as scikit-learn does it). This is what
+    a tree fitted with ``ccp_alpha`` does after growing.
+
+    Parameters
+    ----------
+    tree : rotforest._tree.Tree
+        A fitted tree's nodes (the ``tree_`` attribute of a
+        :class:`~rotforest.DecisionTreeClassifier`); it is not modified.
+    ccp_alpha : float
+        Complexity parameter, non-negative; 0 keeps the tree as it is.
+
+    Returns
+    -------
+    pruned : rotforest._tree.Tree
+        A new compact tree (nodes renumbered in pre-order), or ``tree`` itself when
+        nothing is pruned.
+
+    See Also
+    --------
+    cost_complexity_path : The alphas at which the pruned tree changes.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from rotforest import DecisionTreeClassifier
+    >>> from rotforest.pruning import prune_cost_complexity
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    >>> clf.tree_.n_leaves, prune_cost_complexity(clf.tree_, 0.01).n_leaves
+    (22, 6)
+    """
     if ccp_alpha <= 0.0 or tree.node_count == 1:
         return tree
     leaves = cost_complexity_prune(tree.nodes, ccp_alpha, False)
@@ -14,17 +46,85 @@ def prune_cost_complexity(tree, ccp_alpha):
 
 
 def cost_complexity_path(tree):
-    """Effective alphas and total leaf impurities of the weakest-link pruning sequence."""
+    """Effective alphas and total leaf impurities of the weakest-link pruning sequence.
+
+    Parameters
+    ----------
+    tree : rotforest._tree.Tree
+        A fitted tree's nodes (the ``tree_`` attribute of a
+        :class:`~rotforest.DecisionTreeClassifier`); it is not modified.
+
+    Returns
+    -------
+    ccp_alphas : ndarray of shape (n_steps,)
+        The effective alpha of each pruning step, increasing, from 0 (the whole tree) to
+        the alpha that leaves only the root.
+    impurities : ndarray of shape (n_steps,)
+        Total weighted impurity of the leaves after each step.
+
+    See Also
+    --------
+    rotforest.DecisionTreeClassifier.cost_complexity_pruning_path : Grows the tree and
+        returns this path, as scikit-learn does.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from rotforest import DecisionTreeClassifier
+    >>> from rotforest.pruning import cost_complexity_path
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> alphas, impurities = cost_complexity_path(tree)
+    >>> len(alphas), alphas.round(4)[-3:].tolist()
+    (7, [0.0297, 0.2598, 0.3333])
+    """
     return cost_complexity_prune(tree.nodes, 0.0, True)
 
 
 def prune_reduced_error(tree, X, y_codes, sample_weight):
-    """Reduced-error pruning with a tuning set (X float64, y as class codes).
+    """Reduced-error pruning of a tree with a tuning set.
 
     Bottom-up, from the outermost branches toward the root, a branch becomes a leaf when
     the leaf misclassifies no more tuning weight than the (already pruned) branch does;
     ties prune, so the tree gets simpler. Branches that no tuning sample reaches are
-    pruned too (they cannot be shown to help)."""
+    pruned too (they cannot be shown to help).
+
+    Parameters
+    ----------
+    tree : rotforest._tree.Tree
+        A fitted tree's nodes (the ``tree_`` attribute of a
+        :class:`~rotforest.DecisionTreeClassifier`); it is not modified.
+    X : ndarray of shape (n_samples, n_features), float64
+        Tuning data, C-contiguous.
+    y_codes : ndarray of shape (n_samples,), int
+        Tuning labels as class codes, the indices into the estimator's ``classes_``.
+    sample_weight : ndarray of shape (n_samples,)
+        Non-negative weights of the tuning samples.
+
+    Returns
+    -------
+    pruned : rotforest._tree.Tree
+        A new compact tree (nodes renumbered in pre-order), or ``tree`` itself when
+        nothing is pruned.
+
+    See Also
+    --------
+    rotforest.DecisionTreeClassifier.reduced_error_prune : The same on an estimator,
+        from labels as they are.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from rotforest import DecisionTreeClassifier
+    >>> from rotforest.pruning import prune_reduced_error
+    >>> X, y = make_classification(600, flip_y=0.2, random_state=0)
+    >>> clf = DecisionTreeClassifier(random_state=0).fit(X[:400], y[:400])
+    >>> codes = np.searchsorted(clf.classes_, y[400:])
+    >>> pruned = prune_reduced_error(clf.tree_, X[400:], codes, np.ones(200))
+    >>> clf.tree_.n_leaves, pruned.n_leaves
+    (52, 2)
+    """
     n_nodes, n_classes = tree.node_count, tree.value.shape[2]
     path = tree.decision_path(X).tocsc()
     onehot = np.zeros((X.shape[0], n_classes))

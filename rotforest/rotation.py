@@ -178,20 +178,24 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
     builder on the rotated data, the same axes from root to leaves. Rotating small groups
     keeps irrelevant features from being mixed into every axis.
 
+    Read more in the user guide: :doc:`/user_guide/rotation`.
+
     Parameters
     ----------
     n_estimators : int, default=100
+        Number of trees.
     rotation : {"pca", "gaussian"}, default="pca"
         "pca": the principal axes of each group over a random class subset and 75% of
         its rows (chosen by measurement: more accurate on the shared data sets).
-        "gaussian": independent standard normal axes, orthogonalised (QR).
+        "gaussian": independent standard normal axes, orthogonalised (QR), so uniformly
+        random rotations; smoother boundaries on data with very few features.
     group_size : int or None, default=3
         Features per rotated group; None rotates all features together.
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (the rotations already diversify the trees).
     max_samples : int, float or None, default=None
-        Bootstrap sample size, as in RandomForestClassifier.
-    max_features : int, float, "sqrt", "log2" or None, default=None
+        Bootstrap sample size, as in :class:`RandomForestClassifier`.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
         Rotated axes drawn at each node (None: all of them).
     missing : {"route", "impute"}, default="route"
         How missing values (NaN) enter the rotated trees. Both first set a missing cell
@@ -200,13 +204,37 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
         missing values. "impute": the axes keep the imputed values, and an indicator
         column for every feature that had missing values in training is given to the
         trees unrotated.
-    criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, ccp_alpha :
-        As in DecisionTreeClassifier, for every tree.
+    criterion : {"gini", "entropy", "log_loss", "error"}, default="gini"
+        Impurity that every tree reduces.
+    max_depth : int or None, default=None
+        Maximum depth of every tree.
+    min_samples_split : int or float, default=2
+        Minimum number of samples a node needs to be split.
+    min_samples_leaf : int or float, default=1
+        Minimum number of samples in each child of a split.
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum fraction of the total sample weight in each child of a split.
+    max_leaf_nodes : int or None, default=None
+        Grow every tree best-first up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        A node is split only if the weighted impurity decrease is at least this.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning of every tree.
     oob_score : bool or callable, default=False
-        Out-of-bag estimate; needs ``bootstrap=True``.
-    n_jobs, random_state, verbose, warm_start, class_weight :
-        As in RandomForestClassifier (class_weight: dict or "balanced").
+        Out-of-bag estimate (accuracy, or ``oob_score(y_true, y_pred)``); needs
+        ``bootstrap=True``.
+    n_jobs : int or None, default=None
+        Threads that build the trees; None means 1, -1 all cores.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the rotations, the subsamples and the trees; the same seed gives the same
+        forest whatever ``n_jobs`` is.
+    verbose : int, default=0
+        1 reports progress every tenth of the trees, 2 after every tree.
+    warm_start : bool, default=False
+        Keep the fitted trees (and the normalisation) and add new ones up to
+        ``n_estimators``.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights.
 
     Attributes
     ----------
@@ -214,12 +242,40 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
         Trees over the rotated axes.
     rotations_ : list of scipy.sparse.csr_matrix of shape (n_features, n_features)
         Tree ``i`` sees ``((X - mean_) / scale_) @ rotations_[i]``.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Normalisation, over the present values of each feature.
+    mean_ : ndarray of shape (n_features,)
+        Weighted mean of every feature over its present (non-missing) training values.
+    scale_ : ndarray of shape (n_features,)
+        Weighted standard deviation of every feature over its present values (1 for
+        constant features).
     missing_features_ : ndarray of int
-        Features that had missing values in training.
-    classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_,
-    oob_score_, oob_decision_function_
+        Features that had missing values (NaN) in training.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_classes_ : int
+        Number of classes.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during fit; only when X had string column names.
+    n_outputs_ : int
+        Always 1 (one target).
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity-decrease importances of the rotated axes, shared back among the
+        original features by the squares of their loadings.
+    oob_score_ : float
+        Out-of-bag score; only with ``oob_score``.
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Mean out-of-bag class probabilities; only with ``oob_score``.
+
+    See Also
+    --------
+    RandomForestClassifier : Bagged trees on the original axes.
+    DecisionTreeClassifier : The trees of this forest.
+
+    Notes
+    -----
+    After Rodriguez, Kuncheva and Alonso (2006), "Rotation Forest: A New Classifier
+    Ensemble Method", IEEE TPAMI 28(10).
 
     Examples
     --------
@@ -229,6 +285,10 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
     >>> forest = RotationForestClassifier(n_estimators=20, random_state=0).fit(X, y)
     >>> forest.predict(X[:3]).tolist()
     [0, 0, 0]
+    >>> forest.rotations_[0].shape, len(forest.estimators_)
+    ((4, 4), 20)
+    >>> forest.rotations_[0].nnz          # groups of 3 and 1 feature: 9 + 1 loadings
+    10
     """
 
     def __init__(self, n_estimators=100, *, rotation="pca", group_size=3,
@@ -261,7 +321,23 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
         self.class_weight = class_weight
 
     def fit(self, X, y, sample_weight=None):
-        """Normalise, rotate and grow the forest on (X, y)."""
+        """Normalise, rotate and grow the forest on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, finite numbers (converted to float64; sparse input is
+            rejected).
+        y : array-like of shape (n_samples,)
+            Class labels (strings or numbers).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights (also used by the normalisation).
+
+        Returns
+        -------
+        self : RotationForestClassifier
+            The fitted forest.
+        """
         return self._atomic(self._fit, X, y, sample_weight)
 
     def _check_params(self):
@@ -305,9 +381,10 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
         n_jobs = effective_n_jobs(self.n_jobs)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         group = None if self.group_size is None else min(self.group_size, F)
+        codes = y_enc.astype(np.int32)    # one object for all chunks: shipped once (dask)
         results = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_grow_rotated)(self._tree_params(), chunk, Z, mask, project,
-                                   y_enc.astype(np.int32), sw, len(classes), base_seed, self.bootstrap, n_draws,
+            delayed(_grow_rotated)(self._tree_params(), chunk, Z, mask, project, codes,
+                                   sw, len(classes), base_seed, self.bootstrap, n_draws,
                                    group, self.rotation, progress)
             for chunk in _chunks(new, n_jobs))
         for part in results:
@@ -396,21 +473,68 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
         return np.concatenate(parts)
 
     def predict_proba(self, X):
-        """Mean of the trees' class probabilities on the rotated rows."""
+        """Class probabilities: the mean of the trees' leaf class fractions, each tree
+        reading the rows projected onto its own axes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
         total = self._per_tree(
             X, lambda tree, P: tree.tree_.value[tree.tree_.apply(P), 0, :])
         return total / len(self.estimators_)
 
     def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            ``-inf`` where no tree gives the class any probability.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
+        """The class of highest mean probability (the first one on a tie).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted labels, taken from ``classes_``.
+        """
         proba = self.predict_proba(X)
         return self.classes_.take(np.argmax(proba, axis=1), axis=0)
 
     def apply(self, X):
-        """Leaf of every sample in every tree, shape (n_samples, n_estimators)."""
+        """Leaf index of every sample in every tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        leaves : ndarray of shape (n_samples, n_estimators)
+            Column ``i`` holds the node ids of the leaves reached in tree ``i``.
+        """
         Z, mask = self._normalised(X)
         project = self._projector()
         return np.column_stack([
@@ -418,7 +542,21 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
             for tree, r in zip(self.estimators_, self.rotations_)])
 
     def decision_path(self, X):
-        """Sparse indicator of the nodes visited in all trees, and ``n_nodes_ptr``."""
+        """The nodes that each sample visits in all trees.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, total node count)
+            Entry (i, j) is 1 when sample i passes through node j; the trees' nodes are
+            side by side.
+        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
+            Tree ``k``'s nodes are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k + 1]``.
+        """
         Z, mask = self._normalised(X)
         project = self._projector()
         paths = [tree.tree_.decision_path(np.ascontiguousarray(project(r, Z, mask)))
@@ -428,8 +566,16 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
 
     @property
     def feature_importances_(self):
-        """Impurity-decrease importances mapped back to the original features: an axis'
-        importance is shared among features by the squares of its loadings."""
+        """Impurity-decrease importances mapped back to the original features.
+
+        An axis' importance is shared among the features by the squares of its loadings
+        (each axis has unit length, so the total is preserved).
+
+        Returns
+        -------
+        importances : ndarray of shape (n_features,)
+            Non-negative, summing to 1 (all zero when every tree is a single leaf).
+        """
         check_is_fitted(self)
         total = np.zeros(self.n_features_in_)
         F = self.n_features_in_

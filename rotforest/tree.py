@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._tree import Tree
+from rotforest._tree import NODE_DTYPE, Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
     check_real,
@@ -102,6 +102,8 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
     distinct values, at a threshold that reproduces the training partition exactly
     (``x <= threshold`` goes left).  X is kept in float64 throughout.
 
+    Read more in the user guide: :doc:`/user_guide/trees`.
+
     Parameters
     ----------
     criterion : {"gini", "entropy", "log_loss", "error"}, default="gini"
@@ -116,13 +118,16 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         Minimum number of samples a node needs to be split (a float is a fraction of the
         training samples).
     min_samples_leaf : int or float, default=1
-        Minimum number of samples in each child of a split.
+        Minimum number of samples in each child of a split (a float is a fraction of the
+        training samples).
     min_weight_fraction_leaf : float, default=0.0
         Minimum fraction of the total sample weight in each child of a split.
-    max_features : int, float, "sqrt", "log2" or None, default=None
-        Number of features drawn at random at each node (None: all of them).
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Number of features drawn at random at each node (a float is a fraction of the
+        features; None: all of them).
     random_state : int, RandomState instance or None, default=None
-        Seeds the feature draws and the random splitter.
+        Seeds the feature draws, the random splitter and the hold-out of
+        ``validation_fraction``.
     max_leaf_nodes : int or None, default=None
         Grow best-first (largest impurity decrease first) up to this many leaves.
     min_impurity_decrease : float, default=0.0
@@ -141,17 +146,37 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
     n_classes_ : int
+        Number of classes.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Only when X had string column names.
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during fit; only when X had string column names.
     max_features_ : int
+        The resolved number of features drawn at each node.
     n_outputs_ : int
+        Always 1 (one target).
     tree_ : rotforest._tree.Tree
         The fitted nodes, with scikit-learn's field names (``children_left``,
-        ``threshold``, ``value`` of shape (node_count, 1, n_classes), ...).
-    feature_importances_ : ndarray of shape (n_features_in_,)
+        ``children_right``, ``feature``, ``threshold``, ``impurity``,
+        ``n_node_samples``, ``weighted_n_node_samples``, and ``value`` of shape
+        (node_count, 1, n_classes) holding class fractions), so scikit-learn's
+        ``export_text``, ``export_graphviz`` and ``plot_tree`` read it.
+    feature_importances_ : ndarray of shape (n_features,)
         Normalised total impurity decrease brought by each feature.
+
+    See Also
+    --------
+    RandomForestClassifier : Bagged trees sharing one presort.
+    RotationForestClassifier : Trees grown on random rotations of the features.
+    sklearn.tree.DecisionTreeClassifier : scikit-learn's tree, which sorts at every node.
+
+    Notes
+    -----
+    Without exact ties between features, the tree equals scikit-learn's node for node
+    (feature, threshold, impurity, value). Where two features give exactly the same
+    impurity decrease, rotforest takes the lower-indexed one.
 
     Examples
     --------
@@ -163,6 +188,10 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
     (2, 3)
     >>> round(clf.score(X, y), 3)
     0.96
+    >>> clf.predict(X[[0, 50, 100]]).tolist()
+    [0, 1, 2]
+    >>> clf.predict_proba(X[[100]]).round(3).tolist()
+    [[0.0, 0.022, 0.978]]
     """
 
     def __init__(
@@ -203,6 +232,8 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data, finite numbers (converted to float64; sparse input is
+            rejected).
         y : array-like of shape (n_samples,)
             Class labels (strings or numbers).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -211,6 +242,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         Returns
         -------
         self : DecisionTreeClassifier
+            The fitted tree.
         """
         return self._atomic(self._fit, X, y, sample_weight)
 
@@ -292,9 +324,35 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         """The pruning path of minimal cost-complexity pruning, as scikit-learn gives it.
 
         A tree is grown on (X, y) with ``ccp_alpha=0`` and pruned weakest link by weakest
-        link; returns a Bunch with ``ccp_alphas`` (the effective alpha of each step, from
-        0) and ``impurities`` (the total weighted leaf impurity after it). Choose
-        ``ccp_alpha`` among these, for instance by cross-validation.
+        link. Choose ``ccp_alpha`` among the returned alphas, for instance by
+        cross-validation. The estimator itself is not changed.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative sample weights.
+
+        Returns
+        -------
+        path : sklearn.utils.Bunch
+            ``ccp_alphas``: the effective alpha of each pruning step, increasing from 0;
+            ``impurities``: the total weighted leaf impurity after each step.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from rotforest import DecisionTreeClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X, y)
+        >>> len(path.ccp_alphas), float(path.ccp_alphas[0])
+        (14, 0.0)
+        >>> clf = DecisionTreeClassifier(ccp_alpha=path.ccp_alphas[-3], random_state=0)
+        >>> clf.fit(X, y).get_n_leaves()
+        3
         """
         est = clone(self).set_params(ccp_alpha=0.0, validation_fraction=None)
         est.fit(X, y, sample_weight=sample_weight)
@@ -306,7 +364,34 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
 
         Bottom-up, a branch is replaced by a leaf whenever the leaf misclassifies no
         more of the tuning set (by weight) than the branch does; ties prune, and so do
-        branches that no tuning sample reaches. Returns self.
+        branches that no tuning sample reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Tuning data, not used to grow the tree.
+        y : array-like of shape (n_samples,)
+            Labels of the tuning data, among the classes the tree was fitted on.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the tuning samples.
+
+        Returns
+        -------
+        self : DecisionTreeClassifier
+            The tree, pruned in place.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_classification
+        >>> from sklearn.model_selection import train_test_split
+        >>> from rotforest import DecisionTreeClassifier
+        >>> X, y = make_classification(600, flip_y=0.2, random_state=0)
+        >>> X_grow, X_tune, y_grow, y_tune = train_test_split(X, y, random_state=0)
+        >>> clf = DecisionTreeClassifier(random_state=0).fit(X_grow, y_grow)
+        >>> before = clf.get_n_leaves()
+        >>> after = clf.reduced_error_prune(X_tune, y_tune).get_n_leaves()
+        >>> before, after
+        (61, 5)
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64,
@@ -331,46 +416,159 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
                              ensure_all_finite="allow-nan", accept_sparse=False)
 
     def apply(self, X):
-        """Index of the leaf that each sample reaches, shape (n_samples,)."""
+        """Index of the leaf that each sample reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        leaves : ndarray of shape (n_samples,)
+            Node id (in ``tree_``) of each sample's leaf.
+        """
         X = self._validate_X_predict(X)
         return self.tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse indicator (n_samples, node_count) of the nodes each sample visits."""
+        """The nodes that each sample visits, from the root to its leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, node_count)
+            Entry (i, j) is 1 when sample i passes through node j.
+        """
         X = self._validate_X_predict(X)
         return self.tree_.decision_path(X)
 
     def predict_proba(self, X):
-        """Weighted class fractions of the leaf each sample reaches, (n_samples, n_classes)."""
+        """Class probabilities: the weighted class fractions of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0, :]
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (``-inf`` for a class absent from the leaf)."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            ``-inf`` for a class absent from the leaf.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Most probable class of each sample (the first one on a tie)."""
+        """Most probable class of each sample (the first one on a tie).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted labels, taken from ``classes_``.
+        """
         leaves = self.apply(X)
         leaf_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
         return self.classes_.take(leaf_class[leaves], axis=0)
 
     def get_depth(self):
-        """Depth of the tree (a single leaf has depth 0)."""
+        """Depth of the tree.
+
+        Returns
+        -------
+        depth : int
+            Length of the longest root-to-leaf path (a single leaf has depth 0).
+        """
         check_is_fitted(self)
         return self.tree_.max_depth
 
     def get_n_leaves(self):
-        """Number of leaves."""
+        """Number of leaves.
+
+        Returns
+        -------
+        n_leaves : int
+            Number of leaves of the fitted (and possibly pruned) tree.
+        """
         check_is_fitted(self)
         return self.tree_.n_leaves
 
     @property
     def feature_importances_(self):
-        """Normalised total impurity decrease brought by each feature."""
+        """Normalised total impurity decrease brought by each feature.
+
+        Returns
+        -------
+        importances : ndarray of shape (n_features,)
+            Non-negative, summing to 1 (all zero for a single-leaf tree).
+        """
         check_is_fitted(self)
         return self.tree_.compute_feature_importances()
+
+    def __getstate__(self):
+        # a copy: scikit-learn may hand back the live __dict__ itself
+        state = dict(super().__getstate__())
+        if isinstance(state.get("tree_"), Tree):
+            state["tree_"] = _PackedTree(state["tree_"])   # unpickles as a Tree
+        return state
+
+
+# Compact pickles. In memory a node keeps scikit-learn's 64-byte layout (NODE_DTYPE), which
+# the prediction and pruning kernels read; a pickle stores every field separately at the
+# narrowest width that holds it exactly (ids, features and sample counts in 32 bits, no
+# padding: 41 bytes a node instead of 64), and loading rebuilds the same node array.
+_NARROW = {"left_child": "<i4", "right_child": "<i4", "feature": "<i4",
+           "n_node_samples": "<i4"}
+
+
+def _unpacked_tree(n_features, n_classes, max_depth, fields, value):
+    nodes = np.zeros(value.shape[0], dtype=NODE_DTYPE)
+    for name, column in fields.items():
+        nodes[name] = column
+    return Tree(n_features, n_classes, nodes, value, max_depth)
+
+
+class _PackedTree:
+    """Stands for a fitted Tree in a pickle, field by field; unpickling it gives the Tree."""
+
+    def __init__(self, tree):
+        self.tree = tree
+
+    def __reduce__(self):
+        tree = self.tree
+        fits = tree.node_count < 2**31 and tree.n_features < 2**31
+        fields = {}
+        for name in NODE_DTYPE.names:
+            column = tree.nodes[name]
+            fields[name] = column.astype(_NARROW[name] if fits and name in _NARROW
+                                         else column.dtype.newbyteorder("<"))
+        return (_unpacked_tree, (tree.n_features, int(tree.n_classes[0]), tree.max_depth,
+                                 fields, tree.value))
 
 
 # scikit-learn's export_text and plot_tree accept only instances of its own tree classes

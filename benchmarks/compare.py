@@ -1,0 +1,373 @@
+"""Cross-validated comparison of rotforest's classifiers with scikit-learn's (and aeon's).
+
+Every model is scored with scikit-learn's ``cross_validate`` (the function behind
+``cross_val_score``, which also records fit and predict times) on the same stratified,
+shuffled folds of every data set. The script prints two markdown tables: accuracy per data
+set (mean and standard deviation over the folds) and a summary per model (mean accuracy,
+mean spread, mean rank, total fit and predict times). With matplotlib installed it also
+saves a figure whose title states the machine and the date.
+
+Models: rotforest's DecisionTreeClassifier, RandomForestClassifier and
+RotationForestClassifier; scikit-learn's DecisionTreeClassifier, RandomForestClassifier
+and ExtraTreesClassifier; aeon's RotationForestClassifier when aeon is installed. Forests
+have ``--n-estimators`` trees (100) and use ``--n-jobs`` threads (2); everything else is
+left at each library's defaults, with ``random_state=0``.
+
+Data: without ``--data``, the data sets that scikit-learn ships (iris, wine, breast
+cancer, digits) and four synthetic ones generated on the spot (no download). With
+``--data FOLDER``, every ``NAME.npz`` in it, each holding ``X`` (float64, NaN for missing
+cells) and ``y`` (integer labels), the format of the project's shared data sets;
+``--save-data FOLDER`` writes the default data sets in that format. ``--max-rows`` samples
+large data sets. Cells that are missing are median-imputed inside each training fold, for
+every model alike (``--nan native`` passes them through instead).
+
+    python benchmarks/compare.py                          # the README's table
+    python benchmarks/compare.py --data ../shared/datasets --max-rows 5000 --cv 3
+"""
+import argparse
+import glob
+import os
+import platform
+import time
+from datetime import date
+
+import numpy as np
+import sklearn
+from scipy.stats import rankdata
+from sklearn.datasets import (load_breast_cancer, load_digits, load_iris, load_wine,
+                              make_classification, make_moons)
+from sklearn.ensemble import ExtraTreesClassifier
+from sklearn.ensemble import RandomForestClassifier as SkForest
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import StratifiedKFold, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.tree import DecisionTreeClassifier as SkTree
+
+import rotforest
+from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
+
+# ----------------------------------------------------------------------------- models
+
+
+def available_models(n_estimators, n_jobs):
+    """Short key -> (label, factory) of every model that can run here, in table order."""
+    models = {
+        "tree": ("rotforest tree", lambda: DecisionTreeClassifier(random_state=0)),
+        "sk-tree": ("sklearn tree", lambda: SkTree(random_state=0)),
+        "forest": ("rotforest random forest", lambda: RandomForestClassifier(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+        "sk-forest": ("sklearn random forest", lambda: SkForest(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+        "sk-extra": ("sklearn extra trees", lambda: ExtraTreesClassifier(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+        "rotation": ("rotforest rotation forest", lambda: RotationForestClassifier(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+    }
+    try:
+        from aeon.classification.sklearn import RotationForestClassifier as AeonRotation
+    except ImportError:
+        pass
+    else:
+        models["aeon"] = ("aeon rotation forest", lambda: AeonRotation(
+            n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
+    return models
+
+
+# ------------------------------------------------------------------------------- data
+
+
+def circles_sine_line(n_samples=2000, noise=0.1, random_state=0):
+    """The 2-D test function of the documentation's decision-surface example.
+
+    Points are uniform on [0, 1]^2. Class 1: inside either of two circles, or below a
+    sine wave on the left half, or above a diagonal line on the right half; class 0
+    elsewhere. Then a fraction ``noise`` of the labels, drawn at random, is flipped.
+    """
+    rng = np.random.default_rng(random_state)
+    X = rng.random((n_samples, 2))
+    a, b = X[:, 0], X[:, 1]
+    in_circles = (((a - 0.28) ** 2 + (b - 0.72) ** 2 < 0.15 ** 2)
+                  | ((a - 0.70) ** 2 + (b - 0.35) ** 2 < 0.12 ** 2))
+    under_sine = (a < 0.5) & (b < 0.25 + 0.12 * np.sin(4 * np.pi * a))
+    over_line = (a >= 0.5) & (b > 1.45 - 0.9 * a)
+    y = (in_circles | under_sine | over_line).astype(np.int64)
+    flip = rng.random(n_samples) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def junk_features(n_samples=1500, random_state=0):
+    """5 informative features and 45 of pure noise."""
+    X, y = make_classification(n_samples=n_samples, n_features=5, n_informative=5,
+                               n_redundant=0, random_state=random_state)
+    noise = np.random.default_rng(random_state).normal(size=(n_samples, 45))
+    return np.hstack([X, noise]), y
+
+
+def default_datasets():
+    """name -> (X, y): scikit-learn's bundled data sets and four synthetic ones."""
+    out = {}
+    for name, loader in [("iris", load_iris), ("wine", load_wine),
+                         ("breast_cancer", load_breast_cancer), ("digits", load_digits)]:
+        X, y = loader(return_X_y=True)
+        out[name] = (X.astype(np.float64), y.astype(np.int64))
+    out["classification_20f"] = make_classification(
+        n_samples=3000, n_features=20, n_informative=10, n_redundant=4, random_state=0)
+    out["moons_noisy"] = make_moons(n_samples=1500, noise=0.3, random_state=0)
+    out["circles_sine_line"] = circles_sine_line(2000, noise=0.1, random_state=0)
+    out["junk_features"] = junk_features(1500, random_state=0)
+    return {k: (np.asarray(X, np.float64), np.asarray(y, np.int64))
+            for k, (X, y) in out.items()}
+
+
+def save_datasets(datasets, folder):
+    """Write each data set as NAME.npz with X, y, feature_names and class_names."""
+    os.makedirs(folder, exist_ok=True)
+    for name, (X, y) in datasets.items():
+        np.savez_compressed(
+            os.path.join(folder, name + ".npz"), X=X, y=y,
+            feature_names=np.array([f"x{j}" for j in range(X.shape[1])]),
+            class_names=np.array([str(c) for c in np.unique(y)]))
+
+
+def load_folder(folder):
+    """name -> (X, y) for every NAME.npz in ``folder`` (read without pickle)."""
+    paths = sorted(glob.glob(os.path.join(folder, "*.npz")))
+    if not paths:
+        raise SystemExit(f"no .npz data sets in {folder!r}")
+    out = {}
+    for path in paths:
+        with np.load(path, allow_pickle=False) as data:
+            out[os.path.basename(path)[:-4]] = (data["X"].astype(np.float64), data["y"])
+    return out
+
+
+def prepared(X, y, max_rows, n_folds, rng):
+    """At most ``max_rows`` rows drawn at random; classes with fewer rows than folds
+    dropped (stratified folds need one per fold)."""
+    if max_rows is not None and len(y) > max_rows:
+        keep = np.sort(rng.choice(len(y), max_rows, replace=False))
+        X, y = X[keep], y[keep]
+    classes, counts = np.unique(y, return_counts=True)
+    ok = np.isin(y, classes[counts >= n_folds])
+    return X[ok], y[ok]
+
+
+# -------------------------------------------------------------------------- machine
+
+
+def machine_description():
+    """CPU model, cores, AVX-512, memory and OS, as far as this platform tells."""
+    cpu, avx512, mem = platform.processor() or platform.machine(), False, None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                elif line.startswith("flags"):
+                    avx512 = "avx512f" in line.split()
+                    break
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) / 2 ** 20      # kB -> GiB
+    except OSError:
+        pass
+    parts = [cpu, f"{os.cpu_count()} cores"]
+    if avx512:
+        parts.append("AVX-512")
+    if mem is not None:
+        parts.append(f"{mem:.0f} GB")
+    parts.append(f"{platform.system()} {platform.machine()}")
+    return ", ".join(parts)
+
+
+def versions():
+    out = [f"Python {platform.python_version()}", f"rotforest {rotforest.__version__}",
+           f"scikit-learn {sklearn.__version__}", f"numpy {np.__version__}"]
+    try:
+        import aeon
+        out.append(f"aeon {aeon.__version__}")
+    except ImportError:
+        pass
+    return ", ".join(out)
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def evaluate(models, datasets, n_folds, nan_mode, verbose=True):
+    """acc[d, m, fold], fit[d, m], predict[d, m] (mean seconds per fold)."""
+    names = list(datasets)
+    acc = np.full((len(names), len(models), n_folds), np.nan)
+    fit = np.full((len(names), len(models)), np.nan)
+    pred = np.full((len(names), len(models)), np.nan)
+    for d, name in enumerate(names):
+        X, y = datasets[name]
+        folds = StratifiedKFold(n_folds, shuffle=True, random_state=0)
+        impute = nan_mode == "impute" and np.isnan(X).any()
+        for m, (label, factory) in enumerate(models.values()):
+            model = factory()
+            if impute:
+                model = make_pipeline(SimpleImputer(strategy="median"), model)
+            t0 = time.perf_counter()
+            res = cross_validate(model, X, y, cv=folds, scoring="accuracy")
+            acc[d, m] = res["test_score"]
+            fit[d, m] = res["fit_time"].mean()
+            pred[d, m] = res["score_time"].mean()
+            if verbose:
+                print(f"  {name:<28} {label:<28} {acc[d, m].mean():.4f} "
+                      f"({time.perf_counter() - t0:.1f} s)", flush=True)
+    return acc, fit, pred
+
+
+def markdown(models, datasets, acc, fit, pred):
+    labels = [label for label, _ in models.values()]
+    names = list(datasets)
+    mean = acc.mean(axis=2)
+    ranks = np.array([rankdata(-np.round(row, 10)) for row in mean])
+    lines = ["| data set | rows x features, classes | " + " | ".join(labels) + " |",
+             "|---|---|" + "---:|" * len(labels)]
+    for d, name in enumerate(names):
+        X, y = datasets[name]
+        best = mean[d].max()
+        cells = []
+        for m in range(len(labels)):
+            cell = f"{mean[d, m]:.3f} ± {acc[d, m].std():.3f}"
+            cells.append(f"**{cell}**" if np.isclose(mean[d, m], best) else cell)
+        lines.append(f"| {name} | {X.shape[0]} x {X.shape[1]}, {len(np.unique(y))} | "
+                     + " | ".join(cells) + " |")
+    table = "\n".join(lines)
+    lines = ["| model | mean accuracy | mean spread (std over folds) | mean rank | "
+             "fit, total (s) | predict, total (s) |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for m in np.argsort(ranks.mean(axis=0), kind="stable"):
+        lines.append(f"| {labels[m]} | {mean[:, m].mean():.4f} | "
+                     f"{acc[:, m].std(axis=1).mean():.4f} | {ranks[:, m].mean():.2f} | "
+                     f"{fit[:, m].sum():.2f} | {pred[:, m].sum():.2f} |")
+    return table, "\n".join(lines), ranks
+
+
+def plot(path, models, datasets, acc, fit, pred, ranks, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    from matplotlib.patches import Patch
+
+    labels = [label for label, _ in models.values()]
+    names = list(datasets)
+    mean = acc.mean(axis=2)
+    order = np.argsort(ranks.mean(axis=0), kind="stable")
+    colors = plt.get_cmap("tab10")
+    fig, axes = plt.subplots(1, 3, figsize=(15, 0.42 * len(names) + 3.8),
+                             gridspec_kw=dict(width_ratios=[2.2, 1, 1.2]))
+    ax = axes[0]
+    rows = np.arange(len(names))
+    width = 0.8 / len(labels)
+    for i, m in enumerate(order):
+        ax.errorbar(mean[:, m], rows + (i - (len(labels) - 1) / 2) * width,
+                    xerr=acc[:, m].std(axis=1), fmt="o", ms=4, lw=1, color=colors(m),
+                    label=labels[m])
+    ax.set_yticks(rows, names)
+    ax.invert_yaxis()
+    ax.set_xlabel("cross-validated accuracy (mean ± std over folds)")
+    ax.grid(axis="x", alpha=0.3)
+    handles, names_ = ax.get_legend_handles_labels()
+
+    ax = axes[1]
+    ax.barh(np.arange(len(order)), ranks.mean(axis=0)[order], color=[colors(m) for m in order])
+    ax.set_yticks(np.arange(len(order)), [labels[m] for m in order], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"mean rank over {len(names)} data sets (1 = best)")
+
+    ax = axes[2]
+    y = np.arange(len(order))
+    ax.barh(y - 0.2, fit.sum(axis=0)[order], 0.4, color=[colors(m) for m in order],
+            label="fit")
+    ax.barh(y + 0.2, pred.sum(axis=0)[order], 0.4, color=[colors(m) for m in order],
+            alpha=0.45, label="predict")
+    ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_yticks(y, [labels[m] for m in order], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("s per fold, summed over data sets")
+    ax.legend([Patch(color="0.3"), Patch(color="0.3", alpha=0.45)], ["fit", "predict"],
+              fontsize=8, loc="lower right")
+    fig.suptitle(title, fontsize=10)
+    fig.legend(handles, names_, loc="lower center", ncol=min(4, len(names_)), fontsize=8,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", help="folder of NAME.npz data sets (default: "
+                        "scikit-learn's bundled data sets and synthetic ones)")
+    parser.add_argument("--max-rows", type=int, default=None,
+                        help="sample larger data sets down to this many rows")
+    parser.add_argument("--cv", type=int, default=5, help="stratified folds (5)")
+    parser.add_argument("--n-estimators", type=int, default=100)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--models", help="comma-separated keys among tree, sk-tree, "
+                        "forest, sk-forest, sk-extra, rotation, aeon (default: all present)")
+    parser.add_argument("--nan", choices=["impute", "native"], default="impute",
+                        help="median-impute missing cells per training fold for every "
+                        "model (default), or pass them to the models")
+    parser.add_argument("--plot", default="compare.png",
+                        help="figure path (needs matplotlib; 'none' to skip)")
+    parser.add_argument("--machine", help="machine description for the table and figure "
+                        "(default: detected)")
+    parser.add_argument("--save-data", metavar="FOLDER",
+                        help="write the data sets used as NAME.npz into FOLDER")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+
+    models = available_models(args.n_estimators, args.n_jobs)
+    if args.models:
+        keys = [k.strip() for k in args.models.split(",")]
+        unknown = [k for k in keys if k not in models]
+        if unknown:
+            parser.error(f"unknown or unavailable models: {unknown}; "
+                         f"available: {list(models)}")
+        models = {k: models[k] for k in keys}
+    source = args.data or "built-in (scikit-learn's bundled and synthetic data sets)"
+    raw = load_folder(args.data) if args.data else default_datasets()
+    rng = np.random.default_rng(0)
+    datasets = {name: prepared(X, y, args.max_rows, args.cv, rng)
+                for name, (X, y) in raw.items()}
+    if args.save_data:
+        save_datasets(datasets, args.save_data)
+
+    machine = args.machine or machine_description()
+    today = date.today().isoformat()
+    print(f"# compare: {today}; {machine}; {versions()}")
+    print(f"# data: {source}; {len(datasets)} data sets"
+          + (f", at most {args.max_rows} rows each" if args.max_rows else "")
+          + f"; stratified {args.cv}-fold CV (shuffled, random_state=0); "
+          f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}; "
+          f"missing cells: {args.nan}", flush=True)
+    acc, fit, pred = evaluate(models, datasets, args.cv, args.nan, not args.quiet)
+    per_dataset, summary, ranks = markdown(models, datasets, acc, fit, pred)
+    print("\n## Accuracy per data set (mean ± std over folds; best in bold)\n")
+    print(per_dataset)
+    print("\n## Summary (fit and predict: mean seconds per fold, summed over data sets)\n")
+    print(summary)
+
+    if args.plot and args.plot.lower() != "none":
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("\n(matplotlib is not installed: no figure)")
+        else:
+            title = (f"{args.cv}-fold CV accuracy, {len(datasets)} data sets "
+                     f"({os.path.basename(os.path.normpath(args.data)) if args.data else 'built-in'}"
+                     f"{f', at most {args.max_rows} rows' if args.max_rows else ''}), "
+                     f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}\n"
+                     f"{machine}; {today}")
+            plot(args.plot, models, datasets, acc, fit, pred, ranks, title)
+            print(f"\nfigure saved to {args.plot}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""The comparison and scaling scripts in benchmarks/ run end to end on tiny settings and
+produce the tables (and figures) the README and the docs show."""
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+
+BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "benchmarks")
+
+
+def _load(name):
+    if BENCHMARKS not in sys.path:
+        sys.path.insert(0, BENCHMARKS)       # scaling.py imports compare.py
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}",
+                                                  os.path.join(BENCHMARKS, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def compare():
+    return _load("compare")
+
+
+def test_test_function_has_the_stated_noise(compare):
+    X, y = compare.circles_sine_line(20_000, noise=0.0, random_state=0)
+    _, noisy = compare.circles_sine_line(20_000, noise=0.1, random_state=0)
+    assert X.shape == (20_000, 2) and X.min() >= 0 and X.max() <= 1
+    assert 0.25 < y.mean() < 0.5                    # both classes well represented
+    assert np.mean(noisy != y) == pytest.approx(0.1, abs=0.01)
+
+
+def test_default_data_sets_need_no_download(compare):
+    data = compare.default_datasets()
+    assert {"iris", "wine", "breast_cancer", "digits", "circles_sine_line"} <= set(data)
+    for X, y in data.values():
+        assert X.dtype == np.float64 and y.dtype == np.int64 and len(X) == len(y)
+
+
+def test_compare_runs_on_a_folder_and_prints_the_tables(compare, tmp_path, capsys):
+    data = compare.default_datasets()
+    folder = tmp_path / "data"
+    compare.save_datasets({k: data[k] for k in ("iris", "wine")}, str(folder))
+    # the saved files read back as the shared data sets do: X, y, names, no pickle
+    with np.load(folder / "iris.npz", allow_pickle=False) as saved:
+        assert set(saved.files) == {"X", "y", "feature_names", "class_names"}
+    X = np.load(folder / "wine.npz")["X"].copy()
+    X[::7, 0] = np.nan                               # missing cells are imputed
+    np.savez(folder / "wine.npz", X=X, y=np.load(folder / "wine.npz")["y"])
+    figure = tmp_path / "compare.png"
+    compare.main(["--data", str(folder), "--models", "tree,sk-tree,forest",
+                  "--n-estimators", "5", "--cv", "3", "--plot", str(figure),
+                  "--machine", "test machine", "--quiet"])
+    out = capsys.readouterr().out
+    assert "test machine" in out
+    assert "| iris | 150 x 4, 3 |" in out and "| wine | 178 x 13, 3 |" in out
+    assert "| model | mean accuracy |" in out
+    for label in ("rotforest tree", "sklearn tree", "rotforest random forest"):
+        assert f"| {label} | 0." in out
+    pytest.importorskip("matplotlib")
+    assert figure.stat().st_size > 10_000
+
+
+def test_compare_rejects_unknown_models(compare):
+    with pytest.raises(SystemExit):
+        compare.main(["--models", "tree,no-such-model", "--plot", "none"])
+
+
+def test_scaling_sizes_and_slope():
+    scaling = _load("scaling")
+    assert scaling.sizes_up_to(1_000_000) == [10_000, 30_000, 100_000, 300_000, 1_000_000]
+    assert scaling.sizes_up_to(50_000) == [10_000, 30_000, 50_000]
+    ns = np.array([1e4, 1e5, 1e6])
+    assert scaling.fitted_slope(ns, 3e-7 * ns ** 1.2) == pytest.approx(1.2)
+    assert np.isnan(scaling.fitted_slope(ns, np.array([1.0, np.nan, np.nan])))
+
+
+def test_scaling_runs(tmp_path, capsys):
+    scaling = _load("scaling")
+    scaling.main(["--max-n", "12000", "--n-estimators", "2", "--plot", "none",
+                  "--machine", "test machine"])
+    out = capsys.readouterr().out
+    assert "| 12,000 |" in out and "| **slope** |" in out

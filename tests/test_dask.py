@@ -1,0 +1,155 @@
+"""Fitting on a dask.distributed cluster through joblib's dask backend: the same model as a
+local fit, and the training data reaches each worker once per fit, not once per tree.
+
+Skipped when dask.distributed is not installed (``pip install ".[dask]"``)."""
+import hashlib
+import logging
+import sys
+
+import numpy as np
+import pytest
+from joblib import parallel_backend
+from sklearn.datasets import make_classification
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
+
+distributed = pytest.importorskip("dask.distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
+
+# the plugin below is defined here: ship it by value (workers cannot import this module)
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+N_WORKERS = 2
+
+
+class ArrivalLog(distributed.WorkerPlugin):
+    """Records, on every worker, each piece of data that arrives from elsewhere (scattered
+    by the client or fetched from another worker) with its size and a digest of its
+    bytes, and each task the worker runs."""
+
+    name = "rotforest-arrivals"
+
+    def setup(self, worker):
+        self.worker = worker
+        self.arrived, self.ran = [], []
+        worker.rotforest_log = self
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != "memory":
+            return
+        if start in ("executing", "long-running"):
+            self.ran.append(str(key))
+            return
+        value = self.worker.data[key]
+        raw = np.ascontiguousarray(value).tobytes() if isinstance(value, np.ndarray) else b""
+        self.arrived.append((str(key), int(getattr(value, "nbytes", 0)),
+                             hashlib.sha1(raw).hexdigest()))
+
+    def clear(self):
+        self.arrived.clear()
+        self.ran.clear()
+
+
+def _read_log(dask_worker):
+    log = dask_worker.rotforest_log
+    out = {"arrived": list(log.arrived), "ran": list(log.ran)}
+    log.clear()
+    return out
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=N_WORKERS, threads_per_worker=1,
+                                       processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR)
+    client = distributed.Client(cluster)
+    try:
+        client.register_plugin(ArrivalLog())
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_classification(n_samples=2000, n_features=10, n_informative=5, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+
+
+def _same_trees(a, b):
+    assert len(a.estimators_) == len(b.estimators_)
+    for ta, tb in zip(a.estimators_, b.estimators_):
+        np.testing.assert_array_equal(ta.tree_.nodes, tb.tree_.nodes)
+        np.testing.assert_array_equal(ta.tree_.value, tb.tree_.value)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestClassifier(n_estimators=12, oob_score=True, random_state=4),
+    lambda: RotationForestClassifier(n_estimators=6, random_state=4),
+], ids=["forest", "rotation"])
+def test_cluster_fit_equals_local_fit(client, data, make):
+    X, y = data
+    local = make().set_params(n_jobs=2).fit(X, y)
+    client.run(_read_log)
+    with parallel_backend("dask"):
+        remote = make().fit(X, y)
+    logs = client.run(_read_log)
+    # the trees were built on the workers, not in this process
+    assert sum(len(log["ran"]) for log in logs.values()) >= 2
+    _same_trees(remote, local)
+    np.testing.assert_array_equal(remote.predict_proba(X), local.predict_proba(X))
+    if hasattr(local, "oob_score_"):
+        assert remote.oob_score_ == local.oob_score_
+    if hasattr(local, "rotations_"):
+        for ra, rb in zip(remote.rotations_, local.rotations_):
+            assert (ra != rb).nnz == 0
+
+
+def test_data_reaches_each_worker_once(client, data):
+    """12 trees on 2 workers: the client sends each array once (joblib's dask backend
+    scatters large arguments once per call, by identity); each worker then holds one copy
+    of X, the presorted keys, y and the weights (received from the client or fetched from
+    the other worker), and the trees are built in as many tasks as there are workers."""
+    X, y = data
+    n, F = X.shape
+    client.run(_read_log)
+    with parallel_backend("dask"):
+        RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
+    logs = client.run(_read_log)
+
+    one_copy = (8 * n * F      # X, float64
+                + 8 * n * F    # the presorted keys, uint64
+                + 8 * n        # y
+                + 4 * n        # y as int32 class codes
+                + 8 * n)       # sample weights
+    keys_of = {}     # content digest -> the data keys that carried it
+    for log in logs.values():
+        for key, nbytes, digest in log["arrived"]:
+            keys_of.setdefault(digest, set()).add(key)
+    assert all(len(keys) == 1 for keys in keys_of.values()), "an array was sent twice"
+    big = []
+    for worker, log in logs.items():
+        digests = [d for _, nbytes, d in log["arrived"] if nbytes > 0]
+        assert len(digests) == len(set(digests)), f"{worker} received the same data twice"
+        received = sum(nbytes for _, nbytes, _ in log["arrived"])
+        assert received <= one_copy, (worker, received, one_copy)
+        big += [nbytes for _, nbytes, _ in log["arrived"] if nbytes >= 8 * n * F]
+    # X and the keys travelled as data (not inside every task), at most once per worker
+    assert 2 <= len(big) <= 2 * N_WORKERS
+    tasks = [key for log in logs.values() for key in log["ran"] if "_grow_trees" in key]
+    assert len(tasks) == N_WORKERS           # one task per worker's chunk, not one per tree
+
+
+def test_nested_cross_validation_on_the_cluster(client, data):
+    """cross_val_score's folds run as cluster tasks and each fold's forest submits its
+    own tasks from inside a worker: it neither deadlocks nor changes the scores."""
+    X, y = data
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    for est in (RandomForestClassifier(n_estimators=6, random_state=1),
+                DecisionTreeClassifier(max_depth=6, random_state=1)):
+        local = cross_val_score(est, X, y, cv=cv)
+        with parallel_backend("dask"):
+            remote = cross_val_score(est, X, y, cv=cv, n_jobs=-1)
+        np.testing.assert_array_equal(remote, local)

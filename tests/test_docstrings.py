@@ -1,0 +1,173 @@
+"""The docstrings of the public API: every example runs and prints what it says, and every
+public class, method and function documents its parameters (numpydoc format).
+
+The modules are imported as installed (the suite runs with ``--import-mode=importlib``),
+so the examples run against the compiled package."""
+import doctest
+import importlib
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import rotforest
+
+MODULES = ["rotforest", "rotforest.tree", "rotforest.forest", "rotforest.rotation",
+           "rotforest.pruning"]
+
+
+def _public_objects():
+    """name -> object: rotforest.__all__ (but __version__) and the public functions
+    defined in rotforest.pruning."""
+    out = {f"rotforest.{name}": getattr(rotforest, name)
+           for name in rotforest.__all__ if name != "__version__"}
+    pruning = importlib.import_module("rotforest.pruning")
+    for name, obj in vars(pruning).items():
+        if (not name.startswith("_") and inspect.isfunction(obj)
+                and obj.__module__ == pruning.__name__):
+            out[f"rotforest.pruning.{name}"] = obj
+    return out
+
+
+def _public_methods(cls):
+    """Methods and properties defined by ``cls`` itself (not inherited), public ones."""
+    for name, member in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if inspect.isfunction(member) or isinstance(member, property):
+            yield name, member
+
+
+def _doctests():
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    tests = []
+    for name in MODULES:
+        module = importlib.import_module(name)
+        tests.extend(t for t in finder.find(module) if t.examples)
+    return sorted(tests, key=lambda t: t.name)
+
+
+DOCTESTS = _doctests()
+PUBLIC = _public_objects()
+
+
+def test_the_public_api_is_what_the_docs_list():
+    assert sorted(PUBLIC) == [
+        "rotforest.DecisionTreeClassifier", "rotforest.RandomForestClassifier",
+        "rotforest.RotationForestClassifier", "rotforest.pruning.cost_complexity_path",
+        "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
+    ]
+
+
+@pytest.mark.parametrize("test", DOCTESTS, ids=[t.name for t in DOCTESTS])
+def test_docstring_example(test):
+    """Run one docstring's examples; any output that differs fails."""
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE
+                                   | doctest.ELLIPSIS)
+    report = []
+    with np.printoptions(legacy=False):
+        runner.run(test, out=report.append, clear_globs=True)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, "".join(report)
+
+
+def _sections(doc):
+    """Names of the numpydoc sections in a docstring (underlined headings)."""
+    lines = inspect.cleandoc(doc).splitlines()
+    return {lines[i].strip() for i in range(len(lines) - 1)
+            if lines[i].strip() and re.fullmatch(r"-{3,}", lines[i + 1].strip())}
+
+
+def _documented_parameters(doc, section="Parameters"):
+    """Parameter names listed in a numpydoc section (``name : type`` lines)."""
+    lines = inspect.cleandoc(doc).splitlines()
+    names, inside = [], False
+    for i, line in enumerate(lines):
+        if line.strip() == section and i + 1 < len(lines) and lines[i + 1].startswith("---"):
+            inside = True
+            continue
+        if inside:
+            if line.startswith("---"):
+                continue
+            if line and not line.startswith(" "):
+                if i + 1 < len(lines) and lines[i + 1].startswith("---"):
+                    break                     # the next section's heading
+                names.extend(n.strip() for n in line.split(" : ")[0].split(","))
+    return names
+
+
+def _signature_parameters(func):
+    return [p for p in inspect.signature(func).parameters if p not in ("self", "cls")]
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_public_object_has_a_complete_docstring(name):
+    obj = PUBLIC[name]
+    doc = inspect.getdoc(obj)
+    assert doc, f"{name} has no docstring"
+    sections = _sections(doc)
+    assert "Parameters" in sections, f"{name}: no Parameters section"
+    assert "Examples" in sections and ">>>" in doc.split("Examples")[-1], \
+        f"{name}: no Examples section with an example"
+    init = obj.__init__ if inspect.isclass(obj) else obj
+    assert _documented_parameters(doc) == _signature_parameters(init), \
+        f"{name}: the Parameters section does not list the signature's parameters in order"
+    if inspect.isclass(obj):
+        assert "Attributes" in sections, f"{name}: no Attributes section"
+    else:
+        assert "Returns" in sections, f"{name}: no Returns section"
+
+
+@pytest.mark.parametrize("cls", [obj for obj in PUBLIC.values() if inspect.isclass(obj)],
+                         ids=lambda c: c.__name__)
+def test_public_methods_have_docstrings(cls):
+    for name, member in _public_methods(cls):
+        doc = inspect.getdoc(member)
+        assert doc, f"{cls.__name__}.{name} has no docstring"
+        sections = _sections(doc)
+        assert "Returns" in sections, f"{cls.__name__}.{name}: no Returns section"
+        if isinstance(member, property):
+            continue
+        params = _signature_parameters(member)
+        if params:
+            assert _documented_parameters(doc) == params, \
+                f"{cls.__name__}.{name}: Parameters do not match the signature"
+
+
+def test_fitted_attributes_are_documented():
+    """Every fitted attribute (trailing underscore) that a fit sets is in the class's
+    Attributes section."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    for name in ("DecisionTreeClassifier", "RandomForestClassifier",
+                 "RotationForestClassifier"):
+        cls = getattr(rotforest, name)
+        params = {"n_estimators": 25} if "Forest" in name else {}
+        if name != "DecisionTreeClassifier":
+            params["bootstrap"] = True
+            params["oob_score"] = True
+        est = cls(random_state=0, **params).fit(X, y)
+        fitted = {a for a in vars(est) if a.endswith("_") and not a.startswith("_")}
+        documented = set(_documented_parameters(inspect.getdoc(cls), "Attributes"))
+        assert fitted <= documented, f"{name}: undocumented {sorted(fitted - documented)}"
+
+
+def test_numpydoc_validation():
+    """numpydoc's own checks, when numpydoc is installed (it comes with the docs extra)."""
+    validate = pytest.importorskip("numpydoc.validate")
+    checks = {"GL02", "GL03", "GL06", "GL07", "PR01", "PR02", "PR03", "PR10", "RT01",
+              "SS01"}
+    objects = []
+    for name, obj in PUBLIC.items():
+        objects.append((name, obj))
+        if inspect.isclass(obj):
+            objects.extend((f"{name}.{m}", member) for m, member in _public_methods(obj))
+    problems = []
+    for name, obj in objects:
+        # validated as objects, not by name, so that nothing is imported again
+        result = validate.validate(validate.get_doc_object(obj))
+        problems.extend(f"{name}: {code} {message}" for code, message in result["errors"]
+                        if code in checks or (code == "EX01" and name in PUBLIC))
+    assert not problems, "\n".join(problems)
