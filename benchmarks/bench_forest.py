@@ -6,11 +6,19 @@ below 1 is faster), and our speed-up from n_jobs=1 to n_jobs=2.
 
 Part 2 (with --data FOLDER, e.g. ../shared/datasets): every NAME.npz data set (X, y),
 sampled to at most --max-rows rows, scored by stratified 3-fold cross-validation on the
-same folds for both forests: accuracy, fit and predict times. Missing values are
-median-imputed (fitted on the training fold) for both, until rotforest handles NaN.
+same folds for both forests: accuracy, fit and predict times. Both forests take missing
+values (NaN) natively.
+
+Part 3 (with --missing): missing values. Fit times of both trees and both forests on
+make_classification with and without 10% of the cells missing (completely at random),
+best of --repeat interleaved runs, and the ratio missing / complete. With --data as
+well: on every data set with missing cells (and, injected, on a few complete ones),
+repeated stratified 5-fold accuracy of native NaN handling against median imputation
+fitted on the training fold, for both forests and for the rotation forest's two modes.
 
     python benchmarks/bench_forest.py
     python benchmarks/bench_forest.py --data ../shared/datasets --skip-synthetic
+    python benchmarks/bench_forest.py --missing --data ../shared/datasets --skip-synthetic
 """
 import argparse
 import glob
@@ -24,9 +32,11 @@ import sklearn
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.impute import SimpleImputer
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from rotforest import RandomForestClassifier
+from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 
 def timed(fn, repeat=1):
@@ -104,9 +114,6 @@ def real(args):
         pred = {"ours": 0.0, "sk": 0.0}
         for train, test in folds:
             Xa, Xb = X[train], X[test]
-            if np.isnan(X).any():
-                imp = SimpleImputer(strategy="median").fit(Xa)
-                Xa, Xb = imp.transform(Xa), imp.transform(Xb)
             for key, cls in (("ours", RandomForestClassifier), ("sk", SkForest)):
                 model = cls(n_estimators=args.n_estimators, n_jobs=args.n_jobs,
                             random_state=0)
@@ -129,6 +136,82 @@ def real(args):
           f"fit time ratio over all data sets: {a[:, 2].sum() / a[:, 3].sum():.3f}")
 
 
+def missing_times(args):
+    n = args.missing_rows
+    X, y = make_classification(n_samples=n, n_features=20, n_informative=10,
+                               n_redundant=4, random_state=0)
+    Xm = X.copy()
+    Xm[np.random.default_rng(0).random(X.shape) < 0.1] = np.nan
+    print(f"\n## Missing values: fit time, {n:,} x 20, 10% of cells missing at random; "
+          f"best of {args.repeat} interleaved runs\n")
+    print("| model | complete (s) | 10% missing (s) | ratio missing / complete |")
+    print("|---|---:|---:|---:|")
+    kw = dict(n_estimators=args.n_estimators, n_jobs=args.n_jobs, random_state=0)
+    models = [("rotforest DecisionTreeClassifier", lambda: DecisionTreeClassifier(random_state=0)),
+              ("scikit-learn DecisionTreeClassifier", lambda: SkTree(random_state=0)),
+              (f"rotforest RandomForestClassifier ({args.n_estimators} trees)",
+               lambda: RandomForestClassifier(**kw)),
+              (f"scikit-learn RandomForestClassifier ({args.n_estimators} trees)",
+               lambda: SkForest(**kw))]
+    for name, make in models:
+        best = {"complete": np.inf, "missing": np.inf}
+        for _ in range(args.repeat):
+            for key, data in (("complete", X), ("missing", Xm)):
+                t, _ = timed(lambda: make().fit(data, y))
+                best[key] = min(best[key], t)
+        print(f"| {name} | {best['complete']:.3f} | {best['missing']:.3f} | "
+              f"{best['missing'] / best['complete']:.2f} |", flush=True)
+
+
+def missing_accuracy(args):
+    paths = sorted(glob.glob(os.path.join(args.data, "*.npz")))
+    rng = np.random.default_rng(0)
+    cases = []
+    for path in paths:
+        name = os.path.basename(path)[:-4]
+        X, y = load(path, args.max_rows, rng)
+        if np.isnan(X).any():
+            cases.append((name, X, y))
+        elif name in args.inject:
+            X = X.copy()
+            X[np.random.default_rng(1).random(X.shape) < 0.1] = np.nan
+            cases.append((name + " (10% injected)", X, y))
+    if not cases:
+        print(f"\nno data set with missing values in {args.data}")
+        return
+    T = args.n_estimators
+    med = lambda est: make_pipeline(SimpleImputer(strategy="median"), est)  # noqa: E731
+    models = {
+        "ours RF native": lambda: RandomForestClassifier(T, n_jobs=args.n_jobs, random_state=0),
+        "ours RF median": lambda: med(RandomForestClassifier(T, n_jobs=args.n_jobs, random_state=0)),
+        "sklearn RF native": lambda: SkForest(T, n_jobs=args.n_jobs, random_state=0),
+        "sklearn RF median": lambda: med(SkForest(T, n_jobs=args.n_jobs, random_state=0)),
+        "RoF route": lambda: RotationForestClassifier(T, missing="route", n_jobs=args.n_jobs,
+                                                      random_state=0),
+        "RoF impute": lambda: RotationForestClassifier(T, missing="impute", n_jobs=args.n_jobs,
+                                                       random_state=0),
+        "RoF median": lambda: med(RotationForestClassifier(T, n_jobs=args.n_jobs,
+                                                           random_state=0)),
+    }
+    print(f"\n## Missing values: accuracy, stratified 5-fold CV repeated "
+          f"{args.cv_repeats} times (same folds for all), {T} trees\n")
+    print("| data set | rows | missing cells | " + " | ".join(models) + " |")
+    print("|---|---:|---:|" + "---:|" * len(models))
+    table = []
+    for name, X, y in cases:
+        cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=args.cv_repeats, random_state=0)
+        acc = {k: [] for k in models}
+        for train, test in cv.split(X, y):
+            for key, make in models.items():
+                model = make().fit(X[train], y[train])
+                acc[key].append(np.mean(model.predict(X[test]) == y[test]))
+        means = [np.mean(acc[k]) for k in models]
+        table.append(means)
+        print(f"| {name} | {len(y):,} | {np.isnan(X).mean():.1%} | "
+              + " | ".join(f"{m:.4f}" for m in means) + " |", flush=True)
+    print("| **mean** | | | " + " | ".join(f"{m:.4f}" for m in np.mean(table, axis=0)) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
@@ -139,13 +222,23 @@ def main():
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--repeat", type=int, default=2,
                         help="synthetic part: best of this many runs")
+    parser.add_argument("--missing", action="store_true",
+                        help="part 3: missing values (times; accuracy with --data)")
+    parser.add_argument("--missing-rows", type=int, default=100_000)
+    parser.add_argument("--cv-repeats", type=int, default=3)
+    parser.add_argument("--inject", nargs="*", default=["pima", "australian", "wine_quality_white"],
+                        help="complete data sets that get 10%% of their cells removed")
     args = parser.parse_args()
     print(f"# bench_forest: {date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, scikit-learn {sklearn.__version__}, "
           f"numpy {np.__version__}")
     if not args.skip_synthetic:
         synthetic(args)
-    if args.data:
+    if args.missing:
+        missing_times(args)
+        if args.data:
+            missing_accuracy(args)
+    elif args.data:
         real(args)
 
 

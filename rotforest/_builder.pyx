@@ -32,7 +32,7 @@ import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
-from libc.math cimport log, ceil, INFINITY, isfinite
+from libc.math cimport log, ceil, INFINITY, isfinite, isnan
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
@@ -137,6 +137,116 @@ cdef extern from *:
         return rf_gini_binary_avx512_impl(L, s, hi, lo, cs, rs, ws, wm, 0, dt1, dwt,
                                           l1_io, wl_io, best_io, pos);
     }
+    /* Lanes j of a block at p whose cut p + 1 + j lies in [lo, hi]. */
+    static inline uint32_t rf_cut_lanes(int64_t p, int64_t lo, int64_t hi) {
+        int64_t a = lo - p - 1, b = hi - p - 1;
+        uint32_t m = 0xFF;
+        if (b < 0 || a > 7) return 0;
+        if (a > 0) m &= 0xFFu << a;
+        if (b < 7) m &= 0xFFu >> (7 - b);
+        return m & 0xFF;
+    }
+    /* The two-class Gini scan of a feature with missing values: one pass over the present
+       values scores every cut twice, with the missing samples (m1 of class 1, weight mw)
+       on the right (cuts in [lo1, hi1]) and on the left (cuts in [lo2, hi2]), in the
+       scalar kernel's operations and order.  Integer weights read from the keys, or all
+       1 (unit: the left weight is the position). */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                                 optimize("fp-contract=off")))
+    int64_t rf_gini_binary_missing_avx512_impl(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
+            int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, const int unit,
+            double dt1, double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
+            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+        const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i wmv = _mm512_set1_epi64((long long)wm);
+        const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+        const __m128i wsv = _mm_cvtsi32_si128(ws);
+        const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
+        const __m512d vm1 = _mm512_set1_pd(m1), vmw = _mm512_set1_pd(mw);
+        int64_t l1 = *l1_io, wl = *wl_io, p;
+        double best1 = *best1_io, best2 = *best2_io, num[8], den[8];
+        for (p = s; p + 8 <= hi; p += 8) {
+            __m512i k = _mm512_loadu_si512((const void *)(L + p));
+            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
+            __mmask8 m = _mm512_test_epi64_mask(
+                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
+            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
+            __m512d dwl;
+            if (!unit) {
+                __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+                c = _mm512_mullo_epi64(c, wv);
+                __m512i wlv = rf_prefix_sum8(wv, wl);
+                wl = rf_last_lane(wlv);
+                dwl = _mm512_cvtepi64_pd(wlv);
+            } else {
+                dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            }
+            __m512i l1v = rf_prefix_sum8(c, l1);
+            l1 = rf_last_lane(l1v);
+            __mmask8 m1k = m & (__mmask8)rf_cut_lanes(p, lo1, hi1);
+            __mmask8 m2k = m & (__mmask8)rf_cut_lanes(p, lo2, hi2);
+            if (!(m1k | m2k)) continue;
+            __m512d dl1 = _mm512_cvtepi64_pd(l1v);
+            if (m1k) {
+                __m512d dwr = _mm512_sub_pd(vwt, dwl);
+                __m512d dr1 = _mm512_sub_pd(vt1, dl1);
+                __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
+                                           _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
+                __m512d vd = _mm512_mul_pd(dwl, dwr);
+                __mmask8 better = _mm512_mask_cmp_pd_mask(
+                    m1k, vn, _mm512_mul_pd(_mm512_set1_pd(best1), vd), _CMP_GT_OQ);
+                if (better) {
+                    _mm512_storeu_pd(num, vn);
+                    _mm512_storeu_pd(den, vd);
+                    for (int j = 0; j < 8; j++) {
+                        if (((better >> j) & 1) && num[j] > best1 * den[j]) {
+                            best1 = num[j] / den[j];
+                            *pos1 = p + 1 + j;
+                        }
+                    }
+                }
+            }
+            if (m2k) {
+                __m512d al1 = _mm512_add_pd(dl1, vm1), awl = _mm512_add_pd(dwl, vmw);
+                __m512d dwr = _mm512_sub_pd(vwt, awl);
+                __m512d dr1 = _mm512_sub_pd(vt1, al1);
+                __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(al1, al1), dwr),
+                                           _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), awl));
+                __m512d vd = _mm512_mul_pd(awl, dwr);
+                __mmask8 better = _mm512_mask_cmp_pd_mask(
+                    m2k, vn, _mm512_mul_pd(_mm512_set1_pd(best2), vd), _CMP_GT_OQ);
+                if (better) {
+                    _mm512_storeu_pd(num, vn);
+                    _mm512_storeu_pd(den, vd);
+                    for (int j = 0; j < 8; j++) {
+                        if (((better >> j) & 1) && num[j] > best2 * den[j]) {
+                            best2 = num[j] / den[j];
+                            *pos2 = p + 1 + j;
+                        }
+                    }
+                }
+            }
+        }
+        *l1_io = l1;
+        *wl_io = unit ? wl + (p - s) : wl;
+        *best1_io = best1;
+        *best2_io = best2;
+        return p;
+    }
+    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+    static int64_t rf_gini_binary_missing_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
+            int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
+            double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
+            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+        if (wm == 1 && *wl_io == 0)
+            return rf_gini_binary_missing_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs,
+                ws, wm, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+        return rf_gini_binary_missing_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+            wm, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+    }
     /* Stable partition of S[s:e) into D: left samples from D[s], right ones from D[p];
        mode 0 keeps both sides, 1 only the left, 2 only the right.  The side of each
        sample comes from gl[i] (gathered 4 bytes at a time, so gl has 3 bytes of padding),
@@ -177,6 +287,13 @@ cdef extern from *:
             double *best_io, int64_t *pos) {
         return s;
     }
+    static int64_t rf_gini_binary_missing_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
+            int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
+            double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
+            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+        return s;
+    }
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
     /* splitmix64: a small, fast generator with a 64-bit state. */
@@ -192,6 +309,11 @@ cdef extern from *:
                                   int cs, int rs, int ws, uint64_t wm, int unit,
                                   double dt1, double dwt, int64_t* l1_io, int64_t* wl_io,
                                   double* best_io, int64_t* pos) noexcept nogil
+    int64_t rf_gini_binary_missing_avx512(
+            const uint64_t* L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1, int64_t lo2,
+            int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1, double dwt,
+            double m1, double mw, int64_t* l1_io, int64_t* wl_io, double* best1_io,
+            int64_t* pos1, double* best2_io, int64_t* pos2) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
     void rf_partition_avx512(const uint64_t* S, uint64_t* D, int64_t s, int64_t e,
                              int64_t p, const uint8_t* gl, uint64_t imask,
@@ -213,6 +335,7 @@ cdef double LN2 = 0.6931471805599453
 # Integer weights up to this total use a table of x*log(x) instead of calls to log().
 cdef int64_t XLOGX_TABLE_MAX = 1 << 23
 cdef uint64_t INACTIVE = 0xFFFFFFFFFFFFFFFF
+cdef uint64_t NO_NAN = 0xFFFFFFFFFFFFFFFF     # nan_rank of a feature without missing values
 
 MAX_SAMPLES = (1 << 31) - 1
 
@@ -297,6 +420,8 @@ cdef void _keys_from_order(const double* col, int64_t* order, uint64_t* out, int
     while p < n:
         v = vals[p]
         q = p + 1
+        if v != v:
+            q = n                              # argsort puts NaN last: one rank for all
         while q < n and vals[q] == v:          # -0.0 == 0.0: one value
             q += 1
         if q - p > 1:
@@ -330,7 +455,8 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
     Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
     ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
     ties broken by sample index; ``rank`` is the dense rank of the value in the column.
-    The values must not be NaN.  Each column is ordered by numpy's argsort (a vectorised
+    Missing values (NaN) come last and share one rank, the highest of their column (a
+    column must not hold both NaN and +inf).  Each column is ordered by numpy's argsort (a vectorised
     introsort that releases the GIL), then ties are put in index order without the GIL.
 
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
@@ -354,7 +480,13 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
     cdef double[::1] vals = vals_arr
     Xa = np.asarray(X)
     for f in range(start, stop):
-        order = np.argsort(Xa[:, f]).astype(np.int64, copy=False)
+        col = Xa[:, f]
+        nan = np.isnan(col)
+        if nan.any():
+            # numpy's vectorised sort gives up on NaN; +inf (never valid data) sorts
+            # them last as fast, and the pass below still sees NaN
+            col = np.where(nan, np.inf, col)
+        order = np.argsort(col).astype(np.int64, copy=False)
         with nogil:
             _keys_from_order(&X[0, f], &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
     return out
@@ -383,6 +515,9 @@ cdef struct SplitInfo:
     double impurity_right
     double weight_left
     double weight_right
+    int64_t n_missing      # samples of the node missing the split feature (at the list's end)
+    int64_t missing_left   # they go to the left child (when n_missing > 0); the stored
+                           # direction for NaN at predict time in any case
 
 cdef struct Entry:         # a node on the frontier
     int64_t start
@@ -417,6 +552,8 @@ cdef struct Builder:
     key_t* lists0
     key_t* lists1
     uint8_t* goleft
+    uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
+    bint any_missing
     int criterion
     int random_split
     int64_t max_depth
@@ -756,23 +893,211 @@ cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
     return _scan_error(B, L, s, e, tot, wtot, pos, zero)
 
 
-cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
+# ----------------------------------------------------------------------------------------
+# Missing values.  A feature's missing samples share its highest rank, so they sit at the
+# end of each of its slices: [s, e - nm) holds the present values in order, [e - nm, e) the
+# missing ones.  Candidates are scored as scikit-learn scores them, in its order, ties
+# going to the first: every cut between distinct present values with the missing samples
+# on the right, then "all present left, all missing right", then every cut with the
+# missing samples on the left.  The proxies are those of the kernels above, so features
+# with and without missing values compare in one node.
+# ----------------------------------------------------------------------------------------
+
+cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, int64_t e,
+                                   uint64_t nan_rank) noexcept nogil:
+    cdef int64_t a = s, b = e, m
+    cdef int rs = B.rshift
+    while a < b:
+        m = (a + b) >> 1
+        if (L[m] >> rs) >= nan_rank:
+            b = m
+        else:
+            a = m + 1
+    return e - a
+
+
+cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int64_t e,
+                                      int64_t nm, const double* tot, double wtot,
+                                      int64_t* pos, int64_t* ml, acc_t zero) noexcept nogil:
+    # One pass over the present values [s, enm) scores each cut c twice: missing samples
+    # right (variant 1: c - s >= msl, e - c >= msl) and left (variant 2: c - s + nm >= msl,
+    # enm - c >= msl); then "present left, missing right".  Proxies as _scan_gini_binary.
+    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, c, pos1 = -1, pos2 = -1
+    cdef int64_t lo1 = s + msl, hi1 = min(enm - 1, e - msl), lo2 = s + msl - nm
+    cdef int64_t hi2 = enm - msl, hi = max(hi1, hi2), start = s, l1i = 0, wli = 0
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask
+    cdef const double* w = B.w
+    cdef acc_t wi, m1 = 0, mw = 0, l1 = 0, wl = 0
+    cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
+    cdef double best1 = -INFINITY, best2 = -INFINITY, num, den, a1, aw, r1, rw
+    cdef key_t k
+    for p in range(enm, e):
+        k = L[p]
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+            m1 += wi & -(<int64_t> ((k >> cs) & 1))
+        else:
+            wi = w[k & im]
+            m1 += wi * <double> ((k >> cs) & 1)
+        mw += wi
+    if acc_t is int64_t:
+        if B.use_avx512 and minw == 0.0 and hi > s:
+            start = rf_gini_binary_missing_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+                                                  wm, dt1, dwt, <double> m1, <double> mw,
+                                                  &l1i, &wli, &best1, &pos1, &best2, &pos2)
+            l1 = l1i
+            wl = wli
+    for p in range(start, hi):
+        k = L[p]
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+            l1 += wi & -(<int64_t> ((k >> cs) & 1))
+        else:
+            wi = w[k & im]
+            l1 += wi * <double> ((k >> cs) & 1)
+        wl += wi
+        if ((L[p + 1] ^ k) >> rs) == 0:
+            continue
+        c = p + 1
+        if lo1 <= c <= hi1:
+            aw = <double> wl
+            rw = dwt - aw
+            if aw >= minw and rw >= minw:
+                a1 = <double> l1
+                r1 = dt1 - a1
+                num = a1 * a1 * rw + r1 * r1 * aw
+                den = aw * rw
+                if num > best1 * den:
+                    best1 = num / den
+                    pos1 = c
+        if lo2 <= c <= hi2:
+            aw = <double> wl + <double> mw
+            rw = dwt - aw
+            if aw >= minw and rw >= minw:
+                a1 = <double> l1 + <double> m1
+                r1 = dt1 - a1
+                num = a1 * a1 * rw + r1 * r1 * aw
+                den = aw * rw
+                if num > best2 * den:
+                    best2 = num / den
+                    pos2 = c
+    # all present values left, the missing ones right
+    if enm - s >= msl and nm >= msl:
+        a1 = dt1 - <double> m1
+        aw = dwt - <double> mw
+        rw = <double> mw
+        if aw >= minw and rw >= minw:
+            r1 = <double> m1
+            num = a1 * a1 * rw + r1 * r1 * aw
+            den = aw * rw
+            if num > best1 * den:
+                best1 = num / den
+                pos1 = enm
+    if best2 > best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return best2
+    pos[0] = pos1
+    ml[0] = 0
+    return best1
+
+
+cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, double wl,
+                                const double* tot, double wtot) noexcept nogil:
+    """Proxy of the split whose left child holds the counts cl (plus cm when given)."""
+    cdef int64_t c
+    cdef double* a = B.cr
+    cdef double* b = B.fr
+    cdef double a1, r1, wr
+    if cm != NULL:
+        for c in range(B.n_classes):
+            a[c] = cl[c] + cm[c]
+    else:
+        for c in range(B.n_classes):
+            a[c] = cl[c]
+    for c in range(B.n_classes):
+        b[c] = tot[c] - a[c]
+    wr = wtot - wl
+    if B.criterion == CRIT_GINI and B.n_classes == 2:
+        a1 = a[1]
+        r1 = tot[1] - a1
+        return (a1 * a1 * wr + r1 * r1 * wl) / (wl * wr)
+    return _proxy_counts(B, a, b, wl, wr)
+
+
+cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
                           const double* tot, double wtot, int64_t* pos,
-                          double* thr) noexcept nogil:
-    """Extremely randomised split: one uniform threshold between the node's extremes."""
+                          int64_t* ml) noexcept nogil:
+    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut)."""
+    cdef int64_t K = B.n_classes, enm = e - nm, msl = B.min_samples_leaf, q, p, c
+    cdef int64_t pos1 = -1, pos2 = -1
+    cdef int rs = B.rshift
+    cdef double* cl = B.cl
+    cdef double* cm = B.fl
+    cdef double minw = B.min_weight_leaf, wl = 0.0, wm = 0.0, wi, proxy
+    cdef double best1 = -INFINITY, best2 = -INFINITY
+    cdef key_t k
+    for c in range(K):
+        cl[c] = 0.0
+        cm[c] = 0.0
+    for q in range(enm, e):
+        wi = _wt(B, L[q])
+        cm[_cls(B, L[q])] += wi
+        wm += wi
+    for q in range(s, enm):
+        k = L[q]
+        wi = _wt(B, k)
+        cl[_cls(B, k)] += wi
+        wl += wi
+        if q + 1 == enm or ((L[q + 1] ^ k) >> rs) == 0:
+            continue
+        p = q + 1
+        if p - s >= msl and e - p >= msl and wl >= minw and wtot - wl >= minw:
+            proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
+            if proxy > best1:
+                best1 = proxy
+                pos1 = p
+        if (p - s + nm >= msl and enm - p >= msl and wl + wm >= minw
+                and wtot - wl - wm >= minw):
+            proxy = _proxy_moved(B, cl, cm, wl + wm, tot, wtot)
+            if proxy > best2:
+                best2 = proxy
+                pos2 = p
+    if enm - s >= msl and nm >= msl and wl >= minw and wtot - wl >= minw:
+        proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
+        if proxy > best1:
+            best1 = proxy
+            pos1 = enm
+    if best2 > best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return best2
+    pos[0] = pos1
+    ml[0] = 0
+    return best1
+
+
+cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
+                          int64_t nm, const double* tot, double wtot, int64_t* pos,
+                          double* thr, int64_t* ml) noexcept nogil:
+    """Extremely randomised split: one uniform threshold between the node's extremes of
+    the present values; missing samples, if any, go to a side drawn at random."""
     cdef const double* xf = B.X + f * B.n_total
     cdef uint64_t im = B.imask
-    cdef double lo_v = xf[L[s] & im], hi_v = xf[L[e - 1] & im]
+    cdef int64_t enm = e - nm
+    cdef double lo_v = xf[L[s] & im], hi_v = xf[L[enm - 1] & im]
     cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
-    cdef int64_t a, b, m, p, c
+    cdef int64_t a, b, m, p, c, n_left
     cdef double wl = 0.0, wi
     if not isfinite(t):
         t = lo_v / 2.0 + hi_v / 2.0
     if t >= hi_v:
         t = lo_v
+    ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
     # first position whose value exceeds t
     a = s
-    b = e - 1
+    b = enm
     while a < b:
         m = (a + b) >> 1
         if xf[L[m] & im] > t:
@@ -780,7 +1105,8 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
         else:
             a = m + 1
     p = a
-    if p - s < B.min_samples_leaf or e - p < B.min_samples_leaf:
+    n_left = p - s + (nm if ml[0] else 0)
+    if n_left < B.min_samples_leaf or (e - s) - n_left < B.min_samples_leaf:
         return -INFINITY
     for c in range(B.n_classes):
         B.cl[c] = 0.0
@@ -788,6 +1114,11 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
         wi = _wt(B, L[m])
         B.cl[_cls(B, L[m])] += wi
         wl += wi
+    if ml[0]:
+        for m in range(enm, e):
+            wi = _wt(B, L[m])
+            B.cl[_cls(B, L[m])] += wi
+            wl += wi
     if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
         return -INFINITY
     for c in range(B.n_classes):
@@ -807,6 +1138,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef uint64_t* consts = B.ent_const + ei * B.n_words
     cdef key_t* base = B.lists0 if e.buf == 0 else B.lists1
     cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
+    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint subsample
     cdef const key_t* L
@@ -829,8 +1161,22 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
             continue
         visited += 1
+        nm = 0
+        ml = 0
+        if B.any_missing and B.nan_rank[f] != NO_NAN:
+            nm = _count_missing(B, L, s, end, B.nan_rank[f])
         if B.random_split:
-            proxy = _random_split(B, L, f, s, end, counts, e.weight, &pos, &thr)
+            proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml)
+        elif nm > 0:
+            if B.criterion == CRIT_GINI and K == 2:
+                if B.packed:
+                    proxy = _scan_gini_binary_missing(B, L, s, end, nm, counts, e.weight,
+                                                      &pos, &ml, <int64_t> 0)
+                else:
+                    proxy = _scan_gini_binary_missing(B, L, s, end, nm, counts, e.weight,
+                                                      &pos, &ml, <double> 0.0)
+            else:
+                proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif B.packed:
             proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:
@@ -840,11 +1186,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_f = f
             best_p = pos
             best_thr = thr
+            best_nm = nm
+            best_ml = ml
     e.has_split = 0
     if best_f < 0:
         return
     # exact class counts of both children
     L = base + best_f * B.n_active
+    enm = end - best_nm
     for c in range(K):
         cleft[c] = 0.0
         cright[c] = 0.0
@@ -854,12 +1203,24 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         wi = _wt(B, L[q])
         cleft[_cls(B, L[q])] += wi
         wl += wi
-    for q in range(best_p, end):
+    for q in range(best_p, enm):
         wi = _wt(B, L[q])
         cright[_cls(B, L[q])] += wi
         wr += wi
+    for q in range(enm, end):
+        wi = _wt(B, L[q])
+        if best_ml:
+            cleft[_cls(B, L[q])] += wi
+            wl += wi
+        else:
+            cright[_cls(B, L[q])] += wi
+            wr += wi
+    n_left = best_p - s + (best_nm if best_ml else 0)
     e.split.feature = best_f
     e.split.pos = best_p
+    e.split.n_missing = best_nm
+    # with no missing sample here, NaN at predict time follows the larger child
+    e.split.missing_left = best_ml if best_nm > 0 else (n_left > (end - s) - n_left)
     e.split.weight_left = wl
     e.split.weight_right = wr
     e.split.impurity_left = _impurity(B, cleft, wl)
@@ -871,6 +1232,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         return
     if B.random_split:
         e.split.threshold = best_thr
+    elif best_p == enm:
+        # all present values left, the missing ones right: NaN <= inf is false
+        e.split.threshold = INFINITY
     else:
         # midpoint of the two neighbours, never rounded up onto the right one
         a = B.X[best_f * B.n_total + <int64_t> (L[best_p - 1] & B.imask)]
@@ -1077,7 +1441,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     if le < 0 or re < 0:
         return -1
     cdef Entry* e = &B.ent[ei]
-    cdef int64_t s = e.start, end = e.end, p = e.split.pos, f = e.split.feature, q, g
+    cdef int64_t s = e.start, end = e.end, f = e.split.feature, q, g
+    cdef int64_t cut = e.split.pos, enm = e.end - e.split.n_missing, p
     cdef int64_t depth = e.depth, W = B.n_words, node_id = e.node_id
     cdef int buf = e.buf, rs = B.rshift
     cdef key_t* src = B.lists0 if buf == 0 else B.lists1
@@ -1092,25 +1457,33 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef uint64_t bit
     cdef bint lleaf, rleaf
     cdef SplitInfo sp = e.split
+    cdef bint moved = sp.n_missing > 0 and sp.missing_left
+    # the left child holds [s, cut) of the split feature's list, plus its missing samples
+    # [enm, end) when they go left; p is where the right child starts in every list
+    p = cut + (sp.n_missing if moved else 0)
     B.nodes[node_id].feature = f
     B.nodes[node_id].threshold = sp.threshold
+    B.nodes[node_id].missing_go_to_left = <uint8_t> sp.missing_left
     lleaf = children_final or _is_leaf(B, depth + 1, p - s, sp.weight_left, sp.impurity_left)
     rleaf = children_final or _is_leaf(B, depth + 1, end - p, sp.weight_right,
                                        sp.impurity_right)
     memcpy(lconsts, consts, W * sizeof(uint64_t))
     memcpy(rconsts, consts, W * sizeof(uint64_t))
     if not (lleaf and rleaf):
-        for q in range(s, p):
+        for q in range(s, cut):
             gl[Lf[q] & B.imask] = 1
-        for q in range(p, end):
+        for q in range(cut, end):
             gl[Lf[q] & B.imask] = 0
+        if moved:
+            for q in range(enm, end):
+                gl[Lf[q] & B.imask] = 1
         for g in range(F):
             bit = (<uint64_t> 1) << (g & 63)
             if consts[g >> 6] & bit:
                 continue
             S = src + g * n_act
             D = dst + g * n_act
-            if g == f:
+            if g == f and not moved:
                 if not lleaf:
                     memcpy(D + s, S + s, (p - s) * sizeof(key_t))
                 if not rleaf:
@@ -1196,6 +1569,7 @@ cdef void _free_builder(Builder* B) noexcept nogil:
         free(B.lists0)
     free(B.lists1)
     free(B.goleft)
+    free(B.nan_rank)
     free(B.xlogx_table)
     free(B.cl)
     free(B.cr)
@@ -1272,6 +1646,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     for f in range(F):
         if (keys[f, n - 1] >> 32) > max_rank:
             max_rank = keys[f, n - 1] >> 32
+        if (keys[f, n - 1] & IDX_MASK) >= <uint64_t> n:
+            raise ValueError("keys do not belong to X")
 
     memset(&B, 0, sizeof(Builder))
     # layout of the working keys
@@ -1329,6 +1705,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.cli = <int64_t*> malloc(K * sizeof(int64_t))
     B.cri = <int64_t*> malloc(K * sizeof(int64_t))
     B.feats = <int64_t*> malloc(F * sizeof(int64_t))
+    B.nan_rank = <uint64_t*> malloc(F * sizeof(uint64_t))
     B.ent = <Entry*> malloc(B.ent_cap * sizeof(Entry))
     B.ent_counts = <double*> malloc(B.ent_cap * 3 * K * sizeof(double))
     B.ent_const = <uint64_t*> malloc(B.ent_cap * B.n_words * sizeof(uint64_t))
@@ -1347,7 +1724,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
                 B.xlogx_table[i] = i * log(<double> i)
     if (B.lists0 == NULL or B.lists1 == NULL or B.goleft == NULL or B.cl == NULL
             or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
-            or B.cri == NULL or B.feats == NULL
+            or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL
             or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
             or B.free_list == NULL or B.order == NULL or B.nodes == NULL
             or B.values == NULL):
@@ -1355,6 +1732,14 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         raise MemoryError("not enough memory to grow the tree")
 
     with nogil:
+        # missing values sort last, with their feature's highest rank
+        for f in range(F):
+            ix = keys[f, n - 1] & IDX_MASK
+            if isnan(X[ix, f]):
+                B.nan_rank[f] = keys[f, n - 1] >> 32
+                B.any_missing = True
+            else:
+                B.nan_rank[f] = NO_NAN
         # the working lists hold the samples of this tree only, in presorted order; each
         # sample's class, weight and index are packed once, so the copy reads one array
         for i in range(n):

@@ -3,7 +3,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.math cimport NAN
+from libc.math cimport NAN, isnan
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -27,7 +27,7 @@ cdef inline const Node* _node_ptr(nodes) except NULL:
 
 cdef struct FlatNode:      # the traversal layout: 16 bytes, siblings side by side
     double threshold       # NaN for a leaf: "x > NaN" is false, so a leaf loops on itself
-    int32_t feature        # 0 for a leaf (any valid column)
+    int32_t feature        # 0 for a leaf (any valid column); the top bit: NaN goes right
     int32_t left           # the right child is left + 1; a leaf points to itself
 
 
@@ -57,6 +57,8 @@ def flatten(nodes):
             else:
                 fl[head].threshold = nd[old].threshold
                 fl[head].feature = <int32_t> nd[old].feature
+                if not nd[old].missing_go_to_left:
+                    fl[head].feature |= NAN_RIGHT
                 fl[head].left = <int32_t> tail
                 orig[tail] = nd[old].left_child
                 orig[tail + 1] = nd[old].right_child
@@ -67,6 +69,9 @@ def flatten(nodes):
 
 cdef enum:
     BLOCK = 8
+
+cdef int32_t NAN_RIGHT = <int32_t> 0x80000000
+cdef int32_t FEATURE_BITS = 0x7FFFFFFF
 
 
 def apply_flat(flat, const int64_t[::1] original, const double[:, :] X):
@@ -79,6 +84,7 @@ def apply_flat(flat, const int64_t[::1] original, const double[:, :] X):
     cdef int32_t cur[BLOCK]
     cdef const FlatNode* node
     cdef bint moving
+    cdef double x
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] res = out
     with nogil:
@@ -92,12 +98,21 @@ def apply_flat(flat, const int64_t[::1] original, const double[:, :] X):
                 moving = False
                 for j in range(m):
                     node = &fl[cur[j]]
-                    cur[j] = node.left + (X[i0 + j, node.feature] > node.threshold)
+                    x = X[i0 + j, node.feature & FEATURE_BITS]
+                    # NaN: "x > t" is false; it goes right only where the node says so
+                    cur[j] = node.left + ((x > node.threshold)
+                                          | ((x != x) & (node.feature < 0)))
                     moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
             for j in range(m):
                 res[i0 + j] = original[cur[j]]
             i0 += m
     return out
+
+
+cdef inline bint _goes_left(const Node* nd, double x) noexcept nogil:
+    if isnan(x):
+        return nd.missing_go_to_left != 0
+    return x <= nd.threshold
 
 
 def decision_path_dense(nodes, const double[:, :] X):
@@ -112,7 +127,7 @@ def decision_path_dense(nodes, const double[:, :] X):
             k = 0
             total += 1
             while nd[k].left_child != -1:
-                if X[i, nd[k].feature] <= nd[k].threshold:
+                if _goes_left(&nd[k], X[i, nd[k].feature]):
                     k = nd[k].left_child
                 else:
                     k = nd[k].right_child
@@ -127,7 +142,7 @@ def decision_path_dense(nodes, const double[:, :] X):
             indices[pos] = 0
             pos += 1
             while nd[k].left_child != -1:
-                if X[i, nd[k].feature] <= nd[k].threshold:
+                if _goes_left(&nd[k], X[i, nd[k].feature]):
                     k = nd[k].left_child
                 else:
                     k = nd[k].right_child
@@ -390,4 +405,5 @@ def keep_as_leaves(nodes, value, leaves):
     out["right_child"] = np.where(inner, new_id_a[out["right_child"]], -1)
     out["feature"] = np.where(inner, out["feature"], -2)
     out["threshold"] = np.where(inner, out["threshold"], -2.0)
+    out["missing_go_to_left"] = np.where(inner, out["missing_go_to_left"], 0)
     return out, np.ascontiguousarray(value[keep]), int(max_depth)

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rotforest import _builder
 from rotforest._validation import check_int, check_real, check_tree_params
 from rotforest.pruning import prune_reduced_error
-from rotforest.tree import DecisionTreeClassifier, _AtomicFit, training_data
+from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, training_data
 
 __all__ = ["RandomForestClassifier"]
 
@@ -177,7 +177,7 @@ class _Progress:
                       f"{time.perf_counter() - self.start:.1f} s elapsed", flush=True)
 
 
-class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
+class RandomForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstimator):
     """A random forest of presorted CART trees.
 
     The features are sorted once per fit and the sorted lists are shared, read-only, by
@@ -439,7 +439,7 @@ class RandomForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     def _validate_X_predict(self, X):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite=True, accept_sparse=False)
+                             ensure_all_finite="allow-nan", accept_sparse=False)
 
     def _prediction_jobs(self, n_rows):
         # threads pay off only when there is enough work per thread

@@ -17,7 +17,7 @@ from rotforest.forest import (
     check_warm_start,
     resolve_max_samples,
 )
-from rotforest.tree import DecisionTreeClassifier, _AtomicFit, training_data
+from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, training_data
 
 __all__ = ["RotationForestClassifier"]
 
@@ -71,6 +71,67 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None):
                          shape=(n_features, n_features))
 
 
+def _normalisation(X, sw):
+    """Weighted mean and standard deviation of every column over its present values
+    (constant or all-missing columns: scale 1; all-missing columns: mean 0)."""
+    present = ~np.isnan(X)
+    W = present * sw[:, None]
+    total = W.sum(axis=0)
+    safe = np.where(total > 0, total, 1.0)
+    X0 = np.where(present, X, 0.0)
+    mean = (W * X0).sum(axis=0) / safe
+    D = np.where(present, X - mean, 0.0)
+    scale = np.sqrt((W * D * D).sum(axis=0) / safe)
+    scale[~(scale > 0.0)] = 1.0           # constant features: centred, not scaled
+    return mean, scale
+
+
+def _normalise(X, mean, scale):
+    """Normalised rows with missing cells set to 0 (the training mean), and the mask of
+    the missing cells (None when there is none)."""
+    Z = (X - mean) / scale
+    mask = np.isnan(Z)
+    if not mask.any():
+        return Z, None
+    Z[mask] = 0.0
+    return Z, mask
+
+
+class _Rotated:
+    """Projects normalised rows onto a tree's axes (or many trees' stacked axes).
+
+    Missing cells are 0, the training mean, in the rows.  With ``missing="route"`` an
+    axis that mixes a missing feature is itself missing (NaN): the tree sends it down the
+    side it learned for missing values.  With ``missing="impute"`` the axes keep the
+    imputed values, and indicator columns of the features that had missing values in
+    training follow the axes, unrotated."""
+
+    def __init__(self, missing, missing_features):
+        self.missing = missing
+        self.missing_features = missing_features
+
+    def axes(self, R, Z, mask):
+        P = np.asarray(R.T.dot(Z.T).T)
+        if mask is not None and self.missing == "route":
+            pattern = R.copy()
+            pattern.data = np.ones_like(pattern.data)
+            P[np.asarray(pattern.T.dot(mask.T.astype(np.float64)).T) > 0] = np.nan
+        return P
+
+    def extra(self, mask, n):
+        """The indicator columns (None when there are none)."""
+        if self.missing != "impute" or self.missing_features.size == 0:
+            return None
+        if mask is None:
+            return np.zeros((n, self.missing_features.size))
+        return mask[:, self.missing_features].astype(np.float64)
+
+    def __call__(self, R, Z, mask):
+        P = self.axes(R, Z, mask)
+        extra = self.extra(mask, Z.shape[0])
+        return P if extra is None else np.hstack([P, extra])
+
+
 def _tree_draws(base_seed, index, n, n_draws, bootstrap):
     """Tree ``index``'s generator, builder seed and bootstrap counts (None without
     bootstrap), drawn before its rotation so that they can be regenerated alone."""
@@ -82,22 +143,22 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap):
     return rng, seed, counts
 
 
-def _grow_rotated(params, indices, Z, y, y_enc, sw, n_classes, base_seed, bootstrap,
-                  n_draws, group_size, kind, progress):
+def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_seed,
+                  bootstrap, n_draws, group_size, kind, progress):
     n, F = Z.shape
     out = []
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
         rotation = draw_rotation(rng, F, group_size, kind, Z, y_enc)
         weights = sw if counts is None else counts * sw
-        P = np.asfortranarray(rotation.T.dot(Z.T).T)      # Z @ R, column-major
+        P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = DecisionTreeClassifier(random_state=seed, **params)
         limits = check_tree_params(tree)
-        settings = tree._builder_settings(n, F, weights, *limits)
+        settings = tree._builder_settings(n, P.shape[1], weights, *limits)
         tree.classes_ = np.arange(n_classes)
         tree.n_classes_ = n_classes
         tree.n_outputs_ = 1
-        tree.n_features_in_ = F
+        tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
         tree._grow(P, keys, y_enc, weights, settings, seed, consume_keys=True)
         out.append((tree, rotation))
@@ -106,7 +167,7 @@ def _grow_rotated(params, indices, Z, y, y_enc, sw, n_classes, base_seed, bootst
     return out
 
 
-class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
+class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstimator):
     """A forest of presorted trees, each grown on its own random rotation of the
     normalised features.
 
@@ -136,6 +197,13 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         Bootstrap sample size, as in :class:`RandomForestClassifier`.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Rotated axes drawn at each node (None: all of them).
+    missing : {"route", "impute"}, default="route"
+        How missing values (NaN) enter the rotated trees. Both first set a missing cell
+        to the training mean. "route": an axis whose group holds a missing feature is
+        itself missing for that row, and the tree sends it down the side it learned for
+        missing values. "impute": the axes keep the imputed values, and an indicator
+        column for every feature that had missing values in training is given to the
+        trees unrotated.
     criterion : {"gini", "entropy", "log_loss", "error"}, default="gini"
         Impurity that every tree reduces.
     max_depth : int or None, default=None
@@ -175,9 +243,12 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     rotations_ : list of scipy.sparse.csr_matrix of shape (n_features, n_features)
         Tree ``i`` sees ``((X - mean_) / scale_) @ rotations_[i]``.
     mean_ : ndarray of shape (n_features,)
-        Weighted mean of every feature over the training data.
+        Weighted mean of every feature over its present (non-missing) training values.
     scale_ : ndarray of shape (n_features,)
-        Weighted standard deviation of every feature (1 for constant features).
+        Weighted standard deviation of every feature over its present values (1 for
+        constant features).
+    missing_features_ : ndarray of int
+        Features that had missing values (NaN) in training.
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted.
     n_classes_ : int
@@ -221,7 +292,8 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, n_estimators=100, *, rotation="pca", group_size=3,
-                 bootstrap=False, max_samples=None, max_features=None, criterion="gini",
+                 bootstrap=False, max_samples=None, max_features=None, missing="route",
+                 criterion="gini",
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
@@ -232,6 +304,7 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         self.bootstrap = bootstrap
         self.max_samples = max_samples
         self.max_features = max_features
+        self.missing = missing
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -271,6 +344,7 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         check_ensemble_params(self)
         check_option("rotation", self.rotation, ("gaussian", "pca"))
         check_int("group_size", self.group_size, 1, allow_none=True)
+        check_option("missing", self.missing, ("route", "impute"))
         cw = self.class_weight
         if cw is not None and not isinstance(cw, dict) and cw != "balanced":
             raise ValueError(f"class_weight must be a dict, 'balanced' or None; got {cw!r}")
@@ -289,24 +363,27 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         warm = self.warm_start and hasattr(self, "estimators_")
         if warm:
             check_warm_start(self, classes)
+            if self.missing != self._missing_fitted:
+                raise ValueError("missing cannot change between warm-started fits")
             base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
+            missing_features = self.missing_features_
             fitted = list(zip(self.estimators_, self.rotations_))
         else:
             base_seed = int(check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max))
             # weighted, so that a weight of 2 normalises like two copies of a sample
-            mean = np.average(X, axis=0, weights=sw)
-            scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sw))
-            scale[scale == 0.0] = 1.0           # constant features: centred, not scaled
+            mean, scale = _normalisation(X, sw)
+            missing_features = np.flatnonzero(np.isnan(X).any(axis=0))
             fitted = []
-        Z = (X - mean) / scale
+        Z, mask = _normalise(X, mean, scale)
+        project = _Rotated(self.missing, missing_features)
         new = list(range(len(fitted), self.n_estimators))
         n_jobs = effective_n_jobs(self.n_jobs)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         group = None if self.group_size is None else min(self.group_size, F)
         codes = y_enc.astype(np.int32)    # one object for all chunks: shipped once (dask)
         results = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_grow_rotated)(self._tree_params(), chunk, Z, y, codes,
+            delayed(_grow_rotated)(self._tree_params(), chunk, Z, mask, project, codes,
                                    sw, len(classes), base_seed, self.bootstrap, n_draws,
                                    group, self.rotation, progress)
             for chunk in _chunks(new, n_jobs))
@@ -318,16 +395,21 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
         self.mean_, self.scale_ = mean, scale
+        self.missing_features_ = missing_features
+        self._missing_fitted = self.missing
         self._base_seed = base_seed
         self._n_draws_fitted = n_draws
         self.estimators_ = [t for t, _ in fitted]
         self.rotations_ = [r for _, r in fitted]
         self._stacked_rotations = sp.hstack(self.rotations_).tocsc()
         if self.oob_score:
-            self._set_oob(Z, y)
+            self._set_oob(Z, mask, y)
         return self
 
-    def _set_oob(self, Z, y):
+    def _projector(self):
+        return _Rotated(self._missing_fitted, self.missing_features_)
+
+    def _set_oob(self, Z, mask, y):
         n = Z.shape[0]
         sums = np.zeros((n, self.n_classes_))
         votes = np.zeros(n, dtype=np.int64)
@@ -335,7 +417,8 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
             counts = _tree_draws(self._base_seed, i, n, self._n_draws_fitted, True)[2]
             out = counts == 0
             if np.any(out):
-                P = np.ascontiguousarray(rotation.T.dot(Z[out].T).T)
+                P = np.ascontiguousarray(self._projector()(
+                    rotation, Z[out], None if mask is None else mask[out]))
                 sums[out] += tree.tree_.value[tree.tree_.apply(P), 0, :]
                 votes[out] += 1
         seen = votes > 0
@@ -359,9 +442,9 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     # --------------------------------------------------------------- prediction
     def _normalised(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True,
-                          accept_sparse=False)
-        return (X - self.mean_) / self.scale_
+        X = validate_data(self, X, reset=False, dtype=np.float64,
+                          ensure_all_finite="allow-nan", accept_sparse=False)
+        return _normalise(X, self.mean_, self.scale_)
 
     def _stacked(self):
         """All rotations side by side (n_features x n_estimators * n_features, built in
@@ -370,16 +453,22 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
 
     def _per_tree(self, X, fn):
         """fn(tree, rotated rows) summed over trees, the rows projected in batches."""
-        Z = self._normalised(X)
+        Z, mask = self._normalised(X)
         F = Z.shape[1]
         R = self._stacked()
+        project = self._projector()
         step = max(1, _BATCH_CELLS // max(1, F * len(self.estimators_)))
         parts = []
         for start in range(0, Z.shape[0], step):
-            P = np.asarray(R.T.dot(Z[start:start + step].T).T)   # rows x (trees * F)
-            part = fn(self.estimators_[0], P[:, :F])
-            for i, tree in enumerate(self.estimators_[1:], 1):
-                part += fn(tree, P[:, i * F:(i + 1) * F])
+            M = None if mask is None else mask[start:start + step]
+            P = project.axes(R, Z[start:start + step], M)    # rows x (trees * F)
+            extra = project.extra(M, P.shape[0])
+            part = None
+            for i, tree in enumerate(self.estimators_):
+                Pi = P[:, i * F:(i + 1) * F]
+                if extra is not None:
+                    Pi = np.hstack([Pi, extra])
+                part = fn(tree, Pi) if part is None else part + fn(tree, Pi)
             parts.append(part)
         return np.concatenate(parts)
 
@@ -446,9 +535,10 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         leaves : ndarray of shape (n_samples, n_estimators)
             Column ``i`` holds the node ids of the leaves reached in tree ``i``.
         """
-        Z = self._normalised(X)
+        Z, mask = self._normalised(X)
+        project = self._projector()
         return np.column_stack([
-            tree.tree_.apply(np.ascontiguousarray(r.T.dot(Z.T).T))
+            tree.tree_.apply(np.ascontiguousarray(project(r, Z, mask)))
             for tree, r in zip(self.estimators_, self.rotations_)])
 
     def decision_path(self, X):
@@ -467,8 +557,9 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         n_nodes_ptr : ndarray of shape (n_estimators + 1,)
             Tree ``k``'s nodes are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k + 1]``.
         """
-        Z = self._normalised(X)
-        paths = [tree.tree_.decision_path(np.ascontiguousarray(r.T.dot(Z.T).T))
+        Z, mask = self._normalised(X)
+        project = self._projector()
+        paths = [tree.tree_.decision_path(np.ascontiguousarray(project(r, Z, mask)))
                  for tree, r in zip(self.estimators_, self.rotations_)]
         ptr = np.cumsum([0] + [p.shape[1] for p in paths])
         return sp.hstack(paths).tocsr(), ptr
@@ -487,9 +578,12 @@ class RotationForestClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         total = np.zeros(self.n_features_in_)
+        F = self.n_features_in_
         for tree, rotation in zip(self.estimators_, self.rotations_):
             if tree.tree_.node_count > 1:
-                total += rotation.multiply(rotation).dot(
-                    tree.tree_.compute_feature_importances())
+                imp = tree.tree_.compute_feature_importances()
+                total += rotation.multiply(rotation).dot(imp[:F])
+                if imp.size > F:                              # indicator columns
+                    total[self.missing_features_] += imp[F:]
         s = total.sum()
         return total / s if s > 0 else total

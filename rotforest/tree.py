@@ -52,7 +52,7 @@ def training_data(est, X, y, sample_weight, class_weight=None, fortran=True):
     Returns X (float64, column-major when ``fortran``), y, the sorted classes, y as class
     codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
     or "balanced"; None for none)."""
-    X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite=True,
+    X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                          accept_sparse=False)
     if fortran and not X.flags.f_contiguous:
         X = _builder.to_fortran(X)
@@ -71,6 +71,15 @@ def training_data(est, X, y, sample_weight, class_weight=None, fortran=True):
     return X, y, classes, y_enc, sw
 
 
+class _AcceptsNaN:
+    """Missing values (NaN) are accepted in X; infinities are not."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
 class _AtomicFit:
     """``fit`` either completes or leaves the estimator exactly as it was."""
 
@@ -84,7 +93,7 @@ class _AtomicFit:
             raise
 
 
-class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
+class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstimator):
     """A CART decision tree classifier grown on presorted feature lists.
 
     The features are sorted once per fit; every node is then split by scanning the
@@ -385,8 +394,8 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
         (61, 5)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True,
-                          accept_sparse=False)
+        X = validate_data(self, X, reset=False, dtype=np.float64,
+                          ensure_all_finite="allow-nan", accept_sparse=False)
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"y must be 1-D with {X.shape[0]} labels; got shape {y.shape}")
@@ -404,7 +413,7 @@ class DecisionTreeClassifier(_AtomicFit, ClassifierMixin, BaseEstimator):
     def _validate_X_predict(self, X):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite=True, accept_sparse=False)
+                             ensure_all_finite="allow-nan", accept_sparse=False)
 
     def apply(self, X):
         """Index of the leaf that each sample reaches.
