@@ -48,10 +48,12 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
     trees = []
     for index in indices:
         drawn, seed = _draw_tree(base_seed, index, n, n_draws, bootstrap)
-        counts = np.bincount(drawn, minlength=n).astype(np.float64)
-        weights = counts * sw
+        weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
+        out = weights == 0 if oob_pruning else None
+        weights *= sw          # in place: no array of n samples is held beyond the weights
         if balanced_subsample:
             weights *= compute_sample_weight("balanced", y, indices=drawn)
+        del drawn
         tree = DecisionTreeClassifier(random_state=seed, **forest_params)
         limits = check_tree_params(tree)
         settings = tree._builder_settings(n, X.shape[1], weights, *limits)
@@ -64,7 +66,6 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         else:   # every drawn sample had zero weight: a tree that knows nothing
             tree._grow(X, keys, y_enc, sw, settings, seed)
         if oob_pruning:
-            out = counts == 0
             tree.tree_ = prune_reduced_error(tree.tree_, np.ascontiguousarray(X[out]),
                                              y_enc[out], sw[out])
         trees.append(tree)
