@@ -85,6 +85,7 @@ def _same_trees(a, b):
         np.testing.assert_array_equal(ta.tree_.value, tb.tree_.value)
 
 
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 @pytest.mark.parametrize("make", [
     lambda: RandomForestClassifier(n_estimators=12, oob_score=True, random_state=4),
     lambda: RotationForestClassifier(n_estimators=6, random_state=4),
@@ -107,23 +108,32 @@ def test_cluster_fit_equals_local_fit(client, data, make):
             assert (ra != rb).nnz == 0
 
 
-def test_data_reaches_each_worker_once(client, data):
+# what a fit ships, in bytes of an (n x F) problem: its n x F float64 matrices (X and the
+# presorted keys of the random forest; the normalised X of the rotation forest), and the
+# labels, class codes (int32) and sample weights of every row
+SHIPPED = {
+    "forest": (lambda: RandomForestClassifier(n_estimators=12, random_state=0), 2,
+               "_grow_trees"),
+    "rotation": (lambda: RotationForestClassifier(n_estimators=12, random_state=0), 1,
+                 "_grow_rotated"),
+}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_data_reaches_each_worker_once(client, data, name):
     """12 trees on 2 workers: the client sends each array once (joblib's dask backend
-    scatters large arguments once per call, by identity); each worker then holds one copy
-    of X, the presorted keys, y and the weights (received from the client or fetched from
-    the other worker), and the trees are built in as many tasks as there are workers."""
+    scatters large arguments once per call, by identity); each worker then holds at most
+    one copy of the fit's data (received from the client or fetched from the other
+    worker), and the trees are built in as many tasks as there are workers."""
+    make, n_matrices, task_name = SHIPPED[name]
     X, y = data
     n, F = X.shape
     client.run(_read_log)
     with parallel_backend("dask"):
-        RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
+        make().fit(X, y)
     logs = client.run(_read_log)
 
-    one_copy = (8 * n * F      # X, float64
-                + 8 * n * F    # the presorted keys, uint64
-                + 8 * n        # y
-                + 4 * n        # y as int32 class codes
-                + 8 * n)       # sample weights
+    one_copy = n_matrices * 8 * n * F + (8 + 4 + 8) * n
     keys_of = {}     # content digest -> the data keys that carried it
     for log in logs.values():
         for key, nbytes, digest in log["arrived"]:
@@ -136,9 +146,9 @@ def test_data_reaches_each_worker_once(client, data):
         received = sum(nbytes for _, nbytes, _ in log["arrived"])
         assert received <= one_copy, (worker, received, one_copy)
         big += [nbytes for _, nbytes, _ in log["arrived"] if nbytes >= 8 * n * F]
-    # X and the keys travelled as data (not inside every task), at most once per worker
-    assert 2 <= len(big) <= 2 * N_WORKERS
-    tasks = [key for log in logs.values() for key in log["ran"] if "_grow_trees" in key]
+    # the matrices travelled as data (not inside every task), at most once per worker
+    assert n_matrices <= len(big) <= n_matrices * N_WORKERS
+    tasks = [key for log in logs.values() for key in log["ran"] if task_name in key]
     assert len(tasks) == N_WORKERS           # one task per worker's chunk, not one per tree
 
 
