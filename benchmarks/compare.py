@@ -19,7 +19,9 @@ cancer, digits) and four synthetic ones generated on the spot (no download). Wit
 cells) and ``y`` (integer labels), the format of the project's shared data sets;
 ``--save-data FOLDER`` writes the default data sets in that format. ``--max-rows`` samples
 large data sets. Cells that are missing are median-imputed inside each training fold, for
-every model alike (``--nan native`` passes them through instead).
+every model alike; ``--nan native`` passes them to every model that handles NaN itself
+(rotforest's three estimators and scikit-learn's trees and forests) and imputes only for
+the others.
 
     python benchmarks/compare.py                          # the README's table
     python benchmarks/compare.py --data ../shared/datasets --max-rows 5000 --cv 3
@@ -194,6 +196,14 @@ def versions():
 # ----------------------------------------------------------------------------- run
 
 
+def accepts_nan(model):
+    """Whether the estimator says (by scikit-learn's tags) that it handles NaN itself."""
+    try:
+        return bool(model.__sklearn_tags__().input_tags.allow_nan)
+    except AttributeError:
+        return False
+
+
 def evaluate(models, datasets, n_folds, nan_mode, verbose=True):
     """acc[d, m, fold], fit[d, m], predict[d, m] (mean seconds per fold)."""
     names = list(datasets)
@@ -203,10 +213,10 @@ def evaluate(models, datasets, n_folds, nan_mode, verbose=True):
     for d, name in enumerate(names):
         X, y = datasets[name]
         folds = StratifiedKFold(n_folds, shuffle=True, random_state=0)
-        impute = nan_mode == "impute" and np.isnan(X).any()
+        has_nan = np.isnan(X).any()
         for m, (label, factory) in enumerate(models.values()):
             model = factory()
-            if impute:
+            if has_nan and (nan_mode == "impute" or not accepts_nan(model)):
                 model = make_pipeline(SimpleImputer(strategy="median"), model)
             t0 = time.perf_counter()
             res = cross_validate(model, X, y, cv=folds, scoring="accuracy")
@@ -321,7 +331,8 @@ def main(argv=None):
                         "forest, sk-forest, sk-extra, rotation, aeon (default: all present)")
     parser.add_argument("--nan", choices=["impute", "native"], default="impute",
                         help="median-impute missing cells per training fold for every "
-                        "model (default), or pass them to the models")
+                        "model (default), or pass them to the models that handle NaN "
+                        "(imputing only for the others)")
     parser.add_argument("--plot", default="compare.png",
                         help="figure path (needs matplotlib; 'none' to skip)")
     parser.add_argument("--machine", help="machine description for the table and figure "

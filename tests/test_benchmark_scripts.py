@@ -68,6 +68,17 @@ def test_compare_runs_on_a_folder_and_prints_the_tables(compare, tmp_path, capsy
     assert figure.stat().st_size > 10_000
 
 
+def test_compare_passes_nan_to_the_models_that_take_it(compare, tmp_path, capsys):
+    X, y = compare.default_datasets()["wine"]
+    X = X.copy()
+    X[::5, 1] = np.nan
+    np.savez(tmp_path / "wine_nan.npz", X=X, y=y)
+    compare.main(["--data", str(tmp_path), "--models", "tree,rotation", "--n-estimators",
+                  "5", "--cv", "3", "--nan", "native", "--plot", "none", "--quiet"])
+    out = capsys.readouterr().out
+    assert "missing cells: native" in out and "| wine_nan | 178 x 13, 3 |" in out
+
+
 def test_compare_rejects_unknown_models(compare):
     with pytest.raises(SystemExit):
         compare.main(["--models", "tree,no-such-model", "--plot", "none"])
