@@ -18,6 +18,7 @@ arrays, and "pickled" is ``len(pickle.dumps(model, protocol=5))``.
     python benchmarks/bench_memory.py                 # 1M x 20, 100 trees, n_jobs=2
     python benchmarks/bench_memory.py --n 100000      # quick
     python benchmarks/bench_memory.py --n 300000 --models ours sklearn rotation
+    python benchmarks/bench_memory.py --models ours --fortran --n-jobs 1
 
 Linux only (reads /proc/self/status).
 """
@@ -78,7 +79,7 @@ def _node_bytes(tree):
 
 def child(args):
     """Build the data (and fit one model); print one JSON line of measurements."""
-    import numpy as np   # noqa: F401  (same imports in every child)
+    import numpy as np
     import sklearn.ensemble  # noqa: F401
     from sklearn.datasets import make_classification
 
@@ -86,6 +87,8 @@ def child(args):
 
     X, y = make_classification(n_samples=args.n, n_features=args.features, n_informative=10,
                                n_redundant=4, random_state=args.seed)
+    if args.fortran:
+        X = np.asfortranarray(X)
     gc.collect()
     out = {"model": args.child, "hwm_data_kb": _status_kb("VmHWM")}
     if args.child != "baseline":
@@ -109,6 +112,8 @@ def run_child(name, args):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", name, "--n", str(args.n),
            "--features", str(args.features), "--trees", str(args.trees),
            "--n-jobs", str(args.n_jobs), "--seed", str(args.seed)]
+    if args.fortran:
+        cmd.append("--fortran")
     res = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
@@ -120,6 +125,8 @@ def main():
     p.add_argument("--trees", type=int, default=100)
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--fortran", action="store_true",
+                   help="hand the models a column-major X (rotforest then needs no copy)")
     p.add_argument("--models", nargs="+", default=["ours", "sklearn"],
                    choices=["ours", "sklearn", "rotation"])
     p.add_argument("--child", help=argparse.SUPPRESS)
@@ -136,7 +143,7 @@ def main():
           f"{sklearn.__version__}, numpy {np.__version__}")
     print(f"# make_classification n={args.n:,} x {args.features}, {args.trees} trees, "
           f"n_jobs={args.n_jobs}, random_state=0; data X = {args.n * args.features * 8 / MB:.0f}"
-          " MB (float64)\n")
+          f" MB (float64, {'column' if args.fortran else 'row'}-major)\n")
     base = run_child("baseline", args)
     rows = {}
     for name in args.models:
