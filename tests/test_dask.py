@@ -90,8 +90,12 @@ def _same_trees(a, b):
     lambda: RandomForestClassifier(n_estimators=12, oob_score=True, random_state=4),
     lambda: RotationForestClassifier(n_estimators=6, random_state=4),
 ], ids=["forest", "rotation"])
-def test_cluster_fit_equals_local_fit(client, data, make):
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "with-nan"])
+def test_cluster_fit_equals_local_fit(client, data, make, missing):
     X, y = data
+    if missing:
+        X = X.copy()
+        X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
     local = make().set_params(n_jobs=2).fit(X, y)
     client.run(_read_log)
     with parallel_backend("dask"):
