@@ -42,12 +42,7 @@ cdef extern from *:
     """
     #include <string.h>
     #include <stdint.h>
-    /* The two-class Gini scan over 8 cuts at a time with AVX-512 (integer weights), used
-       when the processor has it.  It performs the same floating-point operations in the
-       same order as the scalar kernel (no fused multiply-add), so both choose the same
-       split.  Cuts lie at c = p + 1 for p in [s, hi); a cut is scored when the values on
-       both sides differ and c >= lo.  Returns the index up to which it scanned; the
-       caller finishes the tail. */
+    /* AVX-512 kernels, chosen at run time when the processor has them. */
     #if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
     #include <immintrin.h>
     static inline __attribute__((always_inline, target("avx512f,avx512dq")))
@@ -62,81 +57,6 @@ cdef extern from *:
     int64_t rf_last_lane(__m512i c) {
         return _mm_extract_epi64(_mm512_extracti64x2_epi64(c, 3), 1);
     }
-    /* unit != 0: every weight is 1 and the left weight is the position; otherwise the
-       integer weights are read from the keys (bits ws.. under mask wm). */
-    static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                                 optimize("fp-contract=off")))
-    int64_t rf_gini_binary_avx512_impl(
-            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
-            uint64_t wm, const int unit, double dt1, double dwt, int64_t *l1_io,
-            int64_t *wl_io, double *best_io, int64_t *pos) {
-        const __m512i one = _mm512_set1_epi64(1);
-        const __m512i wmv = _mm512_set1_epi64((long long)wm);
-        const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
-        const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
-        const __m128i wsv = _mm_cvtsi32_si128(ws);
-        const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
-        int64_t l1 = *l1_io, wl = *wl_io, p;
-        double best = *best_io, num[8], den[8];
-        for (p = s; p + 8 <= hi; p += 8) {
-            __m512i k = _mm512_loadu_si512((const void *)(L + p));
-            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
-            __mmask8 m = _mm512_test_epi64_mask(
-                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
-            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
-            __m512i wv = one;
-            if (!unit) {
-                wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
-                c = _mm512_mullo_epi64(c, wv);
-            }
-            __m512i l1v = rf_prefix_sum8(c, l1);
-            l1 = rf_last_lane(l1v);
-            __m512d dwl;
-            if (unit) {
-                dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
-            } else {
-                __m512i wlv = rf_prefix_sum8(wv, wl);
-                wl = rf_last_lane(wlv);
-                dwl = _mm512_cvtepi64_pd(wlv);
-            }
-            if (p + 8 < lo) continue;
-            if (p + 1 < lo) m &= (__mmask8)(0xFF << (lo - p - 1));
-            if (!m) continue;
-            __m512d dl1 = _mm512_cvtepi64_pd(l1v);
-            __m512d dwr = _mm512_sub_pd(vwt, dwl);
-            __m512d dr1 = _mm512_sub_pd(vt1, dl1);
-            __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
-                                       _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
-            __m512d vd = _mm512_mul_pd(dwl, dwr);
-            __mmask8 better = _mm512_mask_cmp_pd_mask(
-                m, vn, _mm512_mul_pd(_mm512_set1_pd(best), vd), _CMP_GT_OQ);
-            if (better) {
-                _mm512_storeu_pd(num, vn);
-                _mm512_storeu_pd(den, vd);
-                for (int j = 0; j < 8; j++) {
-                    if (((better >> j) & 1) && num[j] > best * den[j]) {
-                        best = num[j] / den[j];
-                        *pos = p + 1 + j;
-                    }
-                }
-            }
-        }
-        *l1_io = l1;
-        *wl_io = unit ? wl + (p - s) : wl;   /* unit weights: the left weight is the count */
-        *best_io = best;
-        return p;
-    }
-    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
-    static int64_t rf_gini_binary_avx512(
-            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
-            uint64_t wm, int unit, double dt1, double dwt, int64_t *l1_io, int64_t *wl_io,
-            double *best_io, int64_t *pos) {
-        if (unit)
-            return rf_gini_binary_avx512_impl(L, s, hi, lo, cs, rs, ws, wm, 1, dt1, dwt,
-                                              l1_io, wl_io, best_io, pos);
-        return rf_gini_binary_avx512_impl(L, s, hi, lo, cs, rs, ws, wm, 0, dt1, dwt,
-                                          l1_io, wl_io, best_io, pos);
-    }
     /* Lanes j of a block at p whose cut p + 1 + j lies in [lo, hi]. */
     static inline uint32_t rf_cut_lanes(int64_t p, int64_t lo, int64_t hi) {
         int64_t a = lo - p - 1, b = hi - p - 1;
@@ -146,14 +66,43 @@ cdef extern from *:
         if (b < 7) m &= 0xFFu >> (7 - b);
         return m & 0xFF;
     }
-    /* The two-class Gini scan of a feature with missing values: one pass over the present
-       values scores every cut twice, with the missing samples (m1 of class 1, weight mw)
-       on the right (cuts in [lo1, hi1]) and on the left (cuts in [lo2, hi2]), in the
-       scalar kernel's operations and order.  Integer weights read from the keys, or all
+    /* Scores the cuts of lanes `lanes` (left: l1 of class 1, weight wl; totals vt1, vwt)
+       as the scalar kernel does, num / den > best in lane order, the first of equals
+       kept. */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                                 optimize("fp-contract=off")))
+    void rf_score8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
+                   int64_t p, double *best, int64_t *pos) {
+        double num[8], den[8];
+        __m512d dwr = _mm512_sub_pd(vwt, dwl);
+        __m512d dr1 = _mm512_sub_pd(vt1, dl1);
+        __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
+                                   _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
+        __m512d vd = _mm512_mul_pd(dwl, dwr);
+        __mmask8 better = _mm512_mask_cmp_pd_mask(
+            lanes, vn, _mm512_mul_pd(_mm512_set1_pd(*best), vd), _CMP_GT_OQ);
+        if (!better) return;
+        _mm512_storeu_pd(num, vn);
+        _mm512_storeu_pd(den, vd);
+        for (int j = 0; j < 8; j++) {
+            if (((better >> j) & 1) && num[j] > *best * den[j]) {
+                *best = num[j] / den[j];
+                *pos = p + 1 + j;
+            }
+        }
+    }
+    /* The two-class Gini scan over 8 cuts at a time with AVX-512 (integer weights), used
+       when the processor has it.  It performs the same floating-point operations in the
+       same order as the scalar kernel (no fused multiply-add), so both choose the same
+       split.  Cuts lie at c = p + 1 for p in [s, hi), where the values on both sides
+       differ; each is scored with the left counts as they are (when c is in [lo1, hi1])
+       and plus (m1, mw), the missing samples of the node (when c is in [lo2, hi2]; an
+       empty range when there are none).  Returns the index up to which it scanned; the
+       caller finishes the tail.  Integer weights read from the keys, or all
        1 (unit: the left weight is the position). */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
-    int64_t rf_gini_binary_missing_avx512_impl(
+    int64_t rf_gini_binary_avx512_impl(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, const int unit,
             double dt1, double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
@@ -166,7 +115,7 @@ cdef extern from *:
         const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
         const __m512d vm1 = _mm512_set1_pd(m1), vmw = _mm512_set1_pd(mw);
         int64_t l1 = *l1_io, wl = *wl_io, p;
-        double best1 = *best1_io, best2 = *best2_io, num[8], den[8];
+        double best1 = *best1_io, best2 = *best2_io;
         for (p = s; p + 8 <= hi; p += 8) {
             __m512i k = _mm512_loadu_si512((const void *)(L + p));
             __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
@@ -189,45 +138,9 @@ cdef extern from *:
             __mmask8 m2k = m & (__mmask8)rf_cut_lanes(p, lo2, hi2);
             if (!(m1k | m2k)) continue;
             __m512d dl1 = _mm512_cvtepi64_pd(l1v);
-            if (m1k) {
-                __m512d dwr = _mm512_sub_pd(vwt, dwl);
-                __m512d dr1 = _mm512_sub_pd(vt1, dl1);
-                __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
-                                           _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
-                __m512d vd = _mm512_mul_pd(dwl, dwr);
-                __mmask8 better = _mm512_mask_cmp_pd_mask(
-                    m1k, vn, _mm512_mul_pd(_mm512_set1_pd(best1), vd), _CMP_GT_OQ);
-                if (better) {
-                    _mm512_storeu_pd(num, vn);
-                    _mm512_storeu_pd(den, vd);
-                    for (int j = 0; j < 8; j++) {
-                        if (((better >> j) & 1) && num[j] > best1 * den[j]) {
-                            best1 = num[j] / den[j];
-                            *pos1 = p + 1 + j;
-                        }
-                    }
-                }
-            }
-            if (m2k) {
-                __m512d al1 = _mm512_add_pd(dl1, vm1), awl = _mm512_add_pd(dwl, vmw);
-                __m512d dwr = _mm512_sub_pd(vwt, awl);
-                __m512d dr1 = _mm512_sub_pd(vt1, al1);
-                __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(al1, al1), dwr),
-                                           _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), awl));
-                __m512d vd = _mm512_mul_pd(awl, dwr);
-                __mmask8 better = _mm512_mask_cmp_pd_mask(
-                    m2k, vn, _mm512_mul_pd(_mm512_set1_pd(best2), vd), _CMP_GT_OQ);
-                if (better) {
-                    _mm512_storeu_pd(num, vn);
-                    _mm512_storeu_pd(den, vd);
-                    for (int j = 0; j < 8; j++) {
-                        if (((better >> j) & 1) && num[j] > best2 * den[j]) {
-                            best2 = num[j] / den[j];
-                            *pos2 = p + 1 + j;
-                        }
-                    }
-                }
-            }
+            if (m1k) rf_score8(m1k, dl1, dwl, vt1, vwt, p, &best1, pos1);
+            if (m2k) rf_score8(m2k, _mm512_add_pd(dl1, vm1), _mm512_add_pd(dwl, vmw),
+                               vt1, vwt, p, &best2, pos2);
         }
         *l1_io = l1;
         *wl_io = unit ? wl + (p - s) : wl;
@@ -236,15 +149,15 @@ cdef extern from *:
         return p;
     }
     __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
-    static int64_t rf_gini_binary_missing_avx512(
+    static int64_t rf_gini_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
             double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
             double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
         if (wm == 1 && *wl_io == 0)
-            return rf_gini_binary_missing_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs,
+            return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs,
                 ws, wm, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
-        return rf_gini_binary_missing_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+        return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
             wm, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
     }
     /* Stable partition of S[s:e) into D: left samples from D[s], right ones from D[p];
@@ -282,12 +195,6 @@ cdef extern from *:
     static void rf_partition_avx512(const uint64_t *S, uint64_t *D, int64_t s, int64_t e,
                                     int64_t p, const uint8_t *gl, uint64_t imask, int mode) {}
     static int64_t rf_gini_binary_avx512(
-            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
-            uint64_t wm, int unit, double dt1, double dwt, int64_t *l1_io, int64_t *wl_io,
-            double *best_io, int64_t *pos) {
-        return s;
-    }
-    static int64_t rf_gini_binary_missing_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
             double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
@@ -305,11 +212,7 @@ cdef extern from *:
     }
     """
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
-    int64_t rf_gini_binary_avx512(const uint64_t* L, int64_t s, int64_t hi, int64_t lo,
-                                  int cs, int rs, int ws, uint64_t wm, int unit,
-                                  double dt1, double dwt, int64_t* l1_io, int64_t* wl_io,
-                                  double* best_io, int64_t* pos) noexcept nogil
-    int64_t rf_gini_binary_missing_avx512(
+    int64_t rf_gini_binary_avx512(
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1, int64_t lo2,
             int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1, double dwt,
             double m1, double mw, int64_t* l1_io, int64_t* wl_io, double* best1_io,
@@ -681,53 +584,6 @@ cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
 # positions that break min_samples_leaf / min_weight_leaf are never scored.
 # ----------------------------------------------------------------------------------------
 
-cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e,
-                              const double* tot, double wtot, int64_t* pos,
-                              acc_t zero) noexcept nogil:
-    # For two classes, (l0^2 + l1^2)/wl + (r0^2 + r1^2)/wr equals a constant plus
-    # 2 (l1^2/wl + r1^2/wr): the scan maximises the latter, without dividing.  Every
-    # branch in the loop is predictable; the counters are exact integers when the
-    # weights are.
-    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p
-    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, im = B.imask
-    cdef const double* w = B.w
-    cdef acc_t l1 = 0, wl = 0, wi, minw
-    cdef double dt1 = tot[1], dwt = wtot
-    cdef double best = -INFINITY, num, den, dl1, dr1, dwl, dwr
-    cdef key_t k
-    cdef int64_t start = s
-    if acc_t is int64_t:
-        minw = <int64_t> ceil(B.min_weight_leaf)
-        if B.use_avx512 and B.min_weight_leaf == 0.0:
-            # all but the last few cuts; wm == 1 means every weight is 1
-            start = rf_gini_binary_avx512(L, s, hi, lo, cs, rs, ws, wm, wm == 1, dt1, dwt,
-                                          &l1, &wl, &best, pos)
-    else:
-        minw = B.min_weight_leaf
-    for p in range(start, hi):
-        k = L[p]
-        if acc_t is int64_t:
-            wi = <int64_t> ((k >> ws) & wm)
-            l1 += wi & -(<int64_t> ((k >> cs) & 1))
-        else:
-            wi = w[k & im]
-            l1 += wi * <double> ((k >> cs) & 1)
-        wl += wi
-        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
-            dl1 = <double> l1
-            dwl = <double> wl
-            dwr = dwt - dwl
-            if wl >= minw and dwr >= minw:
-                dr1 = dt1 - dl1
-                num = dl1 * dl1 * dwr + dr1 * dr1 * dwl
-                den = dwl * dwr
-                if num > best * den:
-                    best = num / den
-                    pos[0] = p + 1
-    return best
-
-
 cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
                        const double* tot, double wtot, int64_t* pos,
                        acc_t zero) noexcept nogil:
@@ -885,8 +741,6 @@ cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
                          const double* tot, double wtot, int64_t* pos,
                          acc_t zero) noexcept nogil:
     if B.criterion == CRIT_GINI:
-        if B.n_classes == 2:
-            return _scan_gini_binary(B, L, s, e, tot, wtot, pos, zero)
         return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
     elif B.criterion == CRIT_ENTROPY:
         return _scan_entropy(B, L, s, e, tot, wtot, pos, zero)
@@ -900,7 +754,8 @@ cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
 # going to the first: every cut between distinct present values with the missing samples
 # on the right, then "all present left, all missing right", then every cut with the
 # missing samples on the left.  The proxies are those of the kernels above, so features
-# with and without missing values compare in one node.
+# with and without missing values compare in one node.  (Two classes with Gini: the
+# missing samples are handled by _scan_gini_binary itself.)
 # ----------------------------------------------------------------------------------------
 
 cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, int64_t e,
@@ -916,21 +771,39 @@ cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, 
     return e - a
 
 
-cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int64_t e,
-                                      int64_t nm, const double* tot, double wtot,
-                                      int64_t* pos, int64_t* ml, acc_t zero) noexcept nogil:
-    # One pass over the present values [s, enm) scores each cut c twice: missing samples
-    # right (variant 1: c - s >= msl, e - c >= msl) and left (variant 2: c - s + nm >= msl,
-    # enm - c >= msl); then "present left, missing right".  Proxies as _scan_gini_binary.
-    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, c, pos1 = -1, pos2 = -1
+cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, double minw,
+                              int64_t c, double* best, int64_t* pos) noexcept nogil:
+    """Two-class Gini proxy of the cut c whose left child holds weight aw, a1 of it of
+    class 1: (l1^2/wl + r1^2/wr), compared without dividing; the first of equals kept."""
+    cdef double rw = dwt - aw, r1, num, den
+    if aw >= minw and rw >= minw:
+        r1 = dt1 - a1
+        num = a1 * a1 * rw + r1 * r1 * aw
+        den = aw * rw
+        if num > best[0] * den:
+            best[0] = num / den
+            pos[0] = c
+
+
+cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
+                              const double* tot, double wtot, int64_t* pos, int64_t* ml,
+                              acc_t zero) noexcept nogil:
+    # For two classes, (l0^2 + l1^2)/wl + (r0^2 + r1^2)/wr equals a constant plus
+    # 2 (l1^2/wl + r1^2/wr): the scan maximises the latter.  The last nm samples of the
+    # slice are missing the feature; one pass over the present ones [s, enm) scores each
+    # cut c with them right (c - s >= msl, e - c >= msl) and, when nm > 0, left
+    # (c - s + nm >= msl, enm - c >= msl); then "present left, missing right".  The
+    # counters are exact integers when the weights are.
+    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, pos1 = -1, pos2 = -1
     cdef int64_t lo1 = s + msl, hi1 = min(enm - 1, e - msl), lo2 = s + msl - nm
-    cdef int64_t hi2 = enm - msl, hi = max(hi1, hi2), start = s, l1i = 0, wli = 0
+    cdef int64_t hi2 = enm - msl if nm > 0 else lo2 - 1     # empty without missing samples
+    cdef int64_t hi = max(hi1, hi2), start = s, l1i = 0, wli = 0
     cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
     cdef acc_t wi, m1 = 0, mw = 0, l1 = 0, wl = 0
     cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
-    cdef double best1 = -INFINITY, best2 = -INFINITY, num, den, a1, aw, r1, rw
+    cdef double best1 = -INFINITY, best2 = -INFINITY
     cdef key_t k
     for p in range(enm, e):
         k = L[p]
@@ -943,9 +816,10 @@ cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int
         mw += wi
     if acc_t is int64_t:
         if B.use_avx512 and minw == 0.0 and hi > s:
-            start = rf_gini_binary_missing_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
-                                                  wm, dt1, dwt, <double> m1, <double> mw,
-                                                  &l1i, &wli, &best1, &pos1, &best2, &pos2)
+            # all but the last few cuts
+            start = rf_gini_binary_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+                                          wm, dt1, dwt, <double> m1, <double> mw,
+                                          &l1i, &wli, &best1, &pos1, &best2, &pos2)
             l1 = l1i
             wl = wli
     for p in range(start, hi):
@@ -959,41 +833,14 @@ cdef double _scan_gini_binary_missing(Builder* B, const key_t* L, int64_t s, int
         wl += wi
         if ((L[p + 1] ^ k) >> rs) == 0:
             continue
-        c = p + 1
-        if lo1 <= c <= hi1:
-            aw = <double> wl
-            rw = dwt - aw
-            if aw >= minw and rw >= minw:
-                a1 = <double> l1
-                r1 = dt1 - a1
-                num = a1 * a1 * rw + r1 * r1 * aw
-                den = aw * rw
-                if num > best1 * den:
-                    best1 = num / den
-                    pos1 = c
-        if lo2 <= c <= hi2:
-            aw = <double> wl + <double> mw
-            rw = dwt - aw
-            if aw >= minw and rw >= minw:
-                a1 = <double> l1 + <double> m1
-                r1 = dt1 - a1
-                num = a1 * a1 * rw + r1 * r1 * aw
-                den = aw * rw
-                if num > best2 * den:
-                    best2 = num / den
-                    pos2 = c
-    # all present values left, the missing ones right
-    if enm - s >= msl and nm >= msl:
-        a1 = dt1 - <double> m1
-        aw = dwt - <double> mw
-        rw = <double> mw
-        if aw >= minw and rw >= minw:
-            r1 = <double> m1
-            num = a1 * a1 * rw + r1 * r1 * aw
-            den = aw * rw
-            if num > best1 * den:
-                best1 = num / den
-                pos1 = enm
+        if lo1 <= p + 1 <= hi1:
+            _gini2_score(<double> l1, <double> wl, dt1, dwt, minw, p + 1, &best1, &pos1)
+        if lo2 <= p + 1 <= hi2:
+            _gini2_score(<double> l1 + <double> m1, <double> wl + <double> mw, dt1, dwt,
+                         minw, p + 1, &best2, &pos2)
+    if nm >= msl and enm - s >= msl:         # all present values left, missing ones right
+        _gini2_score(dt1 - <double> m1, dwt - <double> mw, dt1, dwt, minw, enm,
+                     &best1, &pos1)
     if best2 > best1:
         pos[0] = pos2
         ml[0] = 1
@@ -1009,7 +856,7 @@ cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, 
     cdef int64_t c
     cdef double* a = B.cr
     cdef double* b = B.fr
-    cdef double a1, r1, wr
+    cdef double wr
     if cm != NULL:
         for c in range(B.n_classes):
             a[c] = cl[c] + cm[c]
@@ -1019,10 +866,6 @@ cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, 
     for c in range(B.n_classes):
         b[c] = tot[c] - a[c]
     wr = wtot - wl
-    if B.criterion == CRIT_GINI and B.n_classes == 2:
-        a1 = a[1]
-        r1 = tot[1] - a1
-        return (a1 * a1 * wr + r1 * r1 * wl) / (wl * wr)
     return _proxy_counts(B, a, b, wl, wr)
 
 
@@ -1167,16 +1010,15 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             nm = _count_missing(B, L, s, end, B.nan_rank[f])
         if B.random_split:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml)
-        elif nm > 0:
-            if B.criterion == CRIT_GINI and K == 2:
-                if B.packed:
-                    proxy = _scan_gini_binary_missing(B, L, s, end, nm, counts, e.weight,
-                                                      &pos, &ml, <int64_t> 0)
-                else:
-                    proxy = _scan_gini_binary_missing(B, L, s, end, nm, counts, e.weight,
-                                                      &pos, &ml, <double> 0.0)
+        elif B.criterion == CRIT_GINI and K == 2:
+            if B.packed:
+                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, &pos, &ml,
+                                          <int64_t> 0)
             else:
-                proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
+                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, &pos, &ml,
+                                          <double> 0.0)
+        elif nm > 0:
+            proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif B.packed:
             proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:
