@@ -178,7 +178,44 @@ class _Progress:
                       f"{time.perf_counter() - self.start:.1f} s elapsed", flush=True)
 
 
-class RandomForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstimator):
+class _VotingPredictions:
+    """predict and predict_log_proba of a forest, from its predict_proba."""
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            ``-inf`` where no tree gives the class any probability.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class of highest mean probability (the first one on a tie).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted labels, taken from ``classes_``.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1), axis=0)
+
+
+class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, ClassifierMixin,
+                             BaseEstimator):
     """A random forest of presorted CART trees.
 
     The features are sorted once per fit and the sorted lists are shared, read-only, by
@@ -476,38 +513,6 @@ class RandomForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
             total = sum(Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(part)(chunk) for chunk in _chunks(self.estimators_, n_jobs)))
         return total / len(self.estimators_)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            ``-inf`` where no tree gives the class any probability.
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """The class of highest mean probability (the first one on a tie).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted labels, taken from ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_.take(np.argmax(proba, axis=1), axis=0)
 
     def apply(self, X):
         """Leaf index of every sample in every tree.

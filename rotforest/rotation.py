@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rotforest import _builder
 from rotforest._validation import check_int, check_option, check_tree_params
 from rotforest.forest import (
+    _VotingPredictions,
     _chunks,
     _Progress,
     _tree_rng,
@@ -167,7 +168,8 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
     return out
 
 
-class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstimator):
+class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, ClassifierMixin,
+                               BaseEstimator):
     """A forest of presorted trees, each grown on its own random rotation of the
     normalised features.
 
@@ -489,38 +491,6 @@ class RotationForestClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEst
         total = self._per_tree(
             X, lambda tree, P: tree.tree_.value[tree.tree_.apply(P), 0, :])
         return total / len(self.estimators_)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            ``-inf`` where no tree gives the class any probability.
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """The class of highest mean probability (the first one on a tie).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted labels, taken from ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_.take(np.argmax(proba, axis=1), axis=0)
 
     def apply(self, X):
         """Leaf index of every sample in every tree.

@@ -31,12 +31,18 @@ def _public_objects():
 
 
 def _public_methods(cls):
-    """Methods and properties defined by ``cls`` itself (not inherited), public ones."""
-    for name, member in vars(cls).items():
-        if name.startswith("_"):
+    """Public methods and properties defined by ``cls`` or by rotforest's own (private)
+    base classes, not those inherited from scikit-learn."""
+    seen = set()
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("rotforest"):
             continue
-        if inspect.isfunction(member) or isinstance(member, property):
-            yield name, member
+        for name, member in vars(klass).items():
+            if name.startswith("_") or name in seen:
+                continue
+            if inspect.isfunction(member) or isinstance(member, property):
+                seen.add(name)
+                yield name, member
 
 
 def _doctests():
