@@ -12,8 +12,9 @@ read one sequential stream without touching X.
 
 A node is the same ``[start, end)`` slice of every list.  To split it, the builder marks
 which side every sample goes to (walking the winning feature's slice) and partitions
-every other feature's slice stably into the second of two buffers; the children then
-read from that buffer and write their own children back into the first.  Features found
+every other feature's slice stably in place: the left keys are packed forward, the right
+ones set aside in a scratch the size of one list and copied back behind them, so a tree
+needs one copy of the lists (none more when it may consume the presort).  Features found
 constant in a node are remembered and neither scanned nor partitioned below it, and the
 side of a split that is certain to become a leaf is not partitioned at all.
 
@@ -160,31 +161,34 @@ cdef extern from *:
         return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
             wm, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
     }
-    /* Stable partition of S[s:e) into D: left samples from D[s], right ones from D[p];
-       mode 0 keeps both sides, 1 only the left, 2 only the right.  The side of each
+    /* Stable partition of L[s:e) in place: the left samples are packed from L[s], the
+       right ones go to the scratch R and are copied back to L[p:e) at the end; mode 0
+       keeps both sides, 1 only the left, 2 only the right.  Packing the left side in
+       place is safe: it is written at or before the keys just loaded.  The side of each
        sample comes from gl[i] (gathered 4 bytes at a time, so gl has 3 bytes of padding),
        and compress-stores write each side's keys in order. */
     __attribute__((target("avx512f,avx512vl,avx512dq")))
-    static void rf_partition_avx512(const uint64_t *S, uint64_t *D, int64_t s, int64_t e,
+    static void rf_partition_avx512(uint64_t *L, uint64_t *R, int64_t s, int64_t e,
                                     int64_t p, const uint8_t *gl, uint64_t imask, int mode) {
         const __m512i im = _mm512_set1_epi64((long long)imask);
         const __m256i low = _mm256_set1_epi32(0xFF);
-        int64_t il = s, ir = p, q;
+        int64_t il = s, ir = 0, q;
         for (q = s; q + 8 <= e; q += 8) {
-            __m512i k = _mm512_loadu_si512((const void *)(S + q));
+            __m512i k = _mm512_loadu_si512((const void *)(L + q));
             __m256i g = _mm512_i64gather_epi32(_mm512_and_si512(k, im), (const void *)gl, 1);
             __mmask8 left = _mm256_test_epi32_mask(g, low);
             int nl = __builtin_popcount((unsigned)left);
-            if (mode != 2) _mm512_mask_compressstoreu_epi64((void *)(D + il), left, k);
-            if (mode != 1) _mm512_mask_compressstoreu_epi64((void *)(D + ir), (__mmask8)~left, k);
+            if (mode != 2) _mm512_mask_compressstoreu_epi64((void *)(L + il), left, k);
+            if (mode != 1) _mm512_mask_compressstoreu_epi64((void *)(R + ir), (__mmask8)~left, k);
             il += nl;
             ir += 8 - nl;
         }
         for (; q < e; q++) {
-            uint64_t k = S[q];
-            if (gl[k & imask]) { if (mode != 2) D[il] = k; il++; }
-            else { if (mode != 1) D[ir] = k; ir++; }
+            uint64_t k = L[q];
+            if (gl[k & imask]) { if (mode != 2) L[il] = k; il++; }
+            else { if (mode != 1) R[ir] = k; ir++; }
         }
+        if (mode != 1) memcpy(L + p, R, (size_t)ir * sizeof(uint64_t));
     }
     static int rf_cpu_has_avx512(void) {
         __builtin_cpu_init();
@@ -192,7 +196,7 @@ cdef extern from *:
             && __builtin_cpu_supports("avx512vl");
     }
     #else
-    static void rf_partition_avx512(const uint64_t *S, uint64_t *D, int64_t s, int64_t e,
+    static void rf_partition_avx512(uint64_t *L, uint64_t *R, int64_t s, int64_t e,
                                     int64_t p, const uint8_t *gl, uint64_t imask, int mode) {}
     static int64_t rf_gini_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
@@ -218,7 +222,7 @@ cdef extern from *:
             double m1, double mw, int64_t* l1_io, int64_t* wl_io, double* best1_io,
             int64_t* pos1, double* best2_io, int64_t* pos2) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
-    void rf_partition_avx512(const uint64_t* S, uint64_t* D, int64_t s, int64_t e,
+    void rf_partition_avx512(uint64_t* L, uint64_t* R, int64_t s, int64_t e,
                              int64_t p, const uint8_t* gl, uint64_t imask,
                              int mode) noexcept nogil
 
@@ -310,15 +314,16 @@ cdef void _sort_run(int64_t* run, int64_t m, uint64_t* bitmap, int64_t n) noexce
                 bits &= bits - 1
 
 
-cdef void _keys_from_order(const double* col, int64_t* order, uint64_t* out, int64_t n,
-                           uint64_t* bitmap, double* vals) noexcept nogil:
-    """Given an argsort of one column, put ties in index order and emit (rank << 32) | i."""
+cdef void _keys_from_order(const double* col, int64_t stride, int64_t* order, uint64_t* out,
+                           int64_t n, uint64_t* bitmap, double* vals) noexcept nogil:
+    """Given an argsort of one column (its element i at col[i * stride]), put ties in
+    index order and emit (rank << 32) | i."""
     cdef int64_t p = 0, q, r
     cdef uint64_t rank = 0
     cdef double v
     # gather the sorted values first: a loop without branches keeps many loads in flight
     for p in range(n):
-        vals[p] = col[order[p]]
+        vals[p] = col[order[p] * stride]
     p = 0
     while p < n:
         v = vals[p]
@@ -352,10 +357,17 @@ def to_fortran(const double[:, :] X):
     return out
 
 
-def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
+cdef int64_t _element_stride(Py_ssize_t stride) except? -1:
+    if stride % <Py_ssize_t> sizeof(double) != 0:
+        raise ValueError("X must be a float64 array with strides that are multiples of 8 bytes")
+    return stride // <Py_ssize_t> sizeof(double)
+
+
+def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     """Sort every column of X once.
 
-    Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
+    X may have any memory layout (row- or column-major, or a strided view); it is not
+    copied.  Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
     ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
     ties broken by sample index; ``rank`` is the dense rank of the value in the column.
     Missing values (NaN) come last and share one rank, the highest of their column (a
@@ -365,7 +377,7 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
     computed, into ``out``: threads can share the work.
     """
-    cdef int64_t n = X.shape[0], F = X.shape[1], f
+    cdef int64_t n = X.shape[0], F = X.shape[1], f, rs
     if n > MAX_SAMPLES:
         raise ValueError(f"at most {MAX_SAMPLES} samples are supported, got {n}")
     if out is None:
@@ -377,6 +389,7 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
         return out
     cdef uint64_t[:, ::1] o = out
     cdef int64_t[::1] order
+    rs = _element_stride(X.strides[0])
     bitmap_arr = np.zeros((n + 63) // 64, dtype=np.uint64)
     cdef uint64_t[::1] bitmap = bitmap_arr
     vals_arr = np.empty(n, dtype=np.float64)
@@ -391,7 +404,7 @@ def presort(const double[::1, :] X, out=None, Py_ssize_t start=0, stop=None):
             col = np.where(nan, np.inf, col)
         order = np.argsort(col).astype(np.int64, copy=False)
         with nogil:
-            _keys_from_order(&X[0, f], &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
+            _keys_from_order(&X[0, f], rs, &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
     return out
 
 
@@ -429,7 +442,6 @@ cdef struct Entry:         # a node on the frontier
     int64_t parent
     int64_t node_id
     int32_t is_left
-    int32_t buf            # which of the two list buffers holds this node's slices
     int32_t has_split
     int32_t pad
     double impurity
@@ -437,7 +449,9 @@ cdef struct Entry:         # a node on the frontier
     SplitInfo split
 
 cdef struct Builder:
-    const double* X        # column-major: feature f starts at X + f * n_total
+    const double* X        # X[i, f] is X[i * xrs + f * xcs] (any layout, never copied)
+    int64_t xrs
+    int64_t xcs
     const double* w
     int64_t n_total
     int64_t n_features
@@ -451,9 +465,10 @@ cdef struct Builder:
     uint64_t imask
     bint packed            # weights are read from the keys
     bint use_avx512        # the processor runs the AVX-512 scan
-    bint borrowed_lists0   # lists0 is the caller's keys array: not freed here
-    key_t* lists0
-    key_t* lists1
+    bint borrowed_lists    # lists is the caller's keys array: not freed here
+    key_t* lists           # per feature, the tree's samples in sorted order; each node
+                           # owns the slice [start, end) of every feature's list
+    key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
     uint8_t* goleft
     uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
     bint any_missing
@@ -926,10 +941,10 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
                           double* thr, int64_t* ml) noexcept nogil:
     """Extremely randomised split: one uniform threshold between the node's extremes of
     the present values; missing samples, if any, go to a side drawn at random."""
-    cdef const double* xf = B.X + f * B.n_total
+    cdef const double* xf = B.X + f * B.xcs
     cdef uint64_t im = B.imask
-    cdef int64_t enm = e - nm
-    cdef double lo_v = xf[L[s] & im], hi_v = xf[L[enm - 1] & im]
+    cdef int64_t enm = e - nm, rs = B.xrs
+    cdef double lo_v = xf[<int64_t> (L[s] & im) * rs], hi_v = xf[<int64_t> (L[enm - 1] & im) * rs]
     cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
     cdef int64_t a, b, m, p, c, n_left
     cdef double wl = 0.0, wi
@@ -943,7 +958,7 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     b = enm
     while a < b:
         m = (a + b) >> 1
-        if xf[L[m] & im] > t:
+        if xf[<int64_t> (L[m] & im) * rs] > t:
             b = m
         else:
             a = m + 1
@@ -979,7 +994,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef double* cleft = counts + K
     cdef double* cright = counts + 2 * K
     cdef uint64_t* consts = B.ent_const + ei * B.n_words
-    cdef key_t* base = B.lists0 if e.buf == 0 else B.lists1
+    cdef key_t* base = B.lists
     cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
@@ -1079,8 +1094,8 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         e.split.threshold = INFINITY
     else:
         # midpoint of the two neighbours, never rounded up onto the right one
-        a = B.X[best_f * B.n_total + <int64_t> (L[best_p - 1] & B.imask)]
-        b = B.X[best_f * B.n_total + <int64_t> (L[best_p] & B.imask)]
+        a = B.X[best_f * B.xcs + <int64_t> (L[best_p - 1] & B.imask) * B.xrs]
+        b = B.X[best_f * B.xcs + <int64_t> (L[best_p] & B.imask) * B.xrs]
         thr = a / 2.0 + b / 2.0
         if thr >= b or not isfinite(thr):
             thr = a
@@ -1233,42 +1248,45 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     return 0
 
 
-cdef inline void _partition_both(const key_t* S, key_t* D, int64_t s, int64_t e, int64_t p,
+cdef inline void _partition_both(key_t* L, key_t* R, int64_t s, int64_t e, int64_t p,
                                  const uint8_t* gl, uint64_t im) noexcept nogil:
-    # branch-free: the destination is chosen by mask arithmetic, not by a jump
-    cdef int64_t il = s, ir = p, q, g, m
+    # In place: left keys packed from L[s], right ones into the scratch R, then copied
+    # back to L[p:e).  Branch-free: every key is written to both places and only the
+    # cursor of its own side moves (a stray write to L[il] lands at or before q, on a key
+    # already read; one to R[ir] lands inside R, which has room for e - s + 1 keys).
+    cdef int64_t il = s, ir = 0, q, g
     cdef key_t k
     for q in range(s, e):
-        k = S[q]
+        k = L[q]
         g = gl[k & im]
-        m = -g
-        D[ir ^ ((il ^ ir) & m)] = k
+        L[il] = k
+        R[ir] = k
         il += g
         ir += 1 - g
+    memcpy(L + p, R, ir * sizeof(key_t))
 
 
-cdef inline void _partition_left(const key_t* S, key_t* D, int64_t s, int64_t e,
-                                 const uint8_t* gl, uint64_t im) noexcept nogil:
-    # Only the left child is kept; stray writes land at most on D[p], inside the
-    # (unused) right part of this node.
+cdef inline void _partition_left(key_t* L, int64_t s, int64_t e, const uint8_t* gl,
+                                 uint64_t im) noexcept nogil:
+    # Only the left child is kept: pack its keys in place from L[s].
     cdef int64_t il = s, q
     cdef key_t k
     for q in range(s, e):
-        k = S[q]
-        D[il] = k
+        k = L[q]
+        L[il] = k
         il += gl[k & im]
 
 
-cdef inline void _partition_right(const key_t* S, key_t* D, int64_t s, int64_t e,
+cdef inline void _partition_right(key_t* L, key_t* R, int64_t s, int64_t e, int64_t p,
                                   const uint8_t* gl, uint64_t im) noexcept nogil:
-    # Only the right child is kept: fill it backwards, so stray writes land at most on
-    # D[p - 1], inside the (unused) left part of this node.
-    cdef int64_t ir = e - 1, q
+    # Only the right child is kept: its keys go to the scratch, then to L[p:e).
+    cdef int64_t ir = 0, q
     cdef key_t k
-    for q in range(e - 1, s - 1, -1):
-        k = S[q]
-        D[ir] = k
-        ir -= 1 - gl[k & im]
+    for q in range(s, e):
+        k = L[q]
+        R[ir] = k
+        ir += 1 - gl[k & im]
+    memcpy(L + p, R, ir * sizeof(key_t))
 
 
 cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noexcept nogil:
@@ -1286,11 +1304,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef int64_t s = e.start, end = e.end, f = e.split.feature, q, g
     cdef int64_t cut = e.split.pos, enm = e.end - e.split.n_missing, p
     cdef int64_t depth = e.depth, W = B.n_words, node_id = e.node_id
-    cdef int buf = e.buf, rs = B.rshift
-    cdef key_t* src = B.lists0 if buf == 0 else B.lists1
-    cdef key_t* dst = B.lists1 if buf == 0 else B.lists0
-    cdef const key_t* Lf = src + f * n_act
-    cdef const key_t* S
+    cdef int rs = B.rshift
+    cdef key_t* R = B.scratch
+    cdef const key_t* Lf = B.lists + f * n_act
     cdef key_t* D
     cdef uint8_t* gl = B.goleft
     cdef uint64_t* consts = B.ent_const + ei * W
@@ -1323,22 +1339,18 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
             bit = (<uint64_t> 1) << (g & 63)
             if consts[g >> 6] & bit:
                 continue
-            S = src + g * n_act
-            D = dst + g * n_act
+            D = B.lists + g * n_act
             if g == f and not moved:
-                if not lleaf:
-                    memcpy(D + s, S + s, (p - s) * sizeof(key_t))
-                if not rleaf:
-                    memcpy(D + p, S + p, (end - p) * sizeof(key_t))
+                pass                 # already in order: [s, p) left, [p, end) right
             elif B.use_avx512:
-                rf_partition_avx512(S, D, s, end, p, gl, B.imask,
+                rf_partition_avx512(D, R, s, end, p, gl, B.imask,
                                     2 if lleaf else (1 if rleaf else 0))
             elif lleaf:
-                _partition_right(S, D, s, end, gl, B.imask)
+                _partition_right(D, R, s, end, p, gl, B.imask)
             elif rleaf:
-                _partition_left(S, D, s, end, gl, B.imask)
+                _partition_left(D, s, end, gl, B.imask)
             else:
-                _partition_both(S, D, s, end, p, gl, B.imask)
+                _partition_both(D, R, s, end, p, gl, B.imask)
             if not lleaf and ((D[s] ^ D[p - 1]) >> rs) == 0:
                 lconsts[g >> 6] |= bit
             if not rleaf and ((D[p] ^ D[end - 1]) >> rs) == 0:
@@ -1352,7 +1364,6 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         e.parent = node_id
         e.node_id = -1
         e.is_left = 1 if q == 0 else 0
-        e.buf = 1 - buf
         e.has_split = 0
         e.impurity = sp.impurity_left if q == 0 else sp.impurity_right
         e.weight = sp.weight_left if q == 0 else sp.weight_right
@@ -1407,9 +1418,9 @@ cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
 
 
 cdef void _free_builder(Builder* B) noexcept nogil:
-    if not B.borrowed_lists0:
-        free(B.lists0)
-    free(B.lists1)
+    if not B.borrowed_lists:
+        free(B.lists)
+    free(B.scratch)
     free(B.goleft)
     free(B.nan_rank)
     free(B.xlogx_table)
@@ -1437,7 +1448,7 @@ cdef int _bit_length(uint64_t v) noexcept nogil:
     return b
 
 
-def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_t[::1] y,
+def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[::1] y,
                const double[::1] sample_weight, int64_t n_classes, int criterion,
                bint random_split, int64_t max_depth, int64_t min_samples_split,
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
@@ -1509,6 +1520,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
     B.rshift = ibits + wbits + cbits
 
     B.X = &X[0, 0]
+    B.xrs = _element_stride(X.strides[0])
+    B.xcs = _element_stride(X.strides[1])
     B.w = &sample_weight[0]
     B.n_total = n
     B.n_features = F
@@ -1534,11 +1547,11 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         consumed = consume_keys
         if &consumed[0, 0] != &keys[0, 0]:
             raise ValueError("consume_keys must be the keys array itself")
-        B.lists0 = &consumed[0, 0]
-        B.borrowed_lists0 = True
+        B.lists = &consumed[0, 0]
+        B.borrowed_lists = True
     else:
-        B.lists0 = <key_t*> malloc(F * n_act * sizeof(key_t))
-    B.lists1 = <key_t*> malloc(F * n_act * sizeof(key_t))
+        B.lists = <key_t*> malloc(F * n_act * sizeof(key_t))
+    B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
     B.goleft = <uint8_t*> calloc(n + 8, sizeof(uint8_t))   # padding for 4-byte gathers
     B.cl = <double*> malloc(K * sizeof(double))
     B.cr = <double*> malloc(K * sizeof(double))
@@ -1564,7 +1577,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
             B.xlogx_table[0] = 0.0
             for i in range(1, tmax):
                 B.xlogx_table[i] = i * log(<double> i)
-    if (B.lists0 == NULL or B.lists1 == NULL or B.goleft == NULL or B.cl == NULL
+    if (B.lists == NULL or B.scratch == NULL or B.goleft == NULL or B.cl == NULL
             or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
             or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL
             or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
@@ -1592,8 +1605,8 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
             else:
                 payload[i] = INACTIVE
         for f in range(F):
-            row = &keys[f, 0]     # when consumed, the same memory as lists0: every write
-            out = B.lists0 + f * n_act   # lands at or before the key it replaces
+            row = &keys[f, 0]     # when consumed, the same memory as lists: every write
+            out = B.lists + f * n_act    # lands at or before the key it replaces
             if n_act == n:
                 for i in range(n):
                     out[i] = ((row[i] >> 32) << B.rshift) | payload[row[i] & IDX_MASK]
@@ -1611,7 +1624,6 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
         B.ent[root].parent = -1
         B.ent[root].node_id = -1
         B.ent[root].is_left = 0
-        B.ent[root].buf = 0
         B.ent[root].weight = tw
         memset(B.ent_counts + root * 3 * K, 0, 3 * K * sizeof(double))
         memset(B.ent_const + root * B.n_words, 0, B.n_words * sizeof(uint64_t))
@@ -1620,7 +1632,7 @@ def build_tree(const double[::1, :] X, const uint64_t[:, ::1] keys, const int32_
                 B.ent_counts[root * 3 * K + y[i]] += B.w[i]
         B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
         for f in range(F):      # columns constant over this tree's samples
-            out = B.lists0 + f * n_act
+            out = B.lists + f * n_act
             if ((out[0] ^ out[n_act - 1]) >> B.rshift) == 0:
                 B.ent_const[root * B.n_words + (f >> 6)] |= (<uint64_t> 1) << (f & 63)
         _grow(&B, root, max_leaf_nodes)

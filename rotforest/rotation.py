@@ -358,7 +358,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     def _fit(self, X, y, sample_weight):
         self._check_params()
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
-                                                 self.class_weight, fortran=False)
+                                                 self.class_weight)
         n, F = X.shape
         n_draws = resolve_max_samples(self.max_samples, n)
 

@@ -46,16 +46,14 @@ def _check_sample_weight(sample_weight, n_samples):
     return sw
 
 
-def training_data(est, X, y, sample_weight, class_weight=None, fortran=True):
+def training_data(est, X, y, sample_weight, class_weight=None):
     """The checks and conversions every estimator's fit starts with.
 
-    Returns X (float64, column-major when ``fortran``), y, the sorted classes, y as class
+    Returns X (float64, in the caller's memory layout: the builder reads any), y, the sorted classes, y as class
     codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
     or "balanced"; None for none)."""
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                          accept_sparse=False)
-    if fortran and not X.flags.f_contiguous:
-        X = _builder.to_fortran(X)
     check_classification_targets(y)
     if X.shape[0] > _builder.MAX_SAMPLES:
         raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
@@ -259,7 +257,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
                                           stratify=y_enc, random_state=rng)
             grow.sort()
             X_tune, y_tune, w_tune = X[tune], y_enc[tune], sw[tune]
-            X, y_enc, sw = _builder.to_fortran(X[grow]), y_enc[grow], sw[grow]
+            X, y_enc, sw = X[grow], y_enc[grow], sw[grow]
             if not sw.sum() > 0:
                 raise ValueError("the sample weights of the growing part sum to zero")
         settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits)

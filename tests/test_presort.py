@@ -108,3 +108,30 @@ def test_presort_in_row_ranges_equals_whole():
     np.testing.assert_array_equal(out, whole)
     with pytest.raises(ValueError, match="out must be"):
         _builder.presort(X, np.zeros((7, 499), dtype=np.uint64))
+
+
+def test_any_memory_layout_gives_the_same_keys_and_tree():
+    """The builder and the presort read X through its strides: row-major, column-major,
+    strided views and views with negative strides give what a column-major copy gives."""
+    from rotforest import DecisionTreeClassifier, RandomForestClassifier
+
+    rng = np.random.default_rng(5)
+    wide = np.round(rng.normal(size=(600, 10)), 1)
+    wide[rng.random(wide.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(wide[:, 0]) + rng.normal(size=600) > 0).astype(int)
+    views = {"C": np.ascontiguousarray(wide[:, ::2]), "strided": wide[:, ::2],
+             "negative row stride": np.ascontiguousarray(wide[::-1])[::-1, ::2],
+             "negative column stride": np.ascontiguousarray(wide[:, ::-1])[:, ::-1][:, ::2]}
+    ref_X = np.asfortranarray(wide[:, ::2])
+    ref_keys = _builder.presort(ref_X)
+    ref_tree = DecisionTreeClassifier(random_state=0).fit(ref_X, y).tree_
+    ref_forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(ref_X, y)
+    for name, X in views.items():
+        assert not X.flags.f_contiguous, name
+        np.testing.assert_array_equal(_builder.presort(X), ref_keys, err_msg=name)
+        tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+        np.testing.assert_array_equal(tree.threshold, ref_tree.threshold, err_msg=name)
+        np.testing.assert_array_equal(tree.feature, ref_tree.feature, err_msg=name)
+        forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(forest.predict_proba(ref_X),
+                                      ref_forest.predict_proba(ref_X), err_msg=name)
