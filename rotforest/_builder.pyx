@@ -245,6 +245,7 @@ cdef uint64_t INACTIVE = 0xFFFFFFFFFFFFFFFF
 cdef uint64_t NO_NAN = 0xFFFFFFFFFFFFFFFF     # nan_rank of a feature without missing values
 
 MAX_SAMPLES = (1 << 31) - 1
+cdef int64_t MAX_NODES = (1 << 31) - 1      # node ids are stored in 32 bits
 
 # Set ROTFOREST_NO_AVX512=1 to use the portable kernels only (the results are identical).
 cdef bint _USE_AVX512 = rf_cpu_has_avx512() != 0 and not _os.environ.get("ROTFOREST_NO_AVX512")
@@ -1208,8 +1209,11 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     cdef const double* counts = B.ent_counts + ei * 3 * K
     cdef void* p
     cdef Node* nd
+    if B.node_count == MAX_NODES:
+        B.error = 2              # node ids are 32-bit (see Node)
+        return -1
     if B.node_count == B.node_cap:
-        cap = 2 * B.node_cap
+        cap = min(2 * B.node_cap, MAX_NODES)
         p = realloc(B.nodes, cap * sizeof(Node))
         if p == NULL:
             B.error = 1
@@ -1639,6 +1643,9 @@ def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[
 
     if B.error:
         _free_builder(&B)
+        if B.error == 2:
+            raise ValueError(f"the tree would have more than {MAX_NODES} nodes; limit its "
+                             "size (max_depth, max_leaf_nodes, min_samples_leaf)")
         raise MemoryError("not enough memory to grow the tree")
     nodes = np.empty(B.node_count, dtype=NODE_DTYPE)
     cdef uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)

@@ -11,9 +11,9 @@ TREE_UNDEFINED = -2
 NODE_DTYPE = np.dtype({
     "names": ["left_child", "right_child", "feature", "threshold", "impurity",
               "n_node_samples", "weighted_n_node_samples", "missing_go_to_left"],
-    "formats": ["<i8", "<i8", "<i8", "<f8", "<f8", "<i8", "<f8", "u1"],
-    "offsets": [0, 8, 16, 24, 32, 40, 48, 56],
-    "itemsize": 64,
+    "formats": ["<i4", "<i4", "<i4", "<f8", "<f8", "<i4", "<f8", "u1"],
+    "offsets": [0, 4, 8, 12, 20, 28, 32, 40],
+    "itemsize": 41,
 })
 assert sizeof(Node) == NODE_DTYPE.itemsize
 
@@ -155,8 +155,9 @@ def decision_path_dense(nodes, const double[:, :] X):
 class Tree:
     """The fitted structure of one tree, with scikit-learn's ``tree_`` attribute names.
 
-    Nodes are stored in a structured array with fixed-width fields (see ``NODE_DTYPE``);
-    ``children_left``, ``feature``, ... are views into it.  ``value`` holds the weighted
+    Nodes are stored in a packed structured array with fixed-width fields (41 bytes a
+    node, see ``NODE_DTYPE``); ``children_left``, ``feature``, ... are views into it
+    (node ids, features and sample counts are 32-bit integers).  ``value`` holds the weighted
     class fractions of every node, shape ``(node_count, 1, n_classes)``.
     """
 

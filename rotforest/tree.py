@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._tree import NODE_DTYPE, Tree
+from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
     check_real,
@@ -527,46 +527,6 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         """
         check_is_fitted(self)
         return self.tree_.compute_feature_importances()
-
-    def __getstate__(self):
-        # a copy: scikit-learn may hand back the live __dict__ itself
-        state = dict(super().__getstate__())
-        if isinstance(state.get("tree_"), Tree):
-            state["tree_"] = _PackedTree(state["tree_"])   # unpickles as a Tree
-        return state
-
-
-# Compact pickles. In memory a node keeps scikit-learn's 64-byte layout (NODE_DTYPE), which
-# the prediction and pruning kernels read; a pickle stores every field separately at the
-# narrowest width that holds it exactly (ids, features and sample counts in 32 bits, no
-# padding: 41 bytes a node instead of 64), and loading rebuilds the same node array.
-_NARROW = {"left_child": "<i4", "right_child": "<i4", "feature": "<i4",
-           "n_node_samples": "<i4"}
-
-
-def _unpacked_tree(n_features, n_classes, max_depth, fields, value):
-    nodes = np.zeros(value.shape[0], dtype=NODE_DTYPE)
-    for name, column in fields.items():
-        nodes[name] = column
-    return Tree(n_features, n_classes, nodes, value, max_depth)
-
-
-class _PackedTree:
-    """Stands for a fitted Tree in a pickle, field by field; unpickling it gives the Tree."""
-
-    def __init__(self, tree):
-        self.tree = tree
-
-    def __reduce__(self):
-        tree = self.tree
-        fits = tree.node_count < 2**31 and tree.n_features < 2**31
-        fields = {}
-        for name in NODE_DTYPE.names:
-            column = tree.nodes[name]
-            fields[name] = column.astype(_NARROW[name] if fits and name in _NARROW
-                                         else column.dtype.newbyteorder("<"))
-        return (_unpacked_tree, (tree.n_features, int(tree.n_classes[0]), tree.max_depth,
-                                 fields, tree.value))
 
 
 # scikit-learn's export_text and plot_tree accept only instances of its own tree classes

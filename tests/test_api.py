@@ -93,7 +93,7 @@ def test_pickle_round_trip_and_fixed_width_nodes(iris):
     np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
     np.testing.assert_array_equal(again.apply(X), clf.apply(X))
     nodes = clf.tree_.nodes
-    assert nodes.dtype == NODE_DTYPE and NODE_DTYPE.itemsize == 64
+    assert nodes.dtype == NODE_DTYPE and NODE_DTYPE.itemsize == 41   # packed
     for name in NODE_DTYPE.names:
         field = NODE_DTYPE.fields[name][0]
         assert field.str[0] in ("<", "|")  # little-endian, or a single byte
