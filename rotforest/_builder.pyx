@@ -272,12 +272,15 @@ cdef extern from *:
     #if defined(_MSC_VER)
     #include <intrin.h>
     static inline int rf_ctz64(uint64_t x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
+    static inline int rf_popcount32(uint32_t x) { return (int)__popcnt(x); }
     #else
     #define rf_ctz64(x) __builtin_ctzll(x)
+    #define rf_popcount32(x) __builtin_popcount(x)
     #endif
     """
     int rf_cmp_i64(const void* a, const void* b) noexcept nogil
     int rf_ctz64(uint64_t x) noexcept nogil
+    int rf_popcount32(uint32_t x) noexcept nogil
 
 
 cdef void _sort_run(int64_t* run, int64_t m, uint64_t* bitmap, int64_t n) noexcept nogil:
@@ -315,29 +318,31 @@ cdef void _sort_run(int64_t* run, int64_t m, uint64_t* bitmap, int64_t n) noexce
                 bits &= bits - 1
 
 
-cdef void _keys_from_order(const double* col, int64_t stride, int64_t* order, uint64_t* out,
+cdef void _keys_from_order(const double* col, int64_t stride, int64_t* order, uint32_t* out,
                            int64_t n, uint64_t* bitmap, double* vals) noexcept nogil:
     """Given an argsort of one column (its element i at col[i * stride]), put ties in
-    index order and emit (rank << 32) | i."""
+    index order; write the order to out[:n] and the bits of the positions that start a
+    new value to the words out[n:]."""
     cdef int64_t p = 0, q, r
-    cdef uint64_t rank = 0
+    cdef uint32_t* starts = out + n
     cdef double v
     # gather the sorted values first: a loop without branches keeps many loads in flight
     for p in range(n):
         vals[p] = col[order[p] * stride]
+    memset(starts, 0, ((n + 31) >> 5) * sizeof(uint32_t))
     p = 0
     while p < n:
         v = vals[p]
         q = p + 1
         if v != v:
-            q = n                              # argsort puts NaN last: one rank for all
+            q = n                              # argsort puts NaN last: one value for all
         while q < n and vals[q] == v:          # -0.0 == 0.0: one value
             q += 1
         if q - p > 1:
             _sort_run(order + p, q - p, bitmap, n)
+        starts[p >> 5] |= (<uint32_t> 1) << (p & 31)
         for r in range(p, q):
-            out[r] = (rank << 32) | <uint64_t> order[r]
-        rank += 1
+            out[r] = <uint32_t> order[r]
         p = q
 
 
@@ -364,15 +369,24 @@ cdef int64_t _element_stride(Py_ssize_t stride) except? -1:
     return stride // <Py_ssize_t> sizeof(double)
 
 
+def keys_width(Py_ssize_t n):
+    """Length of one row of :func:`presort`'s output for ``n`` samples."""
+    return n + (n + 31) // 32
+
+
 def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     """Sort every column of X once.
 
     X may have any memory layout (row- or column-major, or a strided view); it is not
-    copied.  Returns a C-contiguous ``uint64`` array of shape ``(n_features, n_samples)`` whose row
-    ``f`` lists ``(rank << 32) | i`` for the samples in increasing order of ``X[i, f]``,
-    ties broken by sample index; ``rank`` is the dense rank of the value in the column.
-    Missing values (NaN) come last and share one rank, the highest of their column (a
-    column must not hold both NaN and +inf).  Each column is ordered by numpy's argsort (a vectorised
+    copied.  Returns a C-contiguous ``uint32`` array of shape
+    ``(n_features, keys_width(n_samples))``.  In row ``f``, the first ``n_samples``
+    entries list the samples in increasing order of ``X[i, f]``, ties broken by sample
+    index; the remaining ``ceil(n_samples / 32)`` entries are a bitmap (bit ``p`` of word
+    ``p // 32``) of the positions that start a new value, so that the dense rank of the
+    sample at position ``p`` is the number of bits set up to ``p``, minus one.  Missing
+    values (NaN) come last and count as one value, the highest of their column (a column
+    must not hold both NaN and +inf).  4 bytes and one bit a cell: the forest keeps this
+    array for its whole fit.  Each column is ordered by numpy's argsort (a vectorised
     introsort that releases the GIL), then ties are put in index order without the GIL.
 
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
@@ -381,14 +395,16 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     cdef int64_t n = X.shape[0], F = X.shape[1], f, rs
     if n > MAX_SAMPLES:
         raise ValueError(f"at most {MAX_SAMPLES} samples are supported, got {n}")
+    cdef int64_t width = keys_width(n)
     if out is None:
-        out = np.empty((F, n), dtype=np.uint64)
-    if out.shape != (F, n) or out.dtype != np.uint64:
-        raise ValueError("out must be a uint64 array of shape (n_features, n_samples)")
+        out = np.empty((F, width), dtype=np.uint32)
+    if out.shape != (F, width) or out.dtype != np.uint32:
+        raise ValueError("out must be a uint32 array of shape (n_features, "
+                         "keys_width(n_samples))")
     stop = F if stop is None else min(stop, F)
     if n == 0 or start >= stop:
         return out
-    cdef uint64_t[:, ::1] o = out
+    cdef uint32_t[:, ::1] o = out
     cdef int64_t[::1] order
     rs = _element_stride(X.strides[0])
     bitmap_arr = np.zeros((n + 63) // 64, dtype=np.uint64)
@@ -1452,22 +1468,43 @@ cdef int _bit_length(uint64_t v) noexcept nogil:
     return b
 
 
-def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[::1] y,
+cdef int _fill_list(const uint32_t* row, const uint64_t* payload, int64_t n, int64_t n_act,
+                    int rshift, key_t* out, uint32_t* seen, uint32_t mark) noexcept nogil:
+    """One feature's working list: the samples of this tree (payload not INACTIVE) in
+    presorted order, each key carrying its dense rank (counted from the bitmap of value
+    starts that follows the order in ``row``).  -1 if ``row`` is not a permutation of
+    the samples (``seen`` holds a different ``mark`` for every feature)."""
+    cdef const uint32_t* starts = row + n
+    cdef uint64_t rank = <uint64_t> -1     # position 0 starts a value: rank 0
+    cdef uint64_t kk
+    cdef int64_t i, q = 0
+    cdef uint32_t ix
+    for i in range(n):
+        rank += (starts[i >> 5] >> (i & 31)) & 1
+        ix = row[i]
+        if ix >= n or seen[ix] == mark:
+            return -1
+        seen[ix] = mark
+        kk = payload[ix]
+        if kk != INACTIVE:
+            if q == n_act:
+                return -1
+            out[q] = (rank << rshift) | kk
+            q += 1
+    return 0 if q == n_act else -1
+
+
+def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[::1] y,
                const double[::1] sample_weight, int64_t n_classes, int criterion,
                bint random_split, int64_t max_depth, int64_t min_samples_split,
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
-               int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
-               consume_keys=None):
+               int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
     ``keys`` is what :func:`presort` returns for ``X`` (it may be shared by many trees: it
     is only read).  Samples whose weight is zero take no part in this tree.
     ``max_leaf_nodes <= 0`` grows depth-first, otherwise best-first.
-
-    ``consume_keys`` may be the (writable) array passed as ``keys``: the builder then
-    turns it into its working lists in place instead of copying it, and its content is
-    lost.  A single tree does this; a forest shares ``keys`` between trees and does not.
 
     Returns ``(nodes, value, max_depth)``: the node array (``NODE_DTYPE``), the class
     fractions of every node, shape ``(node_count, 1, n_classes)``, and the depth reached.
@@ -1476,12 +1513,14 @@ def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[
     cdef int64_t i, f, q, n_act = 0, root, tmax
     cdef double tw = 0.0, wi, max_w = 0.0
     cdef bint integral = True
-    cdef uint64_t max_rank = 0, kk, ix
+    cdef uint64_t max_rank = 0, kk, ix, rank, bad = 0
     cdef int ibits, rbits, cbits, wbits, spare
     cdef Builder B
-    cdef const uint64_t* row
+    cdef const uint32_t* row
+    cdef const uint32_t* starts
     cdef key_t* out
-    if keys.shape[0] != F or keys.shape[1] != n or y.shape[0] != n or sample_weight.shape[0] != n:
+    if (keys.shape[0] != F or keys.shape[1] != keys_width(n) or y.shape[0] != n
+            or sample_weight.shape[0] != n):
         raise ValueError("X, keys, y and sample_weight do not agree in shape")
     if K < 1 or F < 1 or n < 1 or n > MAX_SAMPLES:
         raise ValueError("empty or oversized problem")
@@ -1500,11 +1539,22 @@ def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[
             raise ValueError("class codes must lie in [0, n_classes)")
     if n_act == 0:
         raise ValueError("the sample weights sum to zero")
-    for f in range(F):
-        if (keys[f, n - 1] >> 32) > max_rank:
-            max_rank = keys[f, n - 1] >> 32
-        if (keys[f, n - 1] & IDX_MASK) >= <uint64_t> n:
-            raise ValueError("keys do not belong to X")
+    # the highest dense rank of every column: its count of values, minus one
+    col_top_arr = np.empty(F, dtype=np.uint64)
+    cdef uint64_t[::1] col_top = col_top_arr
+    with nogil:
+        for f in range(F):
+            starts = &keys[f, n]
+            rank = 0
+            for i in range((n + 31) >> 5):
+                rank += rf_popcount32(starts[i])
+            col_top[f] = rank - 1 if rank > 0 else 0
+            if col_top[f] > max_rank:
+                max_rank = col_top[f]
+            if keys[f, n - 1] >= <uint64_t> n or (starts[0] & 1) == 0:
+                bad = 1
+    if bad:
+        raise ValueError("keys do not belong to X")
 
     memset(&B, 0, sizeof(Builder))
     # layout of the working keys
@@ -1546,15 +1596,7 @@ def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[
     B.ent_cap = 64
     B.order_cap = 64
     B.node_cap = 256
-    cdef uint64_t[:, ::1] consumed
-    if consume_keys is not None:
-        consumed = consume_keys
-        if &consumed[0, 0] != &keys[0, 0]:
-            raise ValueError("consume_keys must be the keys array itself")
-        B.lists = &consumed[0, 0]
-        B.borrowed_lists = True
-    else:
-        B.lists = <key_t*> malloc(F * n_act * sizeof(key_t))
+    B.lists = <key_t*> malloc(F * n_act * sizeof(key_t))
     B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
     B.goleft = <uint8_t*> calloc(n + 8, sizeof(uint8_t))   # padding for 4-byte gathers
     B.cl = <double*> malloc(K * sizeof(double))
@@ -1574,6 +1616,8 @@ def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[
     B.values = <double*> malloc(B.node_cap * K * sizeof(double))
     payload_arr = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] payload = payload_arr
+    seen_arr = np.zeros(n, dtype=np.uint32)
+    cdef uint32_t[::1] seen = seen_arr
     if integral and criterion == CRIT_ENTROPY and tw <= XLOGX_TABLE_MAX:
         tmax = <int64_t> tw + 1
         B.xlogx_table = <double*> malloc(tmax * sizeof(double))
@@ -1593,9 +1637,9 @@ def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[
     with nogil:
         # missing values sort last, with their feature's highest rank
         for f in range(F):
-            ix = keys[f, n - 1] & IDX_MASK
+            ix = keys[f, n - 1]
             if isnan(X[ix, f]):
-                B.nan_rank[f] = keys[f, n - 1] >> 32
+                B.nan_rank[f] = col_top[f]
                 B.any_missing = True
             else:
                 B.nan_rank[f] = NO_NAN
@@ -1609,18 +1653,14 @@ def build_tree(const double[:, :] X, const uint64_t[:, ::1] keys, const int32_t[
             else:
                 payload[i] = INACTIVE
         for f in range(F):
-            row = &keys[f, 0]     # when consumed, the same memory as lists: every write
-            out = B.lists + f * n_act    # lands at or before the key it replaces
-            if n_act == n:
-                for i in range(n):
-                    out[i] = ((row[i] >> 32) << B.rshift) | payload[row[i] & IDX_MASK]
-            else:
-                q = 0
-                for i in range(n):
-                    kk = payload[row[i] & IDX_MASK]
-                    if kk != INACTIVE:
-                        out[q] = ((row[i] >> 32) << B.rshift) | kk
-                        q += 1
+            if _fill_list(&keys[f, 0], &payload[0], n, n_act, B.rshift,
+                          B.lists + f * n_act, &seen[0], <uint32_t> (f + 1)) < 0:
+                B.error = 3
+                break
+    if B.error == 3:
+        _free_builder(&B)
+        raise ValueError("keys do not belong to X")
+    with nogil:
         root = _ent_alloc(&B)
         B.ent[root].start = 0
         B.ent[root].end = n_act

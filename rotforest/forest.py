@@ -95,7 +95,7 @@ def _presort_in_threads(X, n_threads):
     n_threads = max(1, min(n_threads, X.shape[1]))
     if n_threads == 1:
         return _builder.presort(X)
-    out = np.empty((X.shape[1], X.shape[0]), dtype=np.uint64)
+    out = np.empty((X.shape[1], _builder.keys_width(X.shape[0])), dtype=np.uint32)
     bounds = np.linspace(0, X.shape[1], n_threads + 1).astype(int)
     with ThreadPoolExecutor(n_threads) as pool:
         list(pool.map(lambda ab: _builder.presort(X, out, int(ab[0]), int(ab[1])),

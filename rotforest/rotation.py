@@ -161,7 +161,7 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         tree.n_outputs_ = 1
         tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
-        tree._grow(P, keys, y_enc, weights, settings, seed, consume_keys=True)
+        tree._grow(P, keys, y_enc, weights, settings, seed)
         out.append((tree, rotation))
         if progress is not None:
             progress()

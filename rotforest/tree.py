@@ -266,8 +266,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         self.classes_ = classes
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
-        # the sorted lists serve this tree only: the builder may reuse their memory
-        self._grow(X, keys, y_enc.astype(np.int32), sw, settings, seed, consume_keys=True)
+        self._grow(X, keys, y_enc.astype(np.int32), sw, settings, seed)
         if tune is not None:
             self.tree_ = prune_reduced_error(self.tree_, np.ascontiguousarray(X_tune),
                                              y_tune, w_tune)
@@ -294,9 +293,9 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
             min_impurity_decrease=float(self.min_impurity_decrease),
         )
 
-    def _grow(self, X, keys, y_enc, sw, settings, seed, consume_keys=False):
+    def _grow(self, X, keys, y_enc, sw, settings, seed):
         """The one call into the builder, on lists presorted by the caller (a forest
-        shares them between its trees and keeps them: consume_keys=False)."""
+        shares them between its trees)."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
@@ -309,8 +308,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         frac = settings.pop("min_weight_fraction_leaf")
         nodes, value, depth = _builder.build_tree(
             X, keys, y_enc, sw, self.n_classes_, seed=seed,
-            min_weight_leaf=frac * float(sw.sum()),
-            consume_keys=keys if consume_keys else None, **settings)
+            min_weight_leaf=frac * float(sw.sum()), **settings)
         if scale != 1.0:
             nodes["weighted_n_node_samples"] *= scale
         self.tree_ = prune_cost_complexity(Tree(X.shape[1], self.n_classes_, nodes, value,

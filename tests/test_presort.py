@@ -16,12 +16,49 @@ def test_presort_orders_by_value_then_index(kind):
         "signed_zeros": rng.choice([-0.0, 0.0, 1.5, -2.0], size=(n, 3)),
     }[kind]
     keys = _builder.presort(np.asfortranarray(X))
-    assert keys.shape == (3, n) and keys.dtype == np.uint64
+    assert keys.shape == (3, n + (n + 31) // 32) and keys.dtype == np.uint32
     for j in range(3):
         expected = np.argsort(X[:, j], kind="stable")      # stable: ties by index
-        np.testing.assert_array_equal(keys[j] & 0xFFFFFFFF, expected)
+        order, ranks_found = _decode(keys[j], n)
+        np.testing.assert_array_equal(order, expected)
         ranks = np.unique(X[:, j], return_inverse=True)[1]  # -0.0 and 0.0 are one value
-        np.testing.assert_array_equal(keys[j] >> 32, ranks[expected])
+        np.testing.assert_array_equal(ranks_found, ranks[expected])
+
+
+def _decode(row, n):
+    """The sample order and the dense rank at every position of one presorted row."""
+    starts = np.unpackbits(row[n:].astype("<u4").view(np.uint8), bitorder="little")[:n]
+    return row[:n].astype(np.int64), np.cumsum(starts) - 1
+
+
+def test_presort_missing_values_last_as_one_value():
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(300, 2)), 1)
+    X[rng.random(300) < 0.2, 0] = np.nan
+    keys = _builder.presort(X)
+    order, ranks = _decode(keys[0], 300)
+    nan = np.isnan(X[:, 0])
+    assert np.all(nan[order[-nan.sum():]]) and not np.any(nan[order[:-nan.sum()]])
+    np.testing.assert_array_equal(order[-nan.sum():], np.flatnonzero(nan))  # index order
+    assert np.all(ranks[-nan.sum():] == ranks[-1])
+    assert ranks[-1] == len(np.unique(X[~nan, 0]))
+
+
+def test_builder_rejects_keys_of_other_data():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(100, 3))
+    y = (X[:, 0] > 0).astype(np.int32)
+    keys = _builder.presort(X)
+    bad = keys.copy()
+    bad[1, 5] = bad[1, 6]                 # a sample twice, another never
+    with pytest.raises(ValueError, match="keys do not belong"):
+        _build(X, bad, y, np.ones(100))
+    bad = keys.copy()
+    bad[2, 0] = 100                       # out of range
+    with pytest.raises(ValueError, match="keys do not belong"):
+        _build(X, bad, y, np.ones(100))
+    with pytest.raises(ValueError, match="do not agree"):
+        _build(X, _builder.presort(X[:99]), y, np.ones(100))
 
 
 def _build(X, keys, y, w, seed=0, max_features=None):
@@ -107,7 +144,9 @@ def test_presort_in_row_ranges_equals_whole():
         _builder.presort(X, out, a, b)
     np.testing.assert_array_equal(out, whole)
     with pytest.raises(ValueError, match="out must be"):
-        _builder.presort(X, np.zeros((7, 499), dtype=np.uint64))
+        _builder.presort(X, np.zeros((7, 499 + 16), dtype=np.uint32))
+    with pytest.raises(ValueError, match="out must be"):
+        _builder.presort(X, np.zeros(whole.shape, dtype=np.uint64))
 
 
 def test_any_memory_layout_gives_the_same_keys_and_tree():
