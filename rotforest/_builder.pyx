@@ -188,7 +188,7 @@ cdef extern from *:
             if (gl[k & imask]) { if (mode != 2) L[il] = k; il++; }
             else { if (mode != 1) R[ir] = k; ir++; }
         }
-        if (mode != 1) memcpy(L + p, R, (size_t)ir * sizeof(uint64_t));
+        if (mode != 1) memcpy(L + p, R, (size_t)(ir < e - p ? ir : e - p) * sizeof(uint64_t));
     }
     static int rf_cpu_has_avx512(void) {
         __builtin_cpu_init();
@@ -1283,7 +1283,7 @@ cdef inline void _partition_both(key_t* L, key_t* R, int64_t s, int64_t e, int64
         R[ir] = k
         il += g
         ir += 1 - g
-    memcpy(L + p, R, ir * sizeof(key_t))
+    memcpy(L + p, R, min(ir, e - p) * sizeof(key_t))
 
 
 cdef inline void _partition_left(key_t* L, int64_t s, int64_t e, const uint8_t* gl,
@@ -1306,7 +1306,7 @@ cdef inline void _partition_right(key_t* L, key_t* R, int64_t s, int64_t e, int6
         k = L[q]
         R[ir] = k
         ir += 1 - gl[k & im]
-    memcpy(L + p, R, ir * sizeof(key_t))
+    memcpy(L + p, R, min(ir, e - p) * sizeof(key_t))
 
 
 cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noexcept nogil:
@@ -1469,11 +1469,13 @@ cdef int _bit_length(uint64_t v) noexcept nogil:
 
 
 cdef int _fill_list(const uint32_t* row, const uint64_t* payload, int64_t n, int64_t n_act,
-                    int rshift, key_t* out, uint32_t* seen, uint32_t mark) noexcept nogil:
+                    int rshift, key_t* out) noexcept nogil:
     """One feature's working list: the samples of this tree (payload not INACTIVE) in
     presorted order, each key carrying its dense rank (counted from the bitmap of value
-    starts that follows the order in ``row``).  -1 if ``row`` is not a permutation of
-    the samples (``seen`` holds a different ``mark`` for every feature)."""
+    starts that follows the order in ``row``).  -1 if ``row`` holds an index out of
+    range or the wrong number of this tree's samples.  (Keys that are no permutation
+    of the samples in other ways give a wrong tree, never a stray memory access: the
+    partitions never write past their node's slice.)"""
     cdef const uint32_t* starts = row + n
     cdef uint64_t rank = <uint64_t> -1     # position 0 starts a value: rank 0
     cdef uint64_t kk
@@ -1482,9 +1484,8 @@ cdef int _fill_list(const uint32_t* row, const uint64_t* payload, int64_t n, int
     for i in range(n):
         rank += (starts[i >> 5] >> (i & 31)) & 1
         ix = row[i]
-        if ix >= n or seen[ix] == mark:
+        if ix >= n:
             return -1
-        seen[ix] = mark
         kk = payload[ix]
         if kk != INACTIVE:
             if q == n_act:
@@ -1616,8 +1617,6 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.values = <double*> malloc(B.node_cap * K * sizeof(double))
     payload_arr = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] payload = payload_arr
-    seen_arr = np.zeros(n, dtype=np.uint32)
-    cdef uint32_t[::1] seen = seen_arr
     if integral and criterion == CRIT_ENTROPY and tw <= XLOGX_TABLE_MAX:
         tmax = <int64_t> tw + 1
         B.xlogx_table = <double*> malloc(tmax * sizeof(double))
@@ -1654,7 +1653,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 payload[i] = INACTIVE
         for f in range(F):
             if _fill_list(&keys[f, 0], &payload[0], n, n_act, B.rshift,
-                          B.lists + f * n_act, &seen[0], <uint32_t> (f + 1)) < 0:
+                          B.lists + f * n_act) < 0:
                 B.error = 3
                 break
     if B.error == 3:

@@ -49,16 +49,25 @@ def test_builder_rejects_keys_of_other_data():
     X = rng.normal(size=(100, 3))
     y = (X[:, 0] > 0).astype(np.int32)
     keys = _builder.presort(X)
+    w = np.ones(100)
+    w[keys[1, 6]] = 0.0
     bad = keys.copy()
-    bad[1, 5] = bad[1, 6]                 # a sample twice, another never
+    bad[1, 6] = bad[1, 5]                 # a sample of this tree twice: one too many
     with pytest.raises(ValueError, match="keys do not belong"):
-        _build(X, bad, y, np.ones(100))
+        _build(X, bad, y, w)
     bad = keys.copy()
     bad[2, 0] = 100                       # out of range
     with pytest.raises(ValueError, match="keys do not belong"):
         _build(X, bad, y, np.ones(100))
     with pytest.raises(ValueError, match="do not agree"):
         _build(X, _builder.presort(X[:99]), y, np.ones(100))
+    # a sample twice and another never, with the right count: not detected, but every
+    # partition stays inside its node's slice (this would corrupt the heap otherwise)
+    for f in range(3):
+        bad = keys.copy()
+        bad[f, :50] = bad[f, 0]
+        nodes = _build(X, bad, y, np.ones(100))[0]
+        assert nodes["n_node_samples"][0] == 100
 
 
 def _build(X, keys, y, w, seed=0, max_features=None):
