@@ -1479,19 +1479,22 @@ cdef int _fill_list(const uint32_t* row, const uint64_t* payload, int64_t n, int
     cdef const uint32_t* starts = row + n
     cdef uint64_t rank = <uint64_t> -1     # position 0 starts a value: rank 0
     cdef uint64_t kk
-    cdef int64_t i, q = 0
-    cdef uint32_t ix
-    for i in range(n):
-        rank += (starts[i >> 5] >> (i & 31)) & 1
-        ix = row[i]
-        if ix >= n:
-            return -1
-        kk = payload[ix]
-        if kk != INACTIVE:
-            if q == n_act:
+    cdef int64_t i, i0, q = 0
+    cdef uint32_t ix, bits
+    for i0 in range(0, n, 32):             # one word of the bitmap: 32 positions
+        bits = starts[i0 >> 5]
+        for i in range(i0, min(i0 + 32, n)):
+            rank += bits & 1
+            bits >>= 1
+            ix = row[i]
+            if ix >= n:
                 return -1
-            out[q] = (rank << rshift) | kk
-            q += 1
+            kk = payload[ix]
+            if kk != INACTIVE:
+                if q == n_act:
+                    return -1
+                out[q] = (rank << rshift) | kk
+                q += 1
     return 0 if q == n_act else -1
 
 
