@@ -1698,3 +1698,41 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     depth = B.depth_reached
     _free_builder(&B)
     return nodes, value, depth
+
+
+# ----------------------------------------------------------------------------------------
+# Rotations
+# ----------------------------------------------------------------------------------------
+
+def project_sparse(const double[:, :] Z, const int64_t[::1] indptr,
+                   const int64_t[::1] indices, const double[::1] data, Py_ssize_t n_out):
+    """``Z @ R`` for a sparse ``R`` in CSR form (rows: Z's columns), as a column-major
+    array of ``n_out`` columns, without the GIL and without BLAS threads.
+
+    Meant for block-diagonal rotations with small blocks (a few entries per row), where a
+    BLAS product would spend its time on zeros and a scipy sparse product on copies.
+    Rows are taken in blocks that stay in cache while every entry of R is applied."""
+    cdef Py_ssize_t n = Z.shape[0], F = Z.shape[1], r0, r1, r, i, p, j
+    cdef double v
+    if indptr.shape[0] != F + 1:
+        raise ValueError("R must have one row per column of Z")
+    if indptr[F] > indices.shape[0] or indptr[F] > data.shape[0]:
+        raise ValueError("R's indptr points past its entries")
+    for p in range(indptr[F]):
+        if indices[p] < 0 or indices[p] >= n_out:
+            raise ValueError("R has a column index out of range")
+    for i in range(F):
+        if indptr[i] > indptr[i + 1] or indptr[i] < 0:
+            raise ValueError("R's indptr must be non-decreasing")
+    out = np.zeros((n, n_out), dtype=np.float64, order="F")
+    cdef double[::1, :] o = out
+    with nogil:
+        for r0 in range(0, n, 256):
+            r1 = min(r0 + 256, n)
+            for i in range(F):
+                for p in range(indptr[i], indptr[i + 1]):
+                    j = indices[p]
+                    v = data[p]
+                    for r in range(r0, r1):
+                        o[r, j] += Z[r, i] * v
+    return out

@@ -123,3 +123,30 @@ def test_bad_parameters(data, params, error, match):
     X, y = data
     with pytest.raises(error, match=match):
         RotationForestClassifier(**{"n_estimators": 2, **params}).fit(X, y)
+
+
+def test_sparse_projection_kernel_equals_matrix_product():
+    """The GIL-free kernel that projects training rows equals Z @ R (any layout of Z,
+    block-diagonal or arbitrary sparse R) and rejects a malformed R."""
+    import scipy.sparse as sp
+
+    from rotforest import _builder
+    from rotforest.rotation import draw_rotation
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(1000, 11))
+    y = rng.integers(0, 3, 1000)
+    for R in (draw_rotation(rng, 11, 3, "gaussian"), draw_rotation(rng, 11, 4, "pca", Z, y),
+              sp.random(11, 11, density=0.3, random_state=1, format="csr")):
+        for layout in (Z, np.asfortranarray(Z), Z[::-1][::-1]):
+            P = _builder.project_sparse(layout, R.indptr.astype(np.int64),
+                                        R.indices.astype(np.int64), R.data, 11)
+            assert P.flags.f_contiguous
+            np.testing.assert_allclose(P, Z @ R.toarray(), rtol=1e-12, atol=1e-12)
+    R = draw_rotation(rng, 11, 3, "gaussian")
+    with pytest.raises(ValueError, match="column index"):
+        _builder.project_sparse(Z, R.indptr.astype(np.int64), R.indices.astype(np.int64),
+                                R.data, 5)
+    with pytest.raises(ValueError, match="one row per column"):
+        _builder.project_sparse(Z[:, :5], R.indptr.astype(np.int64),
+                                R.indices.astype(np.int64), R.data, 11)
