@@ -125,12 +125,16 @@ def main():
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--speed-only", action="store_true",
+                        help="only the fit and predict times on 20k x 20")
     args = parser.parse_args()
     print(f"# bench_rotation: {date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
           f"scikit-learn {sklearn.__version__}, numpy {np.__version__}")
     make = models(args.n_estimators, args.n_jobs)
     if not args.skip_speed:
         speed(make)
+    if args.speed_only:
+        return
     datasets = [("junk features (5 + 45 noise)", junk_case())]
     if args.data:
         rng = np.random.default_rng(0)

@@ -41,10 +41,11 @@ def _orthonormal(rng, size):
     return q * np.where(np.diag(r) < 0, -1.0, 1.0)
 
 
-def _pca_axes(rng, Z, y, group):
+def _pca_axes(rng, Zt, y, group):
     """Principal axes of the group's columns over a random non-empty subset of the
-    classes and 75% of their rows (Rodriguez, Kuncheva and Alonso, 2006).  ``y`` holds
-    class codes 0..K-1, every one present."""
+    classes and 75% of their rows (Rodriguez, Kuncheva and Alonso, 2006).  ``Zt`` is the
+    normalised data transposed (features x rows, C-contiguous: a group's rows of it are
+    cheap to take); ``y`` holds class codes 0..K-1, every one present."""
     n_classes = int(y.max()) + 1
     chosen = rng.random(n_classes) < 0.5
     if not chosen.any():
@@ -53,22 +54,27 @@ def _pca_axes(rng, Z, y, group):
     rows = rows[rng.random(rows.size) < 0.75]
     if rows.size < 2:
         return _orthonormal(rng, len(group))
-    sub = Z[:, group][rows]                      # two fast takes, not one 2-D gather
-    sub -= sub.mean(axis=0)
-    cov = (sub.T @ sub) / (rows.size - 1)
+    sub = Zt[group][:, rows]                     # the group's features x the chosen rows
+    sub -= sub.mean(axis=1)[:, None]
+    cov = (sub @ sub.T) / (rows.size - 1)
     _, vectors = np.linalg.eigh(cov)
     return vectors[:, ::-1]                      # largest variance first
 
 
-def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None):
+def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None):
     """One tree's rotation: a sparse (n_features x n_features) orthonormal matrix, block
-    diagonal over random groups of ``group_size`` features (one dense block when None)."""
+    diagonal over random groups of ``group_size`` features (one dense block when None).
+    ``kind="pca"`` needs the normalised data ``Z`` and class codes ``y``; ``Zt``, Z
+    transposed as a C-contiguous array, may be passed instead of Z by a caller that
+    draws many rotations."""
+    if kind == "pca" and Zt is None:
+        Zt = np.ascontiguousarray(Z.T)
     order = rng.permutation(n_features)
     size = n_features if group_size is None else group_size
     rows, cols, vals = [], [], []
     for start in range(0, n_features, size):
         group = np.sort(order[start:start + size])
-        block = (_pca_axes(rng, Z, y, group) if kind == "pca"
+        block = (_pca_axes(rng, Zt, y, group) if kind == "pca"
                  else _orthonormal(rng, len(group)))
         rr, cc = np.meshgrid(group, group, indexing="ij")
         rows.append(rr.ravel())
@@ -157,10 +163,11 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap):
 def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_seed,
                   bootstrap, n_draws, group_size, kind, progress):
     n, F = Z.shape
+    Zt = np.ascontiguousarray(Z.T) if kind == "pca" else None
     out = []
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
-        rotation = draw_rotation(rng, F, group_size, kind, Z, y_enc)
+        rotation = draw_rotation(rng, F, group_size, kind, y=y_enc, Zt=Zt)
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = DecisionTreeClassifier(random_state=seed, **params)

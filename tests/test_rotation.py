@@ -150,3 +150,25 @@ def test_sparse_projection_kernel_equals_matrix_product():
     with pytest.raises(ValueError, match="one row per column"):
         _builder.project_sparse(Z[:, :5], R.indptr.astype(np.int64),
                                 R.indices.astype(np.int64), R.data, 11)
+
+
+def test_pca_blocks_are_the_principal_axes_of_their_draw(data):
+    """Each PCA block holds the principal axes (by SVD here, largest variance first,
+    up to sign) of its group's columns over the class subset and 75% row sample that
+    the same random draws select."""
+    X, y = data
+    Z = (X - X.mean(0)) / X.std(0)
+    R = draw_rotation(np.random.default_rng(3), 8, 3, "pca", Z, y).toarray()
+    rng = np.random.default_rng(3)
+    order = rng.permutation(8)
+    for start in range(0, 8, 3):
+        group = np.sort(order[start:start + 3])
+        chosen = rng.random(3) < 0.5
+        if not chosen.any():
+            chosen[rng.integers(3)] = True
+        rows = np.flatnonzero(np.isin(y, np.flatnonzero(chosen)))
+        rows = rows[rng.random(rows.size) < 0.75]
+        sub = Z[np.ix_(rows, group)]
+        _, _, vt = np.linalg.svd(sub - sub.mean(0), full_matrices=False)
+        block = R[np.ix_(group, group)]
+        np.testing.assert_allclose(np.abs(block), np.abs(vt.T), atol=1e-8)
