@@ -41,24 +41,47 @@ def _orthonormal(rng, size):
     return q * np.where(np.diag(r) < 0, -1.0, 1.0)
 
 
-def _pca_axes(rng, Zt, y, group):
-    """Principal axes of the group's columns over a random non-empty subset of the
-    classes and 75% of their rows (Rodriguez, Kuncheva and Alonso, 2006).  ``Zt`` is the
-    normalised data transposed (features x rows, C-contiguous: a group's rows of it are
-    cheap to take); ``y`` holds class codes 0..K-1, every one present."""
+# PCA rotations: at most this many cells (features x rows) of the data are taken at once
+_PCA_BATCH_CELLS = 4_000_000
+
+
+def _pca_blocks(rng, Zt, y, groups):
+    """Each group's principal axes over a random non-empty subset of the classes and 75%
+    of their rows, drawn for every group independently (Rodriguez, Kuncheva and Alonso,
+    2006), largest variance first.  ``Zt`` is the normalised data transposed (features x
+    rows, C-contiguous); ``y`` holds class codes 0..K-1, every one present.
+
+    All groups are drawn at once, and groups of one size share their arithmetic: one
+    weighted product gives every group's sums and cross-products, one ``eigh`` every
+    group's axes (a few numpy calls a tree instead of a dozen a group)."""
+    n_groups, n = len(groups), y.size
     n_classes = int(y.max()) + 1
-    chosen = rng.random(n_classes) < 0.5
-    if not chosen.any():
-        chosen[rng.integers(n_classes)] = True
-    rows = np.flatnonzero(chosen[y])
-    rows = rows[rng.random(rows.size) < 0.75]
-    if rows.size < 2:
-        return _orthonormal(rng, len(group))
-    sub = Zt[group][:, rows]                     # the group's features x the chosen rows
-    sub -= sub.mean(axis=1)[:, None]
-    cov = (sub @ sub.T) / (rows.size - 1)
-    _, vectors = np.linalg.eigh(cov)
-    return vectors[:, ::-1]                      # largest variance first
+    chosen = rng.random((n_groups, n_classes)) < 0.5
+    for g in np.flatnonzero(~chosen.any(axis=1)):
+        chosen[g, rng.integers(n_classes)] = True
+    keep = chosen[:, y] & (rng.random((n_groups, n)) < 0.75)
+    counts = keep.sum(axis=1)
+    blocks = [None] * n_groups
+    by_size = {}
+    for g, group in enumerate(groups):
+        by_size.setdefault(len(group), []).append(g)
+    for size, members in by_size.items():
+        step = max(1, _PCA_BATCH_CELLS // (size * n))
+        for start in range(0, len(members), step):
+            gs = np.array(members[start:start + step])
+            Zg = Zt[np.array([groups[g] for g in gs])]             # (m, size, n)
+            w = keep[gs].astype(np.float64)                         # (m, n)
+            c = counts[gs].astype(np.float64)
+            safe = np.maximum(c, 2.0)
+            mean = (Zg @ w[:, :, None])[:, :, 0] / safe[:, None]   # (m, size)
+            cross = (Zg * w[:, None, :]) @ Zg.transpose(0, 2, 1)    # (m, size, size)
+            cov = (cross - safe[:, None, None] * mean[:, :, None] * mean[:, None, :])
+            _, vectors = np.linalg.eigh(cov / (safe - 1.0)[:, None, None])
+            for j, g in enumerate(gs):
+                blocks[g] = vectors[j][:, ::-1]
+    for g in np.flatnonzero(counts < 2):                            # too few rows
+        blocks[g] = _orthonormal(rng, len(groups[g]))
+    return blocks
 
 
 def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None):
@@ -71,17 +94,15 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None)
         Zt = np.ascontiguousarray(Z.T)
     order = rng.permutation(n_features)
     size = n_features if group_size is None else group_size
-    rows, cols, vals = [], [], []
-    for start in range(0, n_features, size):
-        group = np.sort(order[start:start + size])
-        block = (_pca_axes(rng, Zt, y, group) if kind == "pca"
-                 else _orthonormal(rng, len(group)))
-        rr, cc = np.meshgrid(group, group, indexing="ij")
-        rows.append(rr.ravel())
-        cols.append(cc.ravel())
-        vals.append(block.ravel())
-    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                         shape=(n_features, n_features))
+    groups = [np.sort(order[start:start + size]) for start in range(0, n_features, size)]
+    if kind == "pca":
+        blocks = _pca_blocks(rng, Zt, y, groups)
+    else:
+        blocks = [_orthonormal(rng, len(group)) for group in groups]
+    rows = np.concatenate([np.repeat(group, len(group)) for group in groups])
+    cols = np.concatenate([np.tile(group, len(group)) for group in groups])
+    vals = np.concatenate([block.ravel() for block in blocks])
+    return sp.csr_matrix((vals, (rows, cols)), shape=(n_features, n_features))
 
 
 def _normalisation(X, sw):

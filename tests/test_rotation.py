@@ -161,14 +161,34 @@ def test_pca_blocks_are_the_principal_axes_of_their_draw(data):
     R = draw_rotation(np.random.default_rng(3), 8, 3, "pca", Z, y).toarray()
     rng = np.random.default_rng(3)
     order = rng.permutation(8)
-    for start in range(0, 8, 3):
-        group = np.sort(order[start:start + 3])
-        chosen = rng.random(3) < 0.5
-        if not chosen.any():
-            chosen[rng.integers(3)] = True
-        rows = np.flatnonzero(np.isin(y, np.flatnonzero(chosen)))
-        rows = rows[rng.random(rows.size) < 0.75]
+    groups = [np.sort(order[start:start + 3]) for start in range(0, 8, 3)]
+    chosen = rng.random((3, 3)) < 0.5           # a class subset for every group
+    for g in range(3):
+        if not chosen[g].any():
+            chosen[g, rng.integers(3)] = True
+    keep = chosen[:, y] & (rng.random((3, len(y))) < 0.75)
+    for g, group in enumerate(groups):
+        rows = np.flatnonzero(keep[g])
+        assert set(np.unique(y[rows])) <= set(np.flatnonzero(chosen[g]))
         sub = Z[np.ix_(rows, group)]
         _, _, vt = np.linalg.svd(sub - sub.mean(0), full_matrices=False)
         block = R[np.ix_(group, group)]
         np.testing.assert_allclose(np.abs(block), np.abs(vt.T), atol=1e-8)
+
+
+def test_pca_batches_and_tiny_samples(data, monkeypatch):
+    """Taking the groups a few at a time changes nothing; a group left with fewer than
+    two rows gets a random orthonormal block instead of a degenerate one."""
+    from rotforest import rotation
+
+    X, y = data
+    Z = (X - X.mean(0)) / X.std(0)
+    whole = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
+    monkeypatch.setattr(rotation, "_PCA_BATCH_CELLS", 1)
+    batched = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
+    np.testing.assert_allclose(batched, whole, atol=1e-12)
+    for seed in range(5):
+        R = draw_rotation(np.random.default_rng(seed), 8, 3, "pca", Z[:2], y[:2] * 0)
+        R = R.toarray()
+        assert np.all(np.isfinite(R))
+        np.testing.assert_allclose(R.T @ R, np.eye(8), atol=1e-10)
