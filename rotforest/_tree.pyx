@@ -38,14 +38,15 @@ assert sizeof(FlatNode) == 16
 
 
 def flatten(nodes):
-    """Breadth-first copy of the nodes for fast traversal, and the original id of each."""
+    """Breadth-first copy of the nodes for fast traversal, and the original id of each
+    (int32, like the node ids themselves: 20 bytes a node in all)."""
     cdef const Node* nd = _node_ptr(nodes)
     cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old, pos
     flat = np.empty(n, dtype=FLAT_DTYPE)
-    original = np.empty(n, dtype=np.int64)
+    original = np.empty(n, dtype=np.int32)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef FlatNode* fl = <FlatNode*> &raw[0]
-    cdef int64_t[::1] orig = original
+    cdef int32_t[::1] orig = original
     with nogil:
         orig[0] = 0
         while head < tail:
@@ -74,7 +75,7 @@ cdef int32_t NAN_RIGHT = <int32_t> 0x80000000
 cdef int32_t FEATURE_BITS = 0x7FFFFFFF
 
 
-def apply_flat(flat, const int64_t[::1] original, const double[:, :] X):
+def apply_flat(flat, const int32_t[::1] original, const double[:, :] X):
     """Leaf reached by every row: BLOCK rows walk the tree in lockstep, so that their
     memory accesses overlap; rows that reach a leaf wait there (leaves loop on
     themselves) until the whole block has arrived."""
