@@ -412,16 +412,19 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     vals_arr = np.empty(n, dtype=np.float64)
     cdef double[::1] vals = vals_arr
     Xa = np.asarray(X)
+    cdef const double[::1] c
     for f in range(start, stop):
-        col = Xa[:, f]
+        # one contiguous copy of a strided column: the gather below then stays in 8
+        # bytes a row instead of touching a cache line (and a page) of X for every row
+        col = Xa[:, f] if rs == 1 else np.ascontiguousarray(Xa[:, f])
+        c = col
         nan = np.isnan(col)
-        if nan.any():
-            # numpy's vectorised sort gives up on NaN; +inf (never valid data) sorts
-            # them last as fast, and the pass below still sees NaN
-            col = np.where(nan, np.inf, col)
-        order = np.argsort(col).astype(np.int64, copy=False)
+        # numpy's vectorised sort gives up on NaN; +inf (never valid data) sorts them
+        # last as fast, and the pass below still sees NaN
+        order = np.argsort(np.where(nan, np.inf, col) if nan.any() else col
+                           ).astype(np.int64, copy=False)
         with nogil:
-            _keys_from_order(&X[0, f], rs, &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
+            _keys_from_order(&c[0], 1, &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
     return out
 
 
