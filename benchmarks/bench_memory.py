@@ -126,7 +126,7 @@ def main():
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--fortran", action="store_true",
-                   help="hand the models a column-major X (rotforest then needs no copy)")
+                   help="hand the models a column-major X (rotforest reads either layout without a copy)")
     p.add_argument("--models", nargs="+", default=["ours", "sklearn"],
                    choices=["ours", "sklearn", "rotation"])
     p.add_argument("--child", help=argparse.SUPPRESS)
