@@ -28,10 +28,6 @@ _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf
 
 # rows of test data projected at once (bounds the memory of predict_proba)
 _BATCH_CELLS = 4_000_000
-# rotations with at most this many entries a row (groups of up to this many features) are
-# applied by a small GIL-free kernel: several times faster than scipy's sparse product,
-# and unlike a dense BLAS product it starts no threads inside the forest's own threads
-_SMALL_BLOCKS = 8
 
 
 def _orthonormal(rng, size):
@@ -131,6 +127,15 @@ def _normalise(X, mean, scale):
     return Z, mask
 
 
+def _product(A, R, data):
+    """``A @ R`` for a CSC matrix ``R`` whose entries are replaced by ``data``, column-major.
+    The GIL-free kernel is several times faster than scipy's sparse product on rotations
+    (no copies of A), and unlike a dense BLAS product it starts no threads inside the
+    forest's own threads.  A column-major A is used as it is; a row-major one is copied."""
+    return _builder.project_sparse(np.asfortranarray(A), R.indptr.astype(np.int64), R.indices.astype(np.int64),
+                                   data, R.shape[0])
+
+
 class _Rotated:
     """Projects normalised rows onto a tree's axes (or many trees' stacked axes).
 
@@ -145,15 +150,11 @@ class _Rotated:
         self.missing_features = missing_features
 
     def axes(self, R, Z, mask):
-        if R.nnz <= _SMALL_BLOCKS * R.shape[0]:
-            P = _builder.project_sparse(Z, R.indptr.astype(np.int64),
-                                        R.indices.astype(np.int64), R.data, R.shape[1])
-        else:
-            P = np.asarray(R.T.dot(Z.T).T)
+        R = R.tocsc()             # no copy for the stacked rotations fit stores
+        P = _product(Z, R, R.data)
         if mask is not None and self.missing == "route":
-            pattern = R.copy()
-            pattern.data = np.ones_like(pattern.data)
-            P[np.asarray(pattern.T.dot(mask.T.astype(np.float64)).T) > 0] = np.nan
+            touched = _product(mask.astype(np.float64), R, np.ones_like(R.data))
+            P[touched > 0] = np.nan
         return P
 
     def extra(self, mask, n):
@@ -184,7 +185,8 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap):
 def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_seed,
                   bootstrap, n_draws, group_size, kind, progress):
     n, F = Z.shape
-    Zt = np.ascontiguousarray(Z.T) if kind == "pca" else None
+    Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
+    Zt = Z.T                           # C-contiguous: the PCA takes rows of it
     out = []
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
@@ -484,7 +486,8 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64,
                           ensure_all_finite="allow-nan", accept_sparse=False)
-        return _normalise(X, self.mean_, self.scale_)
+        Z, mask = _normalise(X, self.mean_, self.scale_)
+        return np.asfortranarray(Z), mask      # the projections read columns
 
     def _stacked(self):
         """All rotations side by side (n_features x n_estimators * n_features, built in

@@ -32,9 +32,10 @@ def test_rotations_are_orthonormal_and_block_diagonal(data, kind, group_size):
         np.testing.assert_allclose(np.abs(R).sum(axis=1), 1.0)
 
 
-def test_forest_predicts_through_stored_rotations(data):
+@pytest.mark.parametrize("n_estimators", [1, 2, 7])   # 1 and 2: few entries in all
+def test_forest_predicts_through_stored_rotations(data, n_estimators):
     X, y = data
-    forest = RotationForestClassifier(n_estimators=7, random_state=0).fit(X, y)
+    forest = RotationForestClassifier(n_estimators=n_estimators, random_state=0).fit(X, y)
     Z = (X - X.mean(0)) / X.std(0)
     np.testing.assert_allclose(forest.mean_, X.mean(0))
     np.testing.assert_allclose(forest.scale_, X.std(0))
@@ -43,9 +44,10 @@ def test_forest_predicts_through_stored_rotations(data):
     np.testing.assert_allclose(forest.predict_proba(X), np.mean(per_tree, axis=0),
                                atol=1e-12)
     leaves = forest.apply(X)
-    assert leaves.shape == (len(y), 7)
-    np.testing.assert_array_equal(leaves[:, 2], forest.estimators_[2].apply(
-        Z @ forest.rotations_[2].toarray()))
+    assert leaves.shape == (len(y), n_estimators)
+    last = n_estimators - 1
+    np.testing.assert_array_equal(leaves[:, last], forest.estimators_[last].apply(
+        Z @ forest.rotations_[last].toarray()))
     path, ptr = forest.decision_path(X)
     assert path.shape == (len(y), ptr[-1])
     imp = forest.feature_importances_
@@ -126,30 +128,36 @@ def test_bad_parameters(data, params, error, match):
 
 
 def test_sparse_projection_kernel_equals_matrix_product():
-    """The GIL-free kernel that projects training rows equals Z @ R (any layout of Z,
-    block-diagonal or arbitrary sparse R) and rejects a malformed R."""
+    """The GIL-free kernel that projects rows equals Z @ R (any layout of Z,
+    block-diagonal, arbitrary sparse or non-square R) and rejects a malformed R."""
     import scipy.sparse as sp
 
     from rotforest import _builder
     from rotforest.rotation import draw_rotation
 
+    def kernel(A, R, n_in=None):
+        R = R.tocsc()
+        return _builder.project_sparse(A, R.indptr.astype(np.int64),
+                                       R.indices.astype(np.int64), R.data,
+                                       R.shape[0] if n_in is None else n_in)
+
     rng = np.random.default_rng(0)
     Z = rng.normal(size=(1000, 11))
     y = rng.integers(0, 3, 1000)
     for R in (draw_rotation(rng, 11, 3, "gaussian"), draw_rotation(rng, 11, 4, "pca", Z, y),
-              sp.random(11, 11, density=0.3, random_state=1, format="csr")):
+              sp.random(11, 11, density=0.3, random_state=1, format="csr"),
+              sp.random(11, 40, density=0.2, random_state=2, format="csr")):
         for layout in (Z, np.asfortranarray(Z), Z[::-1][::-1]):
-            P = _builder.project_sparse(layout, R.indptr.astype(np.int64),
-                                        R.indices.astype(np.int64), R.data, 11)
-            assert P.flags.f_contiguous
+            P = kernel(layout, R)
+            assert P.flags.f_contiguous and P.shape == (1000, R.shape[1])
             np.testing.assert_allclose(P, Z @ R.toarray(), rtol=1e-12, atol=1e-12)
-    R = draw_rotation(rng, 11, 3, "gaussian")
-    with pytest.raises(ValueError, match="column index"):
-        _builder.project_sparse(Z, R.indptr.astype(np.int64), R.indices.astype(np.int64),
-                                R.data, 5)
+    R = draw_rotation(rng, 11, 3, "gaussian").tocsc()
     with pytest.raises(ValueError, match="one row per column"):
-        _builder.project_sparse(Z[:, :5], R.indptr.astype(np.int64),
-                                R.indices.astype(np.int64), R.data, 11)
+        kernel(Z[:, :5], R)
+    bad = R.indices.astype(np.int64)
+    bad[0] = 11
+    with pytest.raises(ValueError, match="row index"):
+        _builder.project_sparse(Z, R.indptr.astype(np.int64), bad, R.data, 11)
 
 
 def test_pca_blocks_are_the_principal_axes_of_their_draw(data):
