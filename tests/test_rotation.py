@@ -137,7 +137,7 @@ def test_sparse_projection_kernel_equals_matrix_product():
 
     def kernel(A, R, n_in=None):
         R = R.tocsc()
-        return _builder.project_sparse(A, R.indptr.astype(np.int64),
+        return _builder.project_sparse(np.asfortranarray(A), R.indptr.astype(np.int64),
                                        R.indices.astype(np.int64), R.data,
                                        R.shape[0] if n_in is None else n_in)
 
@@ -157,7 +157,8 @@ def test_sparse_projection_kernel_equals_matrix_product():
     bad = R.indices.astype(np.int64)
     bad[0] = 11
     with pytest.raises(ValueError, match="row index"):
-        _builder.project_sparse(Z, R.indptr.astype(np.int64), bad, R.data, 11)
+        _builder.project_sparse(np.asfortranarray(Z), R.indptr.astype(np.int64), bad,
+                                R.data, 11)
 
 
 def test_pca_blocks_are_the_principal_axes_of_their_draw(data):
