@@ -179,7 +179,44 @@ class _Progress:
 
 
 class _VotingPredictions:
-    """predict and predict_log_proba of a forest, from its predict_proba."""
+    """predict and predict_log_proba of a forest, from its predict_proba; apply and
+    decision_path, from ``_tree_rows(X)``: the (tree, rows it reads) pairs, X checked
+    when it is called."""
+
+    def apply(self, X):
+        """Leaf index of every sample in every tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        leaves : ndarray of shape (n_samples, n_estimators)
+            Column ``i`` holds the node ids of the leaves reached in tree ``i``.
+        """
+        return np.column_stack([tree.tree_.apply(rows) for tree, rows in self._tree_rows(X)])
+
+    def decision_path(self, X):
+        """The nodes that each sample visits in all trees.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, total node count)
+            Entry (i, j) is 1 when sample i passes through node j; the trees' nodes are
+            side by side.
+        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
+            Tree ``k``'s nodes are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k + 1]``.
+        """
+        paths = [tree.tree_.decision_path(rows) for tree, rows in self._tree_rows(X)]
+        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
+        return sparse_hstack(paths).tocsr(), n_nodes_ptr
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
@@ -514,42 +551,9 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
                 delayed(part)(chunk) for chunk in _chunks(self.estimators_, n_jobs)))
         return total / len(self.estimators_)
 
-    def apply(self, X):
-        """Leaf index of every sample in every tree.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        leaves : ndarray of shape (n_samples, n_estimators)
-            Column ``i`` holds the node ids of the leaves reached in tree ``i``.
-        """
+    def _tree_rows(self, X):
         X = self._validate_X_predict(X)
-        return np.column_stack([tree.tree_.apply(X) for tree in self.estimators_])
-
-    def decision_path(self, X):
-        """The nodes that each sample visits in all trees.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        indicator : scipy.sparse.csr_matrix of shape (n_samples, total node count)
-            Entry (i, j) is 1 when sample i passes through node j; the trees' nodes are
-            side by side.
-        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
-            Tree ``k``'s nodes are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k + 1]``.
-        """
-        X = self._validate_X_predict(X)
-        paths = [tree.tree_.decision_path(X) for tree in self.estimators_]
-        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
-        return sparse_hstack(paths).tocsr(), n_nodes_ptr
+        return ((tree, X) for tree in self.estimators_)
 
     @property
     def feature_importances_(self):

@@ -533,47 +533,11 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
             X, lambda tree, P: tree.tree_.value[tree.tree_.apply(P), 0, :])
         return total / len(self.estimators_)
 
-    def apply(self, X):
-        """Leaf index of every sample in every tree.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        leaves : ndarray of shape (n_samples, n_estimators)
-            Column ``i`` holds the node ids of the leaves reached in tree ``i``.
-        """
+    def _tree_rows(self, X):
         Z, mask = self._normalised(X)
         project = self._projector()
-        return np.column_stack([
-            tree.tree_.apply(np.ascontiguousarray(project(r, Z, mask)))
-            for tree, r in zip(self.estimators_, self.rotations_)])
-
-    def decision_path(self, X):
-        """The nodes that each sample visits in all trees.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        indicator : scipy.sparse.csr_matrix of shape (n_samples, total node count)
-            Entry (i, j) is 1 when sample i passes through node j; the trees' nodes are
-            side by side.
-        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
-            Tree ``k``'s nodes are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k + 1]``.
-        """
-        Z, mask = self._normalised(X)
-        project = self._projector()
-        paths = [tree.tree_.decision_path(np.ascontiguousarray(project(r, Z, mask)))
-                 for tree, r in zip(self.estimators_, self.rotations_)]
-        ptr = np.cumsum([0] + [p.shape[1] for p in paths])
-        return sp.hstack(paths).tocsr(), ptr
+        return ((tree, np.ascontiguousarray(project(r, Z, mask)))
+                for tree, r in zip(self.estimators_, self.rotations_))
 
     @property
     def feature_importances_(self):
