@@ -14,7 +14,7 @@ A node is the same ``[start, end)`` slice of every list.  To split it, the build
 which side every sample goes to (walking the winning feature's slice) and partitions
 every other feature's slice stably in place: the left keys are packed forward, the right
 ones set aside in a scratch the size of one list and copied back behind them, so a tree
-needs one copy of the lists (none more when it may consume the presort).  Features found
+needs one copy of the lists.  Features found
 constant in a node are remembered and neither scanned nor partitioned below it, and the
 side of a split that is certain to become a leaf is not partitioned at all.
 
@@ -236,7 +236,6 @@ cdef enum:
 CRITERIA = {"gini": CRIT_GINI, "entropy": CRIT_ENTROPY, "log_loss": CRIT_ENTROPY,
             "error": CRIT_ERROR}
 
-cdef key_t IDX_MASK = 0xFFFFFFFF
 cdef double EPSILON = 2.220446049250313e-16
 cdef double LN2 = 0.6931471805599453
 # Integer weights up to this total use a table of x*log(x) instead of calls to log().
@@ -318,17 +317,17 @@ cdef void _sort_run(int64_t* run, int64_t m, uint64_t* bitmap, int64_t n) noexce
                 bits &= bits - 1
 
 
-cdef void _keys_from_order(const double* col, int64_t stride, int64_t* order, uint32_t* out,
-                           int64_t n, uint64_t* bitmap, double* vals) noexcept nogil:
-    """Given an argsort of one column (its element i at col[i * stride]), put ties in
-    index order; write the order to out[:n] and the bits of the positions that start a
-    new value to the words out[n:]."""
+cdef void _keys_from_order(const double* col, int64_t* order, uint32_t* out, int64_t n,
+                           uint64_t* bitmap, double* vals) noexcept nogil:
+    """Given an argsort of one (contiguous) column, put ties in index order; write the
+    order to out[:n] and the bits of the positions that start a new value to the words
+    out[n:]."""
     cdef int64_t p = 0, q, r
     cdef uint32_t* starts = out + n
     cdef double v
     # gather the sorted values first: a loop without branches keeps many loads in flight
     for p in range(n):
-        vals[p] = col[order[p] * stride]
+        vals[p] = col[order[p]]
     memset(starts, 0, ((n + 31) >> 5) * sizeof(uint32_t))
     p = 0
     while p < n:
@@ -392,7 +391,7 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
     computed, into ``out``: threads can share the work.
     """
-    cdef int64_t n = X.shape[0], F = X.shape[1], f, rs
+    cdef int64_t n = X.shape[0], F = X.shape[1], f
     if n > MAX_SAMPLES:
         raise ValueError(f"at most {MAX_SAMPLES} samples are supported, got {n}")
     cdef int64_t width = keys_width(n)
@@ -406,7 +405,6 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
         return out
     cdef uint32_t[:, ::1] o = out
     cdef int64_t[::1] order
-    rs = _element_stride(X.strides[0])
     bitmap_arr = np.zeros((n + 63) // 64, dtype=np.uint64)
     cdef uint64_t[::1] bitmap = bitmap_arr
     vals_arr = np.empty(n, dtype=np.float64)
@@ -416,7 +414,7 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     for f in range(start, stop):
         # one contiguous copy of a strided column: the gather below then stays in 8
         # bytes a row instead of touching a cache line (and a page) of X for every row
-        col = Xa[:, f] if rs == 1 else np.ascontiguousarray(Xa[:, f])
+        col = np.ascontiguousarray(Xa[:, f])
         c = col
         nan = np.isnan(col)
         # numpy's vectorised sort gives up on NaN; +inf (never valid data) sorts them
@@ -424,7 +422,7 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
         order = np.argsort(np.where(nan, np.inf, col) if nan.any() else col
                            ).astype(np.int64, copy=False)
         with nogil:
-            _keys_from_order(&c[0], 1, &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
+            _keys_from_order(&c[0], &order[0], &o[f, 0], n, &bitmap[0], &vals[0])
     return out
 
 
@@ -1520,10 +1518,9 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef int64_t i, f, q, n_act = 0, root, tmax
     cdef double tw = 0.0, wi, max_w = 0.0
     cdef bint integral = True
-    cdef uint64_t max_rank = 0, kk, ix, rank, bad = 0
+    cdef uint64_t max_rank = 0, ix, rank, bad = 0
     cdef int ibits, rbits, cbits, wbits, spare
     cdef Builder B
-    cdef const uint32_t* row
     cdef const uint32_t* starts
     cdef key_t* out
     if (keys.shape[0] != F or keys.shape[1] != keys_width(n) or y.shape[0] != n
