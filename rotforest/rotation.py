@@ -98,7 +98,7 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None)
     rows = np.concatenate([np.repeat(group, len(group)) for group in groups])
     cols = np.concatenate([np.tile(group, len(group)) for group in groups])
     vals = np.concatenate([block.ravel() for block in blocks])
-    return sp.csr_matrix((vals, (rows, cols)), shape=(n_features, n_features))
+    return sp.csc_matrix((vals, (rows, cols)), shape=(n_features, n_features))
 
 
 def _normalisation(X, sw):
@@ -282,7 +282,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     ----------
     estimators_ : list of DecisionTreeClassifier
         Trees over the rotated axes.
-    rotations_ : list of scipy.sparse.csr_matrix of shape (n_features, n_features)
+    rotations_ : list of scipy.sparse.csc_matrix of shape (n_features, n_features)
         Tree ``i`` sees ``((X - mean_) / scale_) @ rotations_[i]``.
     mean_ : ndarray of shape (n_features,)
         Weighted mean of every feature over its present (non-missing) training values.
