@@ -43,20 +43,34 @@ cdef extern from *:
     """
     #include <string.h>
     #include <stdint.h>
+    #include <math.h>
+    /* Screening factor of the scalar two-class Gini kernel, which divides only for cuts
+       that may beat the best so far: a cut whose proxy q = num / den (rounded) exceeds
+       best > 0 has num > best * RF_SCREEN * den even after the two roundings of the
+       right-hand side, so a cut failing the screen cannot be better.  (With best = -inf
+       or 0 the screen is exact.)  Both kernels thus compare the rounded quotients. */
+    #define RF_SCREEN (1.0 - 0x1p-48)
     /* AVX-512 kernels, chosen at run time when the processor has them. */
     #if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
     #include <immintrin.h>
+    /* Inclusive prefix sum of the 8 lanes of c, plus carry (the same in every lane). */
     static inline __attribute__((always_inline, target("avx512f,avx512dq")))
-    __m512i rf_prefix_sum8(__m512i c, int64_t carry) {
+    __m512i rf_prefix_sum8(__m512i c, __m512i carry) {
         const __m512i zero = _mm512_setzero_si512();
         c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 7));
         c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 6));
         c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 4));
-        return _mm512_add_epi64(c, _mm512_set1_epi64(carry));
+        return _mm512_add_epi64(c, carry);
+    }
+    /* The last lane of c in every lane: the carry of the next block, kept in a register
+       (a round trip through a general register would lengthen the loop's chain). */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+    __m512i rf_last_lane(__m512i c) {
+        return _mm512_permutexvar_epi64(_mm512_set1_epi64(7), c);
     }
     static inline __attribute__((always_inline, target("avx512f,avx512dq")))
-    int64_t rf_last_lane(__m512i c) {
-        return _mm_extract_epi64(_mm512_extracti64x2_epi64(c, 3), 1);
+    int64_t rf_lane0(__m512i c) {
+        return _mm_cvtsi128_si64(_mm512_castsi512_si128(c));
     }
     /* Lanes j of a block at p whose cut p + 1 + j lies in [lo, hi]. */
     static inline uint32_t rf_cut_lanes(int64_t p, int64_t lo, int64_t hi) {
@@ -68,28 +82,32 @@ cdef extern from *:
         return m & 0xFF;
     }
     /* Scores the cuts of lanes `lanes` (left: l1 of class 1, weight wl; totals vt1, vwt)
-       as the scalar kernel does, num / den > best in lane order, the first of equals
-       kept. */
+       and keeps, in each lane, the best cut that lane has seen: the proxy of a cut is
+       q = num / den, and it replaces the lane's best when q > best (so a lane keeps the
+       first of equals).  No branch: the quotients of all lanes are formed at once. */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
-    void rf_score8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
-                   int64_t p, double *best, int64_t *pos) {
-        double num[8], den[8];
+    void rf_track8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
+                   __m512i cut, __m512d *best, __m512i *pos) {
         __m512d dwr = _mm512_sub_pd(vwt, dwl);
         __m512d dr1 = _mm512_sub_pd(vt1, dl1);
         __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
                                    _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
         __m512d vd = _mm512_mul_pd(dwl, dwr);
-        __mmask8 better = _mm512_mask_cmp_pd_mask(
-            lanes, vn, _mm512_mul_pd(_mm512_set1_pd(*best), vd), _CMP_GT_OQ);
-        if (!better) return;
-        _mm512_storeu_pd(num, vn);
-        _mm512_storeu_pd(den, vd);
-        for (int j = 0; j < 8; j++) {
-            if (((better >> j) & 1) && num[j] > *best * den[j]) {
-                *best = num[j] / den[j];
-                *pos = p + 1 + j;
-            }
+        __m512d q = _mm512_mask_div_pd(_mm512_set1_pd(-INFINITY), lanes, vn, vd);
+        __mmask8 up = _mm512_cmp_pd_mask(q, *best, _CMP_GT_OQ);
+        *best = _mm512_mask_mov_pd(*best, up, q);
+        *pos = _mm512_mask_mov_epi64(*pos, up, cut);
+    }
+    /* Folds the lanes' bests into (*best, *pos): the largest proxy, at its first cut, if
+       it beats *best (what a scan in cut order keeping the first of equals finds). */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+    void rf_fold8(__m512d bv, __m512i pv, double *best, int64_t *pos) {
+        double mx = _mm512_reduce_max_pd(bv);
+        if (mx > *best) {
+            __mmask8 at = _mm512_cmp_pd_mask(bv, _mm512_set1_pd(mx), _CMP_EQ_OQ);
+            *best = mx;
+            *pos = _mm512_mask_reduce_min_epi64(at, pv);
         }
     }
     /* The two-class Gini scan over 8 cuts at a time with AVX-512 (integer weights), used
@@ -98,25 +116,29 @@ cdef extern from *:
        split.  Cuts lie at c = p + 1 for p in [s, hi), where the values on both sides
        differ; each is scored with the left counts as they are (when c is in [lo1, hi1])
        and plus (m1, mw), the missing samples of the node (when c is in [lo2, hi2]; an
-       empty range when there are none).  Returns the index up to which it scanned; the
-       caller finishes the tail.  Integer weights read from the keys, or all
+       empty range when there are none: two = 0).  Returns the index up to which it
+       scanned; the caller finishes the tail.  Integer weights read from the keys, or all
        1 (unit: the left weight is the position). */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
     int64_t rf_gini_binary_avx512_impl(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, const int unit,
-            double dt1, double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
-            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+            const int two, double dt1, double dwt, double m1, double mw, int64_t *l1_io,
+            int64_t *wl_io, double *best1_io, int64_t *pos1, double *best2_io,
+            int64_t *pos2) {
         const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
+        const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
         const __m512i one = _mm512_set1_epi64(1);
         const __m512i wmv = _mm512_set1_epi64((long long)wm);
         const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
         const __m128i wsv = _mm_cvtsi32_si128(ws);
         const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
         const __m512d vm1 = _mm512_set1_pd(m1), vmw = _mm512_set1_pd(mw);
-        int64_t l1 = *l1_io, wl = *wl_io, p;
-        double best1 = *best1_io, best2 = *best2_io;
+        __m512i l1c = _mm512_set1_epi64(*l1_io), wlc = _mm512_set1_epi64(*wl_io);
+        __m512d b1 = _mm512_set1_pd(-INFINITY), b2 = b1;
+        __m512i q1 = _mm512_set1_epi64(-1), q2 = q1;
+        int64_t p;
         for (p = s; p + 8 <= hi; p += 8) {
             __m512i k = _mm512_loadu_si512((const void *)(L + p));
             __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
@@ -127,26 +149,28 @@ cdef extern from *:
             if (!unit) {
                 __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
                 c = _mm512_mullo_epi64(c, wv);
-                __m512i wlv = rf_prefix_sum8(wv, wl);
-                wl = rf_last_lane(wlv);
+                __m512i wlv = rf_prefix_sum8(wv, wlc);
+                wlc = rf_last_lane(wlv);
                 dwl = _mm512_cvtepi64_pd(wlv);
             } else {
                 dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
             }
-            __m512i l1v = rf_prefix_sum8(c, l1);
-            l1 = rf_last_lane(l1v);
+            __m512i l1v = rf_prefix_sum8(c, l1c);
+            l1c = rf_last_lane(l1v);
             __mmask8 m1k = m & (__mmask8)rf_cut_lanes(p, lo1, hi1);
-            __mmask8 m2k = m & (__mmask8)rf_cut_lanes(p, lo2, hi2);
+            __mmask8 m2k = two ? m & (__mmask8)rf_cut_lanes(p, lo2, hi2) : 0;
             if (!(m1k | m2k)) continue;
             __m512d dl1 = _mm512_cvtepi64_pd(l1v);
-            if (m1k) rf_score8(m1k, dl1, dwl, vt1, vwt, p, &best1, pos1);
-            if (m2k) rf_score8(m2k, _mm512_add_pd(dl1, vm1), _mm512_add_pd(dwl, vmw),
-                               vt1, vwt, p, &best2, pos2);
+            __m512i cut = _mm512_add_epi64(_mm512_set1_epi64(p), iotai);
+            rf_track8(m1k, dl1, dwl, vt1, vwt, cut, &b1, &q1);
+            if (two)
+                rf_track8(m2k, _mm512_add_pd(dl1, vm1), _mm512_add_pd(dwl, vmw), vt1, vwt,
+                          cut, &b2, &q2);
         }
-        *l1_io = l1;
-        *wl_io = unit ? wl + (p - s) : wl;
-        *best1_io = best1;
-        *best2_io = best2;
+        rf_fold8(b1, q1, best1_io, pos1);
+        if (two) rf_fold8(b2, q2, best2_io, pos2);
+        *l1_io = rf_lane0(l1c);
+        *wl_io = unit ? *wl_io + (p - s) : rf_lane0(wlc);
         return p;
     }
     __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
@@ -155,11 +179,19 @@ cdef extern from *:
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
             double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
             double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
-        if (wm == 1 && *wl_io == 0)
-            return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs,
-                ws, wm, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+        int two = lo2 <= hi2;
+        if (wm == 1 && *wl_io == 0) {
+            if (two)
+                return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+                    wm, 1, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+            return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+                wm, 1, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+        }
+        if (two)
+            return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
+                wm, 0, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
         return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
-            wm, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+            wm, 0, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
     }
     /* Stable partition of L[s:e) in place: the left samples are packed from L[s], the
        right ones go to the scratch R and are copied back to L[p:e) at the end; mode 0
@@ -216,6 +248,7 @@ cdef extern from *:
     }
     """
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
+    double RF_SCREEN
     int64_t rf_gini_binary_avx512(
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1, int64_t lo2,
             int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1, double dwt,
@@ -807,13 +840,14 @@ cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, 
 cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, double minw,
                               int64_t c, double* best, int64_t* pos) noexcept nogil:
     """Two-class Gini proxy of the cut c whose left child holds weight aw, a1 of it of
-    class 1: (l1^2/wl + r1^2/wr), compared without dividing; the first of equals kept."""
+    class 1: (l1^2/wl + r1^2/wr) = num / den; the first of equals kept.  The quotient is
+    only formed for cuts that pass the screen (see RF_SCREEN), as in the AVX-512 kernel."""
     cdef double rw = dwt - aw, r1, num, den
     if aw >= minw and rw >= minw:
         r1 = dt1 - a1
         num = a1 * a1 * rw + r1 * r1 * aw
         den = aw * rw
-        if num > best[0] * den:
+        if num > best[0] * RF_SCREEN * den and num / den > best[0]:
             best[0] = num / den
             pos[0] = c
 

@@ -120,9 +120,11 @@ def test_trees_build_concurrently_in_threads():
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
 @pytest.mark.parametrize("weights", [None, "counts"])
-def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights):
+@pytest.mark.parametrize("missing", [False, True])
+def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights, missing):
     """The AVX-512 kernels, where the processor has them, must grow the very tree the
-    portable ones grow (the same operations in the same order)."""
+    portable ones grow (the same operations in the same order, and among cuts of equal
+    proxy the first: small nodes of integer counts have many such ties)."""
     from sklearn.datasets import make_classification
 
     from rotforest import DecisionTreeClassifier
@@ -130,6 +132,8 @@ def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights)
     X, y = make_classification(n_samples=6000, n_features=6, n_informative=4,
                                n_classes=n_classes, random_state=n_classes)
     X[:, :3] = np.round(X[:, :3], 1)   # some tied columns
+    if missing:
+        X[np.random.default_rng(1).random(X.shape) < 0.1] = np.nan
     sw = None
     if weights == "counts":            # bootstrap-like integer weights, zeros included
         sw = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
@@ -183,3 +187,33 @@ def test_any_memory_layout_gives_the_same_keys_and_tree():
         forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
         np.testing.assert_array_equal(forest.predict_proba(ref_X),
                                       ref_forest.predict_proba(ref_X), err_msg=name)
+
+
+@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("min_samples_leaf", [1, 2, 3])
+def test_first_of_equal_cuts_is_kept(simd, min_samples_leaf):
+    """Alternating labels on distinct values: cuts at mirrored positions have exactly equal
+    Gini proxies.  The root must take the first of the best cuts, which exact rational
+    arithmetic finds here; the sizes move the tied cuts across the lanes of the vector
+    kernel and into its scalar tail."""
+    from fractions import Fraction
+
+    from rotforest import DecisionTreeClassifier
+
+    previous = _builder._set_simd(simd)
+    try:
+        for n in range(40, 90, 3):
+            X = np.arange(n, dtype=float)[:, None]
+            y = np.arange(n) % 2
+            T = int(y.sum())
+            proxies = []
+            for c in range(min_samples_leaf, n - min_samples_leaf + 1):
+                l1 = int(y[:c].sum())
+                proxies.append((Fraction(l1 * l1, c) + Fraction((T - l1) ** 2, n - c), c))
+            best = max(p for p, _ in proxies)
+            first = min(c for p, c in proxies if p == best)
+            tree = DecisionTreeClassifier(max_depth=1, min_samples_leaf=min_samples_leaf)
+            t = tree.fit(X, y).tree_
+            assert t.threshold[0] == first - 0.5, n
+    finally:
+        _builder._set_simd(previous)
