@@ -90,8 +90,8 @@ def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes):
 
 
 def _presort_in_threads(X, n_threads):
-    """The forest's one presort, its columns shared between threads (numpy's argsort and
-    the tie pass run without the GIL). Always threads: this is local work."""
+    """The forest's one presort, its columns shared between threads (numpy's sort and
+    the passes around it run without the GIL). Always threads: this is local work."""
     n_threads = max(1, min(n_threads, X.shape[1]))
     if n_threads == 1:
         return _builder.presort(X)

@@ -5,19 +5,30 @@ import pytest
 from rotforest import _builder
 
 
-@pytest.mark.parametrize("kind", ["continuous", "few_values", "binary", "signed_zeros"])
-def test_presort_orders_by_value_then_index(kind):
+@pytest.mark.parametrize("kind", ["continuous", "few_values", "binary", "signed_zeros",
+                                  "tenths", "close", "huge_and_tiny"])
+@pytest.mark.parametrize("layout", ["F", "C", "view"])
+def test_presort_orders_by_value_then_index(kind, layout):
     rng = np.random.default_rng(0)
     n = 5000
     X = {
-        "continuous": rng.normal(size=(n, 3)),
-        "few_values": np.round(rng.normal(size=(n, 3)) * 3),
-        "binary": rng.integers(0, 2, size=(n, 3)).astype(float),
-        "signed_zeros": rng.choice([-0.0, 0.0, 1.5, -2.0], size=(n, 3)),
+        "continuous": rng.normal(size=(n, 6)),
+        "few_values": np.round(rng.normal(size=(n, 6)) * 3),
+        "binary": rng.integers(0, 2, size=(n, 6)).astype(float),
+        "signed_zeros": rng.choice([-0.0, 0.0, 1.5, -2.0], size=(n, 6)),
+        # ties of values whose low bits are not zero
+        "tenths": np.round(rng.normal(size=(n, 6)), 1),
+        # distinct values that agree in all but their last bits (the sort keys drop
+        # the lowest bits of the values for the sample index), with ties among them
+        "close": 1.0 + rng.integers(0, 40, size=(n, 6)) * 2.0 ** -50,
+        "huge_and_tiny": rng.choice([-1e300, -5e-324, 0.0, 5e-324, 1e-300, 1e300, np.inf,
+                                     -np.inf, 1e300 * (1 + 2.0 ** -52)], size=(n, 6)),
     }[kind]
-    keys = _builder.presort(np.asfortranarray(X))
-    assert keys.shape == (3, n + (n + 31) // 32) and keys.dtype == np.uint32
-    for j in range(3):
+    X = {"F": np.asfortranarray, "C": np.ascontiguousarray,
+         "view": lambda a: np.repeat(a[::-1], 2, axis=1)[::-1, ::2]}[layout](X)
+    keys = _builder.presort(X)
+    assert keys.shape == (6, n + (n + 31) // 32) and keys.dtype == np.uint32
+    for j in range(6):
         expected = np.argsort(X[:, j], kind="stable")      # stable: ties by index
         order, ranks_found = _decode(keys[j], n)
         np.testing.assert_array_equal(order, expected)
