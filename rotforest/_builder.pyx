@@ -1085,6 +1085,23 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     return _proxy_counts(B, B.cl, B.cr, wl, wtot - wl)
 
 
+cdef inline void _add_counts2(const Builder* B, const key_t* L, int64_t a, int64_t b,
+                              double* counts, double* weight) noexcept nogil:
+    """Adds the class weights of L[a:b) to counts (two classes, weights in the keys)."""
+    cdef int64_t q, c1 = 0, tw = 0, wi
+    cdef int cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask
+    cdef key_t k
+    for q in range(a, b):
+        k = L[q]
+        wi = <int64_t> ((k >> ws) & wm)
+        c1 += wi & -(<int64_t> ((k >> cs) & 1))
+        tw += wi
+    counts[0] += <double> (tw - c1)
+    counts[1] += <double> c1
+    weight[0] += <double> tw
+
+
 cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     """Best split of a frontier node; sets its has_split and split fields."""
     cdef Entry* e = &B.ent[ei]
@@ -1155,22 +1172,32 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         cright[c] = 0.0
     wl = 0.0
     wr = 0.0
-    for q in range(s, best_p):
-        wi = _wt(B, L[q])
-        cleft[_cls(B, L[q])] += wi
-        wl += wi
-    for q in range(best_p, enm):
-        wi = _wt(B, L[q])
-        cright[_cls(B, L[q])] += wi
-        wr += wi
-    for q in range(enm, end):
-        wi = _wt(B, L[q])
+    if B.packed and K == 2:
+        # integer sums in registers (the loop below carries a dependency through memory
+        # whenever neighbours share a class); the same exact values
+        _add_counts2(B, L, s, best_p, cleft, &wl)
+        _add_counts2(B, L, best_p, enm, cright, &wr)
         if best_ml:
+            _add_counts2(B, L, enm, end, cleft, &wl)
+        else:
+            _add_counts2(B, L, enm, end, cright, &wr)
+    else:
+        for q in range(s, best_p):
+            wi = _wt(B, L[q])
             cleft[_cls(B, L[q])] += wi
             wl += wi
-        else:
+        for q in range(best_p, enm):
+            wi = _wt(B, L[q])
             cright[_cls(B, L[q])] += wi
             wr += wi
+        for q in range(enm, end):
+            wi = _wt(B, L[q])
+            if best_ml:
+                cleft[_cls(B, L[q])] += wi
+                wl += wi
+            else:
+                cright[_cls(B, L[q])] += wi
+                wr += wi
     n_left = best_p - s + (best_nm if best_ml else 0)
     e.split.feature = best_f
     e.split.pos = best_p
