@@ -239,6 +239,24 @@ cdef extern from *:
     }
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
+    /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB and offered to
+       transparent huge pages, which spares the build most of its TLB misses and page
+       faults (numpy does the same for its large arrays).  Freed with free(). */
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #include <stdlib.h>
+    static void *rf_alloc_big(size_t size) {
+        void *p = NULL;
+        if (size < ((size_t)32 << 20)) return malloc(size);   /* measured: no gain below */
+        if (posix_memalign(&p, (size_t)2 << 20, size) != 0) return NULL;
+    #ifdef MADV_HUGEPAGE
+        madvise(p, size, MADV_HUGEPAGE);
+    #endif
+        return p;
+    }
+    #else
+    static void *rf_alloc_big(size_t size) { return malloc(size); }
+    #endif
     /* splitmix64: a small, fast generator with a 64-bit state. */
     static inline uint64_t rf_rng_next(uint64_t *s) {
         uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
@@ -248,6 +266,7 @@ cdef extern from *:
     }
     """
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
+    void* rf_alloc_big(size_t size) noexcept nogil
     double RF_SCREEN
     int64_t rf_gini_binary_avx512(
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1, int64_t lo2,
@@ -1708,7 +1727,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.ent_cap = 64
     B.order_cap = 64
     B.node_cap = 256
-    B.lists = <key_t*> malloc(F * n_act * sizeof(key_t))
+    B.lists = <key_t*> rf_alloc_big(F * n_act * sizeof(key_t))
     B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
     B.goleft = <uint8_t*> calloc(n + 8, sizeof(uint8_t))   # padding for 4-byte gathers
     B.cl = <double*> malloc(K * sizeof(double))
