@@ -197,18 +197,21 @@ cdef extern from *:
        right ones go to the scratch R and are copied back to L[p:e) at the end; mode 0
        keeps both sides, 1 only the left, 2 only the right.  Packing the left side in
        place is safe: it is written at or before the keys just loaded.  The side of each
-       sample comes from gl[i] (gathered 4 bytes at a time, so gl has 3 bytes of padding),
-       and compress-stores write each side's keys in order. */
+       sample is bit i of the bitmap gl (a bit a sample keeps it in L2 beside the streams
+       of keys; 32-bit words gathered 8 at a time), and compress-stores write each side's
+       keys in order. */
     __attribute__((target("avx512f,avx512vl,avx512dq")))
     static void rf_partition_avx512(uint64_t *L, uint64_t *R, int64_t s, int64_t e,
-                                    int64_t p, const uint8_t *gl, uint64_t imask, int mode) {
+                                    int64_t p, const uint32_t *gl, uint64_t imask, int mode) {
         const __m512i im = _mm512_set1_epi64((long long)imask);
-        const __m256i low = _mm256_set1_epi32(0xFF);
+        const __m512i m31 = _mm512_set1_epi64(31), one = _mm512_set1_epi64(1);
         int64_t il = s, ir = 0, q;
         for (q = s; q + 8 <= e; q += 8) {
             __m512i k = _mm512_loadu_si512((const void *)(L + q));
-            __m256i g = _mm512_i64gather_epi32(_mm512_and_si512(k, im), (const void *)gl, 1);
-            __mmask8 left = _mm256_test_epi32_mask(g, low);
+            __m512i i = _mm512_and_si512(k, im);
+            __m256i g = _mm512_i64gather_epi32(_mm512_srli_epi64(i, 5), (const void *)gl, 4);
+            __m512i b = _mm512_srlv_epi64(_mm512_cvtepu32_epi64(g), _mm512_and_si512(i, m31));
+            __mmask8 left = _mm512_test_epi64_mask(b, one);
             int nl = __builtin_popcount((unsigned)left);
             if (mode != 2) _mm512_mask_compressstoreu_epi64((void *)(L + il), left, k);
             if (mode != 1) _mm512_mask_compressstoreu_epi64((void *)(R + ir), (__mmask8)~left, k);
@@ -217,7 +220,8 @@ cdef extern from *:
         }
         for (; q < e; q++) {
             uint64_t k = L[q];
-            if (gl[k & imask]) { if (mode != 2) L[il] = k; il++; }
+            uint64_t i = k & imask;
+            if ((gl[i >> 5] >> (i & 31)) & 1) { if (mode != 2) L[il] = k; il++; }
             else { if (mode != 1) R[ir] = k; ir++; }
         }
         if (mode != 1) memcpy(L + p, R, (size_t)(ir < e - p ? ir : e - p) * sizeof(uint64_t));
@@ -229,7 +233,7 @@ cdef extern from *:
     }
     #else
     static void rf_partition_avx512(uint64_t *L, uint64_t *R, int64_t s, int64_t e,
-                                    int64_t p, const uint8_t *gl, uint64_t imask, int mode) {}
+                                    int64_t p, const uint32_t *gl, uint64_t imask, int mode) {}
     static int64_t rf_gini_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
@@ -275,7 +279,7 @@ cdef extern from *:
             int64_t* pos1, double* best2_io, int64_t* pos2) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
     void rf_partition_avx512(uint64_t* L, uint64_t* R, int64_t s, int64_t e,
-                             int64_t p, const uint8_t* gl, uint64_t imask,
+                             int64_t p, const uint32_t* gl, uint64_t imask,
                              int mode) noexcept nogil
 
 ctypedef uint64_t key_t
@@ -586,7 +590,7 @@ cdef struct Builder:
     key_t* lists           # per feature, the tree's samples in sorted order; each node
                            # owns the slice [start, end) of every feature's list
     key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
-    uint8_t* goleft
+    uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
     uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
     bint any_missing
     int criterion
@@ -1397,7 +1401,7 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
 
 
 cdef inline void _partition_both(key_t* L, key_t* R, int64_t s, int64_t e, int64_t p,
-                                 const uint8_t* gl, uint64_t im) noexcept nogil:
+                                 const uint32_t* gl, uint64_t im) noexcept nogil:
     # In place: left keys packed from L[s], right ones into the scratch R, then copied
     # back to L[p:e).  Branch-free: every key is written to both places and only the
     # cursor of its own side moves (a stray write to L[il] lands at or before q, on a key
@@ -1406,7 +1410,7 @@ cdef inline void _partition_both(key_t* L, key_t* R, int64_t s, int64_t e, int64
     cdef key_t k
     for q in range(s, e):
         k = L[q]
-        g = gl[k & im]
+        g = _side(gl, k & im)
         L[il] = k
         R[ir] = k
         il += g
@@ -1414,7 +1418,12 @@ cdef inline void _partition_both(key_t* L, key_t* R, int64_t s, int64_t e, int64
     memcpy(L + p, R, min(ir, e - p) * sizeof(key_t))
 
 
-cdef inline void _partition_left(key_t* L, int64_t s, int64_t e, const uint8_t* gl,
+cdef inline int64_t _side(const uint32_t* gl, uint64_t i) noexcept nogil:
+    """1 when sample i goes left (bit i of the bitmap gl)."""
+    return <int64_t> ((gl[i >> 5] >> (i & 31)) & 1)
+
+
+cdef inline void _partition_left(key_t* L, int64_t s, int64_t e, const uint32_t* gl,
                                  uint64_t im) noexcept nogil:
     # Only the left child is kept: pack its keys in place from L[s].
     cdef int64_t il = s, q
@@ -1422,18 +1431,18 @@ cdef inline void _partition_left(key_t* L, int64_t s, int64_t e, const uint8_t* 
     for q in range(s, e):
         k = L[q]
         L[il] = k
-        il += gl[k & im]
+        il += _side(gl, k & im)
 
 
 cdef inline void _partition_right(key_t* L, key_t* R, int64_t s, int64_t e, int64_t p,
-                                  const uint8_t* gl, uint64_t im) noexcept nogil:
+                                  const uint32_t* gl, uint64_t im) noexcept nogil:
     # Only the right child is kept: its keys go to the scratch, then to L[p:e).
     cdef int64_t ir = 0, q
     cdef key_t k
     for q in range(s, e):
         k = L[q]
         R[ir] = k
-        ir += 1 - gl[k & im]
+        ir += 1 - _side(gl, k & im)
     memcpy(L + p, R, min(ir, e - p) * sizeof(key_t))
 
 
@@ -1456,7 +1465,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef key_t* R = B.scratch
     cdef const key_t* Lf = B.lists + f * n_act
     cdef key_t* D
-    cdef uint8_t* gl = B.goleft
+    cdef uint32_t* gl = B.goleft
+    cdef uint64_t ix
     cdef uint64_t* consts = B.ent_const + ei * W
     cdef uint64_t* lconsts = B.ent_const + le * W
     cdef uint64_t* rconsts = B.ent_const + re * W
@@ -1477,12 +1487,15 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     memcpy(rconsts, consts, W * sizeof(uint64_t))
     if not (lleaf and rleaf):
         for q in range(s, cut):
-            gl[Lf[q] & B.imask] = 1
+            ix = Lf[q] & B.imask
+            gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
         for q in range(cut, end):
-            gl[Lf[q] & B.imask] = 0
+            ix = Lf[q] & B.imask
+            gl[ix >> 5] &= ~((<uint32_t> 1) << (ix & 31))
         if moved:
             for q in range(enm, end):
-                gl[Lf[q] & B.imask] = 1
+                ix = Lf[q] & B.imask
+                gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
         for g in range(F):
             bit = (<uint64_t> 1) << (g & 63)
             if consts[g >> 6] & bit:
@@ -1729,7 +1742,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.node_cap = 256
     B.lists = <key_t*> rf_alloc_big(F * n_act * sizeof(key_t))
     B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
-    B.goleft = <uint8_t*> calloc(n + 8, sizeof(uint8_t))   # padding for 4-byte gathers
+    B.goleft = <uint32_t*> calloc((n >> 5) + 2, sizeof(uint32_t))
     B.cl = <double*> malloc(K * sizeof(double))
     B.cr = <double*> malloc(K * sizeof(double))
     B.fl = <double*> malloc(K * sizeof(double))
