@@ -295,3 +295,24 @@ def test_bad_predict_input():
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
         DecisionTreeClassifier().predict(X_OK)
+
+
+@pytest.mark.parametrize("y", [
+    np.array([1, 0, 1, 1, 0]),
+    np.array([-128, 127, 0, 127], dtype=np.int8),
+    np.array([0, 255, 3, 3], dtype=np.uint8),
+    np.array([2**64 - 1, 2**64 - 3, 2**64 - 1], dtype=np.uint64),
+    np.array([-2**63, -2**63 + 5, 7]),            # a range too wide to count: np.unique
+    np.array([2**63 - 1, 2**63 - 2]),
+    np.array([5, 5, 5], dtype=np.int16),
+    np.arange(10)[::-2],
+    np.array(["b", "a", "b"]),
+])
+def test_label_encoding_equals_np_unique(y):
+    from rotforest.tree import _encode
+
+    classes, codes = _encode(y)
+    ref_classes, ref_codes = np.unique(y, return_inverse=True)
+    assert classes.dtype == ref_classes.dtype and codes.dtype == ref_codes.dtype
+    np.testing.assert_array_equal(classes, ref_classes)
+    np.testing.assert_array_equal(codes, ref_codes)
