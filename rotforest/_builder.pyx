@@ -2,21 +2,22 @@
 
 The lists
 ---------
-``presort(X)`` sorts every feature once: row ``f`` holds ``(rank << 32) | i`` for every
-sample ``i`` in increasing order of ``X[i, f]``, ties by index, ``rank`` being the dense
-rank of the value.  It is only read, so a forest can share it between its trees.  Each
-tree copies the rows of its samples (non-zero weight) into working keys that also carry
-the class and, for integer weights, the weight (see "Working keys" below): two
-neighbours in a list have equal values exactly when their ranks are equal, and the scans
-read one sequential stream without touching X.
+``presort(X)`` sorts every feature once: row ``f`` holds the samples ``i`` (32 bits each)
+in increasing order of ``X[i, f]``, ties by index, then a bitmap of the positions that
+start a new value.  It is only read, so a forest can share it between its trees.  Each
+tree copies the rows of its samples (non-zero weight) into working keys that carry the
+dense rank of the value (counted from the bitmap), the class and, for integer weights,
+the weight (see "Working keys" below): two neighbours in a list have equal values
+exactly when their ranks are equal, and the scans read one sequential stream without
+touching X.
 
 A node is the same ``[start, end)`` slice of every list.  To split it, the builder marks
-which side every sample goes to (walking the winning feature's slice) and partitions
-every other feature's slice stably in place: the left keys are packed forward, the right
-ones set aside in a scratch the size of one list and copied back behind them, so a tree
-needs one copy of the lists.  Features found
-constant in a node are remembered and neither scanned nor partitioned below it, and the
-side of a split that is certain to become a leaf is not partitioned at all.
+which side every sample goes to (a bitmap, walking the winning feature's slice) and
+partitions every other feature's slice stably in place: the left keys are packed
+forward, the right ones set aside in a scratch the size of one list and copied back
+behind them, so a tree needs one copy of the lists.  Features found constant in a node
+are remembered and neither scanned nor partitioned below it, and the side of a split
+that is certain to become a leaf is not partitioned at all.
 
 The build runs entirely without the GIL.  Depth-first growth (a stack, nodes numbered in
 pre-order as scikit-learn does) and best-first growth (a heap keyed by impurity
