@@ -494,8 +494,12 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
         raise ValueError("out must be a uint32 array of shape (n_features, "
                          "keys_width(n_samples))")
     stop = F if stop is None else min(stop, F)
+    if start < 0 or stop < 0:
+        raise ValueError(f"start and stop must be non-negative, got {start} and {stop}")
     if n == 0 or start >= stop:
         return out
+    if X.strides[0] % sizeof(double) or X.strides[1] % sizeof(double):
+        X = np.ascontiguousarray(np.asarray(X))     # e.g. a field of a structured array
     cdef uint32_t[:, ::1] o = out
     cdef int ib = 1
     while ((<int64_t> 1) << ib) < n:
@@ -913,12 +917,15 @@ cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, doub
     """Two-class Gini proxy of the cut c whose left child holds weight aw, a1 of it of
     class 1: (l1^2/wl + r1^2/wr) = num / den; the first of equals kept.  The quotient is
     only formed for cuts that pass the screen (see RF_SCREEN), as in the AVX-512 kernel."""
-    cdef double rw = dwt - aw, r1, num, den
+    cdef double rw = dwt - aw, r1, num, den, bound
     if aw >= minw and rw >= minw:
         r1 = dt1 - a1
         num = a1 * a1 * rw + r1 * r1 * aw
         den = aw * rw
-        if num > best[0] * RF_SCREEN * den and num / den > best[0]:
+        # the screen's bound assumes that its product does not underflow: below 1e-290
+        # (tiny real weights) the quotient is always formed
+        bound = best[0] * RF_SCREEN * den
+        if (num > bound or bound < 1e-290) and num / den > best[0]:
             best[0] = num / den
             pos[0] = c
 

@@ -228,3 +228,14 @@ def test_first_of_equal_cuts_is_kept(simd, min_samples_leaf):
             assert t.threshold[0] == first - 0.5, n
     finally:
         _builder._set_simd(previous)
+
+
+def test_presort_odd_strides_and_bad_ranges():
+    rng = np.random.default_rng(9)
+    s = np.zeros((300, 3), [("a", "f8"), ("b", "i1")])
+    s["a"] = np.round(rng.normal(size=(300, 3)), 1)
+    X = s["a"]                                   # strides of 9 bytes a cell
+    np.testing.assert_array_equal(_builder.presort(X), _builder.presort(X.copy()))
+    out = np.empty((3, _builder.keys_width(300)), dtype=np.uint32)
+    with pytest.raises(ValueError, match="non-negative"):
+        _builder.presort(X.copy(), out=out, start=-2)
