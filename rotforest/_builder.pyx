@@ -180,19 +180,13 @@ cdef extern from *:
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
             double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
             double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
-        int two = lo2 <= hi2;
-        if (wm == 1 && *wl_io == 0) {
-            if (two)
-                return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
-                    wm, 1, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
-            return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
-                wm, 1, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
-        }
-        if (two)
-            return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
-                wm, 0, 1, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
-        return rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
-            wm, 0, 0, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2);
+        /* unit and two are constants inside: four specialised loops */
+        #define RF_GINI2(U, T) rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, \
+            cs, rs, ws, wm, U, T, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2)
+        int unit = wm == 1 && *wl_io == 0, two = lo2 <= hi2;
+        if (unit) return two ? RF_GINI2(1, 1) : RF_GINI2(1, 0);
+        return two ? RF_GINI2(0, 1) : RF_GINI2(0, 0);
+        #undef RF_GINI2
     }
     /* Stable partition of L[s:e) in place: the left samples are packed from L[s], the
        right ones go to the scratch R and are copied back to L[p:e) at the end; mode 0
@@ -244,9 +238,10 @@ cdef extern from *:
     }
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
-    /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB and offered to
-       transparent huge pages, which spares the build most of its TLB misses and page
-       faults (numpy does the same for its large arrays).  Freed with free(). */
+    /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB
+       and offered to transparent huge pages, which spares the build most of its TLB
+       misses and page faults (numpy does the same for its large arrays).  Freed with
+       free(). */
     #if defined(__linux__)
     #include <sys/mman.h>
     #include <stdlib.h>
@@ -331,10 +326,8 @@ cdef extern from *:
     }
     #if defined(_MSC_VER)
     #include <intrin.h>
-    static inline int rf_ctz64(uint64_t x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
     static inline int rf_popcount32(uint32_t x) { return (int)__popcnt(x); }
     #else
-    #define rf_ctz64(x) __builtin_ctzll(x)
     #define rf_popcount32(x) __builtin_popcount(x)
     #endif
     """
@@ -342,7 +335,6 @@ cdef extern from *:
         double v
         int64_t i
     int rf_cmp_vi(const void* a, const void* b) noexcept nogil
-    int rf_ctz64(uint64_t x) noexcept nogil
     int rf_popcount32(uint32_t x) noexcept nogil
 
 
@@ -434,23 +426,6 @@ cdef int _finish_column(const double* col, int64_t stride, uint64_t* keys, int64
             out[r] = <uint32_t> (keys[r] & imask)
         p = q
     return 0
-
-
-def to_fortran(const double[:, :] X):
-    """Column-major float64 copy of X, transposed in cache-sized blocks (numpy's own copy
-    of a C-ordered array into Fortran order walks memory far less kindly)."""
-    cdef Py_ssize_t n = X.shape[0], F = X.shape[1], i0, j0, i, j, i1, j1
-    out = np.empty((n, F), dtype=np.float64, order="F")
-    cdef double[::1, :] o = out
-    with nogil:
-        for i0 in range(0, n, 256):
-            i1 = min(i0 + 256, n)
-            for j0 in range(0, F, 16):
-                j1 = min(j0 + 16, F)
-                for j in range(j0, j1):
-                    for i in range(i0, i1):
-                        o[i, j] = X[i, j]
-    return out
 
 
 cdef int64_t _element_stride(Py_ssize_t stride) except? -1:

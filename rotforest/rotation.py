@@ -132,8 +132,8 @@ def _product(A, R, data):
     The GIL-free kernel is several times faster than scipy's sparse product on rotations
     (no copies of A), and unlike a dense BLAS product it starts no threads inside the
     forest's own threads.  A column-major A is used as it is; a row-major one is copied."""
-    return _builder.project_sparse(np.asfortranarray(A), R.indptr.astype(np.int64), R.indices.astype(np.int64),
-                                   data, R.shape[0])
+    return _builder.project_sparse(np.asfortranarray(A), R.indptr.astype(np.int64),
+                                   R.indices.astype(np.int64), data, R.shape[0])
 
 
 class _Rotated:

@@ -133,13 +133,11 @@ def test_sparse_projection_kernel_equals_matrix_product():
     import scipy.sparse as sp
 
     from rotforest import _builder
-    from rotforest.rotation import draw_rotation
+    from rotforest.rotation import _product, draw_rotation
 
-    def kernel(A, R, n_in=None):
+    def kernel(A, R):
         R = R.tocsc()
-        return _builder.project_sparse(np.asfortranarray(A), R.indptr.astype(np.int64),
-                                       R.indices.astype(np.int64), R.data,
-                                       R.shape[0] if n_in is None else n_in)
+        return _product(A, R, R.data)
 
     rng = np.random.default_rng(0)
     Z = rng.normal(size=(1000, 11))
