@@ -442,8 +442,8 @@ def keys_width(Py_ssize_t n):
 def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     """Sort every column of X once.
 
-    X may have any memory layout (row- or column-major, or a strided view); it is not
-    copied.  Returns a C-contiguous ``uint32`` array of shape
+    X may have any memory layout (row- or column-major, or a strided view) whose strides
+    are whole float64 cells; it is not copied.  Returns a C-contiguous ``uint32`` array of shape
     ``(n_features, keys_width(n_samples))``.  In row ``f``, the first ``n_samples``
     entries list the samples in increasing order of ``X[i, f]``, ties broken by sample
     index; the remaining ``ceil(n_samples / 32)`` entries are a bitmap (bit ``p`` of word
@@ -473,8 +473,6 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
         raise ValueError(f"start and stop must be non-negative, got {start} and {stop}")
     if n == 0 or start >= stop:
         return out
-    if X.strides[0] % sizeof(double) or X.strides[1] % sizeof(double):
-        X = np.ascontiguousarray(np.asarray(X))     # e.g. a field of a structured array
     cdef uint32_t[:, ::1] o = out
     cdef int ib = 1
     while ((<int64_t> 1) << ib) < n:

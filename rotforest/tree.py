@@ -71,11 +71,14 @@ def _encode(y):
 def training_data(est, X, y, sample_weight, class_weight=None):
     """The checks and conversions every estimator's fit starts with.
 
-    Returns X (float64, in the caller's memory layout: the builder reads any), y, the sorted classes, y as class
-    codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
+    Returns X (float64, in the caller's memory layout: the builder reads any), y, the
+    sorted classes, y as class codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
     or "balanced"; None for none)."""
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                          accept_sparse=False)
+    if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
+        X = np.ascontiguousarray(X)    # e.g. a field of a structured array: the builder
+                                       # reads X through strides counted in cells
     check_classification_targets(y)
     if X.shape[0] > _builder.MAX_SAMPLES:
         raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")

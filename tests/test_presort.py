@@ -230,12 +230,24 @@ def test_first_of_equal_cuts_is_kept(simd, min_samples_leaf):
         _builder._set_simd(previous)
 
 
-def test_presort_odd_strides_and_bad_ranges():
+def test_odd_strides_and_bad_ranges():
+    """X whose strides are not whole float64 cells (a field of a structured array): the
+    low-level functions refuse it clearly, the estimators copy it and fit as on a copy."""
+    from rotforest import DecisionTreeClassifier, RandomForestClassifier
+
     rng = np.random.default_rng(9)
     s = np.zeros((300, 3), [("a", "f8"), ("b", "i1")])
     s["a"] = np.round(rng.normal(size=(300, 3)), 1)
     X = s["a"]                                   # strides of 9 bytes a cell
-    np.testing.assert_array_equal(_builder.presort(X), _builder.presort(X.copy()))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    with pytest.raises(ValueError, match="multiples of 8 bytes"):
+        _builder.presort(X)
+    ref = DecisionTreeClassifier(random_state=0).fit(X.copy(), y).tree_
+    np.testing.assert_array_equal(DecisionTreeClassifier(random_state=0).fit(X, y).tree_.nodes,
+                                  ref.nodes)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0)
+    np.testing.assert_array_equal(forest.fit(X, y).predict_proba(X),
+                                  forest.fit(X.copy(), y).predict_proba(X))
     out = np.empty((3, _builder.keys_width(300)), dtype=np.uint32)
     with pytest.raises(ValueError, match="non-negative"):
         _builder.presort(X.copy(), out=out, start=-2)
