@@ -82,23 +82,36 @@ cdef extern from *:
         if (b < 7) m &= 0xFFu >> (7 - b);
         return m & 0xFF;
     }
+    /* The largest lane of v, in every lane. */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+    __m512d rf_bcast_max(__m512d v) {
+        v = _mm512_max_pd(v, _mm512_shuffle_f64x2(v, v, 0x4E));
+        v = _mm512_max_pd(v, _mm512_shuffle_f64x2(v, v, 0xB1));
+        return _mm512_max_pd(v, _mm512_permute_pd(v, 0x55));
+    }
     /* Scores the cuts of lanes `lanes` (left: l1 of class 1, weight wl; totals vt1, vwt)
        and keeps, in each lane, the best cut that lane has seen: the proxy of a cut is
        q = num / den, and it replaces the lane's best when q > best (so a lane keeps the
-       first of equals).  No branch: the quotients of all lanes are formed at once. */
+       first of equals).  Only cuts that may beat *thr (in every lane: the best of all
+       lanes so far, or a floor given by the caller) matter; the others fail the screen
+       of RF_SCREEN (thr_s is *thr times RF_SCREEN), and when all do, the division (the loop's costliest step) is
+       skipped.  Returns whether a lane's best changed. */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
-    void rf_track8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
-                   __m512i cut, __m512d *best, __m512i *pos) {
+    int rf_track8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
+                  __m512i cut, __m512d thr_s, __m512d *best, __m512i *pos) {
         __m512d dwr = _mm512_sub_pd(vwt, dwl);
         __m512d dr1 = _mm512_sub_pd(vt1, dl1);
         __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
                                    _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
         __m512d vd = _mm512_mul_pd(dwl, dwr);
+        lanes &= _mm512_cmp_pd_mask(vn, _mm512_mul_pd(thr_s, vd), _CMP_GT_OQ);
+        if (!lanes) return 0;
         __m512d q = _mm512_mask_div_pd(_mm512_set1_pd(-INFINITY), lanes, vn, vd);
         __mmask8 up = _mm512_cmp_pd_mask(q, *best, _CMP_GT_OQ);
         *best = _mm512_mask_mov_pd(*best, up, q);
         *pos = _mm512_mask_mov_epi64(*pos, up, cut);
+        return up != 0;
     }
     /* Folds the lanes' bests into (*best, *pos): the largest proxy, at its first cut, if
        it beats *best (what a scan in cut order keeping the first of equals finds). */
@@ -117,8 +130,10 @@ cdef extern from *:
        split.  Cuts lie at c = p + 1 for p in [s, hi), where the values on both sides
        differ; each is scored with the left counts as they are (when c is in [lo1, hi1])
        and plus (m1, mw), the missing samples of the node (when c is in [lo2, hi2]; an
-       empty range when there are none: two = 0).  Returns the index up to which it
-       scanned; the caller finishes the tail.  Integer weights read from the keys, or all
+       empty range when there are none: two = 0).  The last block is read whole (L must
+       be readable 8 keys past hi), its lanes past hi masked; returns where it stopped
+       (>= hi; the counts returned in *l1_io and *wl_io are then not those at hi, and
+       callers do not use them).  Integer weights read from the keys, or all
        1 (unit: the left weight is the position). */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
@@ -137,10 +152,24 @@ cdef extern from *:
         const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
         const __m512d vm1 = _mm512_set1_pd(m1), vmw = _mm512_set1_pd(mw);
         __m512i l1c = _mm512_set1_epi64(*l1_io), wlc = _mm512_set1_epi64(*wl_io);
-        __m512d b1 = _mm512_set1_pd(-INFINITY), b2 = b1;
+        __m512d b1 = _mm512_set1_pd(*best1_io), b2 = _mm512_set1_pd(*best2_io);
+        const __m512d vs = _mm512_set1_pd(RF_SCREEN);
+        __m512d t1 = b1, t2 = _mm512_max_pd(b1, b2);
+        __m512d t1s = _mm512_mul_pd(t1, vs), t2s = _mm512_mul_pd(t2, vs);
+        /* With missing samples, one screen serves both directions in most blocks: for
+           either direction, l1^2/wl + r1^2/wr is at most the proxy of the three groups
+           (present left, present right, missing), l1^2/wl + rp1^2/wrp + m1^2/mw (the
+           square of a sum over a sum never exceeds the sum of the squares over their
+           weights), so a cut that beats t1 (<= t2) has l1^2/wl + rp1^2/wrp > t1 - C,
+           C = m1^2/mw.  The slack of 2^-46 on t1 and C covers every rounding, and the
+           test is the screen of RF_SCREEN on the split of the present samples alone. */
+        const __m512d vt1p = _mm512_sub_pd(vt1, vm1), vwtp = _mm512_sub_pd(vwt, vmw);
+        const __m512d va = _mm512_set1_pd(1.0 - 0x1p-46);
+        const __m512d vcb = _mm512_set1_pd(two ? m1 * m1 / mw * (1.0 + 0x1p-46) : 0.0);
+        __m512d t3s = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(t1, va), vcb), vs);
         __m512i q1 = _mm512_set1_epi64(-1), q2 = q1;
         int64_t p;
-        for (p = s; p + 8 <= hi; p += 8) {
+        for (p = s; p < hi; p += 8) {
             __m512i k = _mm512_loadu_si512((const void *)(L + p));
             __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
             __mmask8 m = _mm512_test_epi64_mask(
@@ -163,10 +192,28 @@ cdef extern from *:
             if (!(m1k | m2k)) continue;
             __m512d dl1 = _mm512_cvtepi64_pd(l1v);
             __m512i cut = _mm512_add_epi64(_mm512_set1_epi64(p), iotai);
-            rf_track8(m1k, dl1, dwl, vt1, vwt, cut, &b1, &q1);
-            if (two)
-                rf_track8(m2k, _mm512_add_pd(dl1, vm1), _mm512_add_pd(dwl, vmw), vt1, vwt,
-                          cut, &b2, &q2);
+            if (two) {
+                __m512d dwr = _mm512_sub_pd(vwtp, dwl), dr1 = _mm512_sub_pd(vt1p, dl1);
+                __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
+                                           _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
+                __m512d vd = _mm512_mul_pd(dwl, dwr);
+                if (!_mm512_mask_cmp_pd_mask(m1k | m2k, vn, _mm512_mul_pd(t3s, vd),
+                                             _CMP_GT_OQ))
+                    continue;
+            }
+            if (rf_track8(m1k, dl1, dwl, vt1, vwt, cut, t1s, &b1, &q1)) {
+                t1 = rf_bcast_max(b1);
+                t2 = _mm512_max_pd(t2, t1);
+                t1s = _mm512_mul_pd(t1, vs);
+                t2s = _mm512_mul_pd(t2, vs);
+                t3s = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(t1, va), vcb), vs);
+            }
+            /* a cut missing-left wins only if it beats every cut missing-right */
+            if (two && rf_track8(m2k, _mm512_add_pd(dl1, vm1), _mm512_add_pd(dwl, vmw),
+                                 vt1, vwt, cut, t2s, &b2, &q2)) {
+                t2 = _mm512_max_pd(t2, rf_bcast_max(b2));
+                t2s = _mm512_mul_pd(t2, vs);
+            }
         }
         rf_fold8(b1, q1, best1_io, pos1);
         if (two) rf_fold8(b2, q2, best2_io, pos2);
@@ -904,14 +951,17 @@ cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, doub
 
 
 cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
-                              const double* tot, double wtot, int64_t* pos, int64_t* ml,
-                              acc_t zero) noexcept nogil:
+                              const double* tot, double wtot, double floor, int64_t* pos,
+                              int64_t* ml, acc_t zero) noexcept nogil:
     # For two classes, (l0^2 + l1^2)/wl + (r0^2 + r1^2)/wr equals a constant plus
     # 2 (l1^2/wl + r1^2/wr): the scan maximises the latter.  The last nm samples of the
     # slice are missing the feature; one pass over the present ones [s, enm) scores each
     # cut c with them right (c - s >= msl, e - c >= msl) and, when nm > 0, left
     # (c - s + nm >= msl, enm - c >= msl); then "present left, missing right".  The
-    # counters are exact integers when the weights are.
+    # counters are exact integers when the weights are.  Only cuts whose proxy exceeds
+    # floor (the best proxy of the node's features scanned before) can win the node, so
+    # the best cut is searched among those alone (-inf and pos -1 when there is none):
+    # most cuts then fail the kernels' screens and are never divided.
     cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, pos1 = -1, pos2 = -1
     cdef int64_t lo1 = s + msl, hi1 = min(enm - 1, e - msl), lo2 = s + msl - nm
     cdef int64_t hi2 = enm - msl if nm > 0 else lo2 - 1     # empty without missing samples
@@ -921,7 +971,7 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
     cdef const double* w = B.w
     cdef acc_t wi, m1 = 0, mw = 0, l1 = 0, wl = 0
     cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
-    cdef double best1 = -INFINITY, best2 = -INFINITY
+    cdef double best1 = floor, best2 = floor
     cdef key_t k
     for p in range(enm, e):
         k = L[p]
@@ -965,7 +1015,7 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
         return best2
     pos[0] = pos1
     ml[0] = 0
-    return best1
+    return best1 if pos1 >= 0 else -INFINITY
 
 
 cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, double wl,
@@ -1147,11 +1197,11 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml)
         elif B.criterion == CRIT_GINI and K == 2:
             if B.packed:
-                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, &pos, &ml,
-                                          <int64_t> 0)
+                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
+                                          &ml, <int64_t> 0)
             else:
-                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, &pos, &ml,
-                                          <double> 0.0)
+                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
+                                          &ml, <double> 0.0)
         elif nm > 0:
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif B.packed:
@@ -1721,7 +1771,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.ent_cap = 64
     B.order_cap = 64
     B.node_cap = 256
-    B.lists = <key_t*> rf_alloc_big(F * n_act * sizeof(key_t))
+    # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
+    B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
     B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
     B.goleft = <uint32_t*> calloc((n >> 5) + 2, sizeof(uint32_t))
     B.cl = <double*> malloc(K * sizeof(double))
@@ -1756,6 +1807,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             or B.values == NULL):
         _free_builder(&B)
         raise MemoryError("not enough memory to grow the tree")
+    memset(B.lists + F * n_act, 0, 9 * sizeof(key_t))
 
     with nogil:
         # missing values sort last, with their feature's highest rank
