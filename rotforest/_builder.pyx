@@ -235,6 +235,44 @@ cdef extern from *:
         return two ? RF_GINI2(0, 1) : RF_GINI2(0, 0);
         #undef RF_GINI2
     }
+    /* The missing samples at the end of L[s:e), those whose rank (key >> rs) is at least
+       nan_rank: their number, returned, and their class-1 weight and weight in *m1 and
+       *mw (weights read from the keys).  Read backwards, 8 keys at a time, until a block
+       holds a present value: no binary search, and the tail is summed in the same pass. */
+    __attribute__((target("avx512f,avx512dq")))
+    static int64_t rf_missing_tail_avx512(const uint64_t *L, int64_t s, int64_t e,
+                                          uint64_t nan_rank, int rs, int cs, int ws,
+                                          uint64_t wm, int64_t *m1, int64_t *mw) {
+        const __m128i rsv = _mm_cvtsi32_si128(rs), wsv = _mm_cvtsi32_si128(ws);
+        const __m512i nr = _mm512_set1_epi64((long long)nan_rank);
+        const __m512i wmv = _mm512_set1_epi64((long long)wm);
+        const __m512i cbit = _mm512_set1_epi64((long long)(1ULL << cs));
+        __m512i a1 = _mm512_setzero_si512(), aw = a1;
+        int64_t q = e, p, nm = 0;
+        while (q > s) {
+            __mmask8 ld;
+            __m512i k;
+            if (q - s >= 8) {
+                p = q - 8;
+                ld = 0xFF;
+                k = _mm512_loadu_si512((const void *)(L + p));
+            } else {
+                p = s;
+                ld = (__mmask8)((1u << (q - s)) - 1);
+                k = _mm512_maskz_loadu_epi64(ld, (const void *)(L + p));
+            }
+            __mmask8 miss = _mm512_mask_cmpge_epu64_mask(ld, _mm512_srl_epi64(k, rsv), nr);
+            __m512i w = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+            aw = _mm512_mask_add_epi64(aw, miss, aw, w);
+            a1 = _mm512_mask_add_epi64(a1, miss & _mm512_test_epi64_mask(k, cbit), a1, w);
+            nm += __builtin_popcount((unsigned)miss);
+            if (miss != ld) break;       /* present values below: the tail starts here */
+            q = p;
+        }
+        *m1 = _mm512_reduce_add_epi64(a1);
+        *mw = _mm512_reduce_add_epi64(aw);
+        return nm;
+    }
     /* Stable partition of L[s:e) in place: the left samples are packed from L[s], the
        right ones go to the scratch R and are copied back to L[p:e) at the end; mode 0
        keeps both sides, 1 only the left, 2 only the right.  Packing the left side in
@@ -283,6 +321,11 @@ cdef extern from *:
             double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
         return s;
     }
+    static int64_t rf_missing_tail_avx512(const uint64_t *L, int64_t s, int64_t e,
+                                          uint64_t nan_rank, int rs, int cs, int ws,
+                                          uint64_t wm, int64_t *m1, int64_t *mw) {
+        return 0;
+    }
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
     /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB
@@ -321,6 +364,9 @@ cdef extern from *:
             double m1, double mw, int64_t* l1_io, int64_t* wl_io, double* best1_io,
             int64_t* pos1, double* best2_io, int64_t* pos2) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
+    int64_t rf_missing_tail_avx512(const uint64_t* L, int64_t s, int64_t e,
+                                   uint64_t nan_rank, int rs, int cs, int ws, uint64_t wm,
+                                   int64_t* m1, int64_t* mw) noexcept nogil
     void rf_partition_avx512(uint64_t* L, uint64_t* R, int64_t s, int64_t e,
                              int64_t p, const uint32_t* gl, uint64_t imask,
                              int mode) noexcept nogil
@@ -952,7 +998,8 @@ cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, doub
 
 cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
                               const double* tot, double wtot, double floor, int64_t* pos,
-                              int64_t* ml, acc_t zero) noexcept nogil:
+                              int64_t* ml, acc_t zero, bint sums_known, int64_t m1_known,
+                              int64_t mw_known) noexcept nogil:
     # For two classes, (l0^2 + l1^2)/wl + (r0^2 + r1^2)/wr equals a constant plus
     # 2 (l1^2/wl + r1^2/wr): the scan maximises the latter.  The last nm samples of the
     # slice are missing the feature; one pass over the present ones [s, enm) scores each
@@ -973,6 +1020,11 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
     cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
     cdef double best1 = floor, best2 = floor
     cdef key_t k
+    if acc_t is int64_t:
+        if sums_known:                 # (m1_known, mw_known): those of the missing samples
+            m1 = m1_known
+            mw = mw_known
+            enm = e                    # the loop below is skipped
     for p in range(enm, e):
         k = L[p]
         if acc_t is int64_t:
@@ -982,6 +1034,7 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
             wi = w[k & im]
             m1 += wi * <double> ((k >> cs) & 1)
         mw += wi
+    enm = e - nm
     if acc_t is int64_t:
         if B.use_avx512 and minw == 0.0 and hi > s:
             # all but the last few cuts
@@ -1166,7 +1219,8 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef uint64_t* consts = B.ent_const + ei * B.n_words
     cdef key_t* base = B.lists
     cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
-    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left
+    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0
+    cdef bint sums_known
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint subsample
     cdef const key_t* L
@@ -1191,17 +1245,23 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         visited += 1
         nm = 0
         ml = 0
+        sums_known = False
         if B.any_missing and B.nan_rank[f] != NO_NAN:
-            nm = _count_missing(B, L, s, end, B.nan_rank[f])
+            if B.use_avx512 and B.packed:
+                nm = rf_missing_tail_avx512(L, s, end, B.nan_rank[f], B.rshift, B.cshift,
+                                            B.wshift, B.wmask, &m1i, &mwi)
+                sums_known = True
+            else:
+                nm = _count_missing(B, L, s, end, B.nan_rank[f])
         if B.random_split:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml)
         elif B.criterion == CRIT_GINI and K == 2:
             if B.packed:
                 proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
-                                          &ml, <int64_t> 0)
+                                          &ml, <int64_t> 0, sums_known, m1i, mwi)
             else:
                 proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
-                                          &ml, <double> 0.0)
+                                          &ml, <double> 0.0, False, 0, 0)
         elif nm > 0:
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif B.packed:
