@@ -160,6 +160,36 @@ def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights,
     np.testing.assert_array_equal(trees[0].value, trees[1].value)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("missing", [False, True])
+def test_equal_features_first_one_wins(simd, missing, criterion):
+    """Among features whose best cuts have exactly equal proxies, the first scanned wins:
+    a feature's scan only looks for cuts beating the best of the features before it, and
+    must not take an equal one.  Columns 2 and 3 repeat columns 0 and 1 (the second one
+    through an increasing map, so the same partitions), so the tree on all four must
+    split on columns 0 and 1 only, and be the tree grown on those two."""
+    from rotforest import DecisionTreeClassifier
+
+    rng = np.random.default_rng(5)
+    A = np.round(rng.normal(size=(3000, 2)), 1)
+    y = (A[:, 0] + A[:, 1] + rng.normal(size=3000) > 0).astype(int)
+    if missing:
+        A[rng.random(A.shape) < 0.1] = np.nan
+    X = np.column_stack([A, A[:, 0], 3 * A[:, 1] + 1])
+    previous = _builder._set_simd(simd)
+    try:
+        four = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y).tree_
+        two = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(A, y).tree_
+    finally:
+        _builder._set_simd(previous)
+    assert four.node_count > 100
+    assert set(four.feature[four.feature >= 0]) == {0, 1}
+    np.testing.assert_array_equal(four.feature, two.feature)
+    np.testing.assert_array_equal(four.threshold, two.threshold)
+    np.testing.assert_array_equal(four.value, two.value)
+
+
 def test_presort_in_row_ranges_equals_whole():
     X = np.asfortranarray(np.random.default_rng(3).normal(size=(500, 7)))
     whole = _builder.presort(X)
