@@ -235,6 +235,84 @@ cdef extern from *:
         return two ? RF_GINI2(0, 1) : RF_GINI2(0, 0);
         #undef RF_GINI2
     }
+    /* Bound for the two-class entropy screen below: a cut whose entropy proxy beats t
+       has a Gini proxy l1^2/wl + r1^2/wr above the value returned (-inf for t = -inf). */
+    static inline double rf_entropy_screen(double t, double dt1, double slack) {
+        if (t == -INFINITY) return -INFINITY;
+        return dt1 + t * (1.0 / (4.0 * 0.693147180559945309417)) - slack;
+    }
+    /* The two-class entropy scan with AVX-512, for integer weights read from the keys and
+       x log x read from the table f (x up to the node's weight).  The proxy of a cut is
+       f(l0) + f(r0) + f(l1) + f(r1) - f(wl) - f(wr), formed in the scalar kernel's order,
+       so both choose the same cut.  Cuts c = p + 1 for p in [s, hi) between distinct
+       values, scored when c is in [lo, hi1]; only cuts beating *best_io (the node's best
+       proxy so far) matter, and the result is the first of the best of those (*best_io,
+       *pos_io unchanged when none).  Screen: binary entropy in nats is at least
+       4 ln 2 p (1 - p), so a cut's proxy -(wl H(pl) + wr H(pr)) is at most
+       4 ln 2 (Q - t1), Q = l1^2/wl + r1^2/wr; a cut can beat t only if
+       Q > t1 + t / (4 ln 2), tested as a product (a slack of 1e-9 of the proxies'
+       scale covers the roundings), and the table is read only for lanes that pass. */
+    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+    static int64_t rf_entropy_binary_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
+            int rs, int ws, uint64_t wm, double dt1, double dwt, const double *f,
+            double *best_io, int64_t *pos_io) {
+        const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
+        const __m512i one = _mm512_set1_epi64(1);
+        const __m512i wmv = _mm512_set1_epi64((long long)wm);
+        const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+        const __m128i wsv = _mm_cvtsi32_si128(ws);
+        const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
+        const __m512i it1 = _mm512_set1_epi64((long long)dt1);
+        const __m512i iwt = _mm512_set1_epi64((long long)dwt);
+        const double slack = 1e-9 * (dwt * (log(dwt) + 1.0) + dt1);   /* >= |proxies| */
+        __m512i l1c = _mm512_setzero_si512(), wlc = l1c;
+        __m512d b = _mm512_set1_pd(*best_io);
+        __m512d vbs = _mm512_set1_pd(rf_entropy_screen(*best_io, dt1, slack));
+        __m512i q = _mm512_set1_epi64(-1);
+        int64_t p;
+        for (p = s; p < hi; p += 8) {
+            __m512i k = _mm512_loadu_si512((const void *)(L + p));
+            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
+            __mmask8 m = _mm512_test_epi64_mask(
+                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
+            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
+            __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+            c = _mm512_mullo_epi64(c, wv);
+            __m512i wlv = rf_prefix_sum8(wv, wlc);
+            wlc = rf_last_lane(wlv);
+            __m512i l1v = rf_prefix_sum8(c, l1c);
+            l1c = rf_last_lane(l1v);
+            __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi1);
+            if (!lanes) continue;
+            __m512d dl1 = _mm512_cvtepi64_pd(l1v), dwl = _mm512_cvtepi64_pd(wlv);
+            __m512d dwr = _mm512_sub_pd(vwt, dwl), dr1 = _mm512_sub_pd(vt1, dl1);
+            __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
+                                       _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
+            lanes = _mm512_mask_cmp_pd_mask(lanes, vn,
+                                            _mm512_mul_pd(vbs, _mm512_mul_pd(dwl, dwr)),
+                                            _CMP_GT_OQ);
+            if (!lanes) continue;
+            __m512i iwr = _mm512_sub_epi64(iwt, wlv), ir1 = _mm512_sub_epi64(it1, l1v);
+            __m512i il0 = _mm512_sub_epi64(wlv, l1v), ir0 = _mm512_sub_epi64(iwr, ir1);
+            const __m512d z = _mm512_setzero_pd();
+            __m512d fl0 = _mm512_mask_i64gather_pd(z, lanes, il0, f, 8);
+            __m512d fr0 = _mm512_mask_i64gather_pd(z, lanes, ir0, f, 8);
+            __m512d fl1 = _mm512_mask_i64gather_pd(z, lanes, l1v, f, 8);
+            __m512d fr1 = _mm512_mask_i64gather_pd(z, lanes, ir1, f, 8);
+            __m512d fwl = _mm512_mask_i64gather_pd(z, lanes, wlv, f, 8);
+            __m512d fwr = _mm512_mask_i64gather_pd(z, lanes, iwr, f, 8);
+            __m512d acc = _mm512_add_pd(_mm512_add_pd(fl0, fr0), _mm512_add_pd(fl1, fr1));
+            __m512d pr = _mm512_sub_pd(_mm512_sub_pd(acc, fwl), fwr);
+            __mmask8 up = _mm512_mask_cmp_pd_mask(lanes, pr, b, _CMP_GT_OQ);
+            if (!up) continue;
+            b = _mm512_mask_mov_pd(b, up, pr);
+            q = _mm512_mask_mov_epi64(q, up, _mm512_add_epi64(_mm512_set1_epi64(p), iotai));
+            vbs = _mm512_set1_pd(rf_entropy_screen(_mm512_reduce_max_pd(b), dt1, slack));
+        }
+        rf_fold8(b, q, best_io, pos_io);
+        return p;
+    }
     /* The missing samples at the end of L[s:e), those whose rank (key >> rs) is at least
        nan_rank: their number, returned, and their class-1 weight and weight in *m1 and
        *mw (weights read from the keys).  Read backwards, 8 keys at a time, until a block
@@ -326,6 +404,12 @@ cdef extern from *:
                                           uint64_t wm, int64_t *m1, int64_t *mw) {
         return 0;
     }
+    static int64_t rf_entropy_binary_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
+            int rs, int ws, uint64_t wm, double dt1, double dwt, const double *f,
+            double *best_io, int64_t *pos_io) {
+        return s;
+    }
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
     /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB
@@ -364,6 +448,10 @@ cdef extern from *:
             double m1, double mw, int64_t* l1_io, int64_t* wl_io, double* best1_io,
             int64_t* pos1, double* best2_io, int64_t* pos2) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
+    int64_t rf_entropy_binary_avx512(
+            const uint64_t* L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
+            int rs, int ws, uint64_t wm, double dt1, double dwt, const double* f,
+            double* best_io, int64_t* pos_io) noexcept nogil
     int64_t rf_missing_tail_avx512(const uint64_t* L, int64_t s, int64_t e,
                                    uint64_t nan_rank, int rs, int cs, int ws, uint64_t wm,
                                    int64_t* m1, int64_t* mw) noexcept nogil
@@ -1264,6 +1352,17 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                                           &ml, <double> 0.0, False, 0, 0)
         elif nm > 0:
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
+        elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
+                and B.xlogx_table != NULL and B.min_weight_leaf == 0.0):
+            # the cuts of the AVX-512 kernel that beat the features before (see there)
+            pos = -1
+            proxy = best
+            rf_entropy_binary_avx512(L, s, end - B.min_samples_leaf,
+                                     s + B.min_samples_leaf, end - B.min_samples_leaf,
+                                     B.cshift, B.rshift, B.wshift, B.wmask, counts[1],
+                                     e.weight, B.xlogx_table, &proxy, &pos)
+            if pos < 0:
+                proxy = -INFINITY
         elif B.packed:
             proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:

@@ -132,7 +132,9 @@ def test_trees_build_concurrently_in_threads():
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
 @pytest.mark.parametrize("weights", [None, "counts"])
 @pytest.mark.parametrize("missing", [False, True])
-def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights, missing):
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights, missing,
+                                           criterion):
     """The AVX-512 kernels, where the processor has them, must grow the very tree the
     portable ones grow (the same operations in the same order, and among cuts of equal
     proxy the first: small nodes of integer counts have many such ties)."""
@@ -152,7 +154,8 @@ def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights,
     for simd in (True, False):
         previous = _builder._set_simd(simd)
         try:
-            tree = DecisionTreeClassifier(min_samples_leaf=min_samples_leaf)
+            tree = DecisionTreeClassifier(criterion=criterion,
+                                          min_samples_leaf=min_samples_leaf)
             trees.append(tree.fit(X, y, sample_weight=sw).tree_)
         finally:
             _builder._set_simd(previous)
