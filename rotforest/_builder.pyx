@@ -124,6 +124,28 @@ cdef extern from *:
             *pos = _mm512_mask_reduce_min_epi64(at, pv);
         }
     }
+    /* The block of 8 keys at p: *m, the lanes whose rank differs from the next key's
+       (a cut may follow them), and the class-1 weight (*l1v) and weight (*wlv) up to and
+       including each lane, carried from block to block in *l1c and *wlc.  Weights are
+       read from the keys, or all 1 (unit: *wlv is left alone, the caller knows it). */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+    void rf_block8(const uint64_t *L, int64_t p, const int unit, __m128i rsv, __m128i csv,
+                   __m128i wsv, __m512i wmv, __mmask8 *m, __m512i *l1v, __m512i *wlv,
+                   __m512i *l1c, __m512i *wlc) {
+        __m512i k = _mm512_loadu_si512((const void *)(L + p));
+        __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
+        *m = _mm512_test_epi64_mask(_mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv),
+                                    _mm512_set1_epi64(-1));
+        __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), _mm512_set1_epi64(1));
+        if (!unit) {
+            __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+            c = _mm512_mullo_epi64(c, wv);
+            *wlv = rf_prefix_sum8(wv, *wlc);
+            *wlc = rf_last_lane(*wlv);
+        }
+        *l1v = rf_prefix_sum8(c, *l1c);
+        *l1c = rf_last_lane(*l1v);
+    }
     /* The two-class Gini scan over 8 cuts at a time with AVX-512 (integer weights), used
        when the processor has it.  It performs the same floating-point operations in the
        same order as the scalar kernel (no fused multiply-add), so both choose the same
@@ -145,7 +167,6 @@ cdef extern from *:
             int64_t *pos2) {
         const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
         const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
-        const __m512i one = _mm512_set1_epi64(1);
         const __m512i wmv = _mm512_set1_epi64((long long)wm);
         const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
         const __m128i wsv = _mm_cvtsi32_si128(ws);
@@ -170,23 +191,11 @@ cdef extern from *:
         __m512i q1 = _mm512_set1_epi64(-1), q2 = q1;
         int64_t p;
         for (p = s; p < hi; p += 8) {
-            __m512i k = _mm512_loadu_si512((const void *)(L + p));
-            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
-            __mmask8 m = _mm512_test_epi64_mask(
-                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
-            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
-            __m512d dwl;
-            if (!unit) {
-                __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
-                c = _mm512_mullo_epi64(c, wv);
-                __m512i wlv = rf_prefix_sum8(wv, wlc);
-                wlc = rf_last_lane(wlv);
-                dwl = _mm512_cvtepi64_pd(wlv);
-            } else {
-                dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
-            }
-            __m512i l1v = rf_prefix_sum8(c, l1c);
-            l1c = rf_last_lane(l1v);
+            __mmask8 m;
+            __m512i l1v, wlv = _mm512_setzero_si512();
+            rf_block8(L, p, unit, rsv, csv, wsv, wmv, &m, &l1v, &wlv, &l1c, &wlc);
+            __m512d dwl = unit ? _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota)
+                               : _mm512_cvtepi64_pd(wlv);
             __mmask8 m1k = m & (__mmask8)rf_cut_lanes(p, lo1, hi1);
             __mmask8 m2k = two ? m & (__mmask8)rf_cut_lanes(p, lo2, hi2) : 0;
             if (!(m1k | m2k)) continue;
@@ -258,7 +267,6 @@ cdef extern from *:
             int rs, int ws, uint64_t wm, double dt1, double dwt, const double *f,
             double *best_io, int64_t *pos_io) {
         const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
-        const __m512i one = _mm512_set1_epi64(1);
         const __m512i wmv = _mm512_set1_epi64((long long)wm);
         const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
         const __m128i wsv = _mm_cvtsi32_si128(ws);
@@ -272,17 +280,9 @@ cdef extern from *:
         __m512i q = _mm512_set1_epi64(-1);
         int64_t p;
         for (p = s; p < hi; p += 8) {
-            __m512i k = _mm512_loadu_si512((const void *)(L + p));
-            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
-            __mmask8 m = _mm512_test_epi64_mask(
-                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), _mm512_set1_epi64(-1));
-            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), one);
-            __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
-            c = _mm512_mullo_epi64(c, wv);
-            __m512i wlv = rf_prefix_sum8(wv, wlc);
-            wlc = rf_last_lane(wlv);
-            __m512i l1v = rf_prefix_sum8(c, l1c);
-            l1c = rf_last_lane(l1v);
+            __mmask8 m;
+            __m512i l1v, wlv = _mm512_setzero_si512();
+            rf_block8(L, p, 0, rsv, csv, wsv, wmv, &m, &l1v, &wlv, &l1c, &wlc);
             __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi1);
             if (!lanes) continue;
             __m512d dl1 = _mm512_cvtepi64_pd(l1v), dwl = _mm512_cvtepi64_pd(wlv);
