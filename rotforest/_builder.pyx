@@ -69,10 +69,6 @@ cdef extern from *:
     __m512i rf_last_lane(__m512i c) {
         return _mm512_permutexvar_epi64(_mm512_set1_epi64(7), c);
     }
-    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
-    int64_t rf_lane0(__m512i c) {
-        return _mm_cvtsi128_si64(_mm512_castsi512_si128(c));
-    }
     /* Lanes j of a block at p whose cut p + 1 + j lies in [lo, hi]. */
     static inline uint32_t rf_cut_lanes(int64_t p, int64_t lo, int64_t hi) {
         int64_t a = lo - p - 1, b = hi - p - 1;
@@ -92,10 +88,10 @@ cdef extern from *:
     /* Scores the cuts of lanes `lanes` (left: l1 of class 1, weight wl; totals vt1, vwt)
        and keeps, in each lane, the best cut that lane has seen: the proxy of a cut is
        q = num / den, and it replaces the lane's best when q > best (so a lane keeps the
-       first of equals).  Only cuts that may beat *thr (in every lane: the best of all
-       lanes so far, or a floor given by the caller) matter; the others fail the screen
-       of RF_SCREEN (thr_s is *thr times RF_SCREEN), and when all do, the division (the loop's costliest step) is
-       skipped.  Returns whether a lane's best changed. */
+       first of equals).  Only cuts that may beat a threshold t (in every lane: the best
+       of all lanes so far, or a floor given by the caller) matter: thr_s is t times
+       RF_SCREEN, the others fail that screen, and when all do, the division (the loop's
+       costliest step) is skipped.  Returns whether a lane's best changed. */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
     int rf_track8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
@@ -152,19 +148,17 @@ cdef extern from *:
        split.  Cuts lie at c = p + 1 for p in [s, hi), where the values on both sides
        differ; each is scored with the left counts as they are (when c is in [lo1, hi1])
        and plus (m1, mw), the missing samples of the node (when c is in [lo2, hi2]; an
-       empty range when there are none: two = 0).  The last block is read whole (L must
-       be readable 8 keys past hi), its lanes past hi masked; returns where it stopped
-       (>= hi; the counts returned in *l1_io and *wl_io are then not those at hi, and
-       callers do not use them).  Integer weights read from the keys, or all
-       1 (unit: the left weight is the position). */
+       empty range when there are none: two = 0).  It scans all of [s, hi): the last
+       block is read whole (L must be readable 8 keys past hi), its lanes past hi masked.
+       Integer weights read from the keys, or all 1 (unit: the left weight is the
+       position). */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
-    int64_t rf_gini_binary_avx512_impl(
+    void rf_gini_binary_avx512_impl(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, const int unit,
-            const int two, double dt1, double dwt, double m1, double mw, int64_t *l1_io,
-            int64_t *wl_io, double *best1_io, int64_t *pos1, double *best2_io,
-            int64_t *pos2) {
+            const int two, double dt1, double dwt, double m1, double mw, double *best1_io,
+            int64_t *pos1, double *best2_io, int64_t *pos2) {
         const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
         const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
         const __m512i wmv = _mm512_set1_epi64((long long)wm);
@@ -172,7 +166,7 @@ cdef extern from *:
         const __m128i wsv = _mm_cvtsi32_si128(ws);
         const __m512d vt1 = _mm512_set1_pd(dt1), vwt = _mm512_set1_pd(dwt);
         const __m512d vm1 = _mm512_set1_pd(m1), vmw = _mm512_set1_pd(mw);
-        __m512i l1c = _mm512_set1_epi64(*l1_io), wlc = _mm512_set1_epi64(*wl_io);
+        __m512i l1c = _mm512_setzero_si512(), wlc = l1c;
         __m512d b1 = _mm512_set1_pd(*best1_io), b2 = _mm512_set1_pd(*best2_io);
         const __m512d vs = _mm512_set1_pd(RF_SCREEN);
         __m512d t1 = b1, t2 = _mm512_max_pd(b1, b2);
@@ -226,22 +220,19 @@ cdef extern from *:
         }
         rf_fold8(b1, q1, best1_io, pos1);
         if (two) rf_fold8(b2, q2, best2_io, pos2);
-        *l1_io = rf_lane0(l1c);
-        *wl_io = unit ? *wl_io + (p - s) : rf_lane0(wlc);
-        return p;
     }
     __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
-    static int64_t rf_gini_binary_avx512(
+    static void rf_gini_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
-            double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
-            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
+            double dwt, double m1, double mw, double *best1_io, int64_t *pos1,
+            double *best2_io, int64_t *pos2) {
         /* unit and two are constants inside: four specialised loops */
         #define RF_GINI2(U, T) rf_gini_binary_avx512_impl(L, s, hi, lo1, hi1, lo2, hi2, \
-            cs, rs, ws, wm, U, T, dt1, dwt, m1, mw, l1_io, wl_io, best1_io, pos1, best2_io, pos2)
-        int unit = wm == 1 && *wl_io == 0, two = lo2 <= hi2;
-        if (unit) return two ? RF_GINI2(1, 1) : RF_GINI2(1, 0);
-        return two ? RF_GINI2(0, 1) : RF_GINI2(0, 0);
+            cs, rs, ws, wm, U, T, dt1, dwt, m1, mw, best1_io, pos1, best2_io, pos2)
+        int two = lo2 <= hi2;
+        if (wm == 1) { if (two) RF_GINI2(1, 1); else RF_GINI2(1, 0); }
+        else { if (two) RF_GINI2(0, 1); else RF_GINI2(0, 0); }
         #undef RF_GINI2
     }
     /* Bound for the two-class entropy screen below: a cut whose entropy proxy beats t
@@ -262,7 +253,7 @@ cdef extern from *:
        Q > t1 + t / (4 ln 2), tested as a product (a slack of 1e-9 of the proxies'
        scale covers the roundings), and the table is read only for lanes that pass. */
     __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
-    static int64_t rf_entropy_binary_avx512(
+    static void rf_entropy_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
             int rs, int ws, uint64_t wm, double dt1, double dwt, const double *f,
             double *best_io, int64_t *pos_io) {
@@ -311,7 +302,6 @@ cdef extern from *:
             vbs = _mm512_set1_pd(rf_entropy_screen(_mm512_reduce_max_pd(b), dt1, slack));
         }
         rf_fold8(b, q, best_io, pos_io);
-        return p;
     }
     /* The missing samples at the end of L[s:e), those whose rank (key >> rs) is at least
        nan_rank: their number, returned, and their class-1 weight and weight in *m1 and
@@ -392,24 +382,20 @@ cdef extern from *:
     #else
     static void rf_partition_avx512(uint64_t *L, uint64_t *R, int64_t s, int64_t e,
                                     int64_t p, const uint32_t *gl, uint64_t imask, int mode) {}
-    static int64_t rf_gini_binary_avx512(
+    static void rf_gini_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
             int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
-            double dwt, double m1, double mw, int64_t *l1_io, int64_t *wl_io,
-            double *best1_io, int64_t *pos1, double *best2_io, int64_t *pos2) {
-        return s;
-    }
+            double dwt, double m1, double mw, double *best1_io, int64_t *pos1,
+            double *best2_io, int64_t *pos2) {}
     static int64_t rf_missing_tail_avx512(const uint64_t *L, int64_t s, int64_t e,
                                           uint64_t nan_rank, int rs, int cs, int ws,
                                           uint64_t wm, int64_t *m1, int64_t *mw) {
         return 0;
     }
-    static int64_t rf_entropy_binary_avx512(
+    static void rf_entropy_binary_avx512(
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
             int rs, int ws, uint64_t wm, double dt1, double dwt, const double *f,
-            double *best_io, int64_t *pos_io) {
-        return s;
-    }
+            double *best_io, int64_t *pos_io) {}
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
     /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB
@@ -442,13 +428,13 @@ cdef extern from *:
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
     void* rf_alloc_big(size_t size) noexcept nogil
     double RF_SCREEN
-    int64_t rf_gini_binary_avx512(
+    void rf_gini_binary_avx512(
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1, int64_t lo2,
             int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1, double dwt,
-            double m1, double mw, int64_t* l1_io, int64_t* wl_io, double* best1_io,
-            int64_t* pos1, double* best2_io, int64_t* pos2) noexcept nogil
+            double m1, double mw, double* best1_io, int64_t* pos1, double* best2_io,
+            int64_t* pos2) noexcept nogil
     int rf_cpu_has_avx512() noexcept nogil
-    int64_t rf_entropy_binary_avx512(
+    void rf_entropy_binary_avx512(
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
             int rs, int ws, uint64_t wm, double dt1, double dwt, const double* f,
             double* best_io, int64_t* pos_io) noexcept nogil
@@ -1066,6 +1052,27 @@ cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, 
     return e - a
 
 
+cdef inline int64_t _missing_tail(const Builder* B, const key_t* L, int64_t s, int64_t e,
+                                  uint64_t nan_rank, int64_t* m1, int64_t* mw) noexcept nogil:
+    """The number of missing samples at the end of L[s:e) and, with integer weights in the
+    keys, their class-1 weight and weight (else 0)."""
+    cdef int64_t nm, q, wi
+    cdef key_t k
+    if B.use_avx512 and B.packed:
+        return rf_missing_tail_avx512(L, s, e, nan_rank, B.rshift, B.cshift, B.wshift,
+                                      B.wmask, m1, mw)
+    nm = _count_missing(B, L, s, e, nan_rank)
+    m1[0] = 0
+    mw[0] = 0
+    if B.packed:
+        for q in range(e - nm, e):
+            k = L[q]
+            wi = <int64_t> ((k >> B.wshift) & B.wmask)
+            m1[0] += wi & -(<int64_t> ((k >> B.cshift) & 1))
+            mw[0] += wi
+    return nm
+
+
 cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, double minw,
                               int64_t c, double* best, int64_t* pos) noexcept nogil:
     """Two-class Gini proxy of the cut c whose left child holds weight aw, a1 of it of
@@ -1086,8 +1093,7 @@ cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, doub
 
 cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
                               const double* tot, double wtot, double floor, int64_t* pos,
-                              int64_t* ml, acc_t zero, bint sums_known, int64_t m1_known,
-                              int64_t mw_known) noexcept nogil:
+                              int64_t* ml, acc_t zero, int64_t m1i, int64_t mwi) noexcept nogil:
     # For two classes, (l0^2 + l1^2)/wl + (r0^2 + r1^2)/wr equals a constant plus
     # 2 (l1^2/wl + r1^2/wr): the scan maximises the latter.  The last nm samples of the
     # slice are missing the feature; one pass over the present ones [s, enm) scores each
@@ -1096,11 +1102,13 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
     # counters are exact integers when the weights are.  Only cuts whose proxy exceeds
     # floor (the best proxy of the node's features scanned before) can win the node, so
     # the best cut is searched among those alone (-inf and pos -1 when there is none):
-    # most cuts then fail the kernels' screens and are never divided.
+    # most cuts then fail the kernels' screens and are never divided.  With integer
+    # weights the missing samples' class-1 weight and weight come in (m1i, mwi) (see
+    # _missing_tail); otherwise they are summed here.
     cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, pos1 = -1, pos2 = -1
     cdef int64_t lo1 = s + msl, hi1 = min(enm - 1, e - msl), lo2 = s + msl - nm
     cdef int64_t hi2 = enm - msl if nm > 0 else lo2 - 1     # empty without missing samples
-    cdef int64_t hi = max(hi1, hi2), start = s, l1i = 0, wli = 0
+    cdef int64_t hi = max(hi1, hi2), start = s
     cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
@@ -1109,28 +1117,17 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
     cdef double best1 = floor, best2 = floor
     cdef key_t k
     if acc_t is int64_t:
-        if sums_known:                 # (m1_known, mw_known): those of the missing samples
-            m1 = m1_known
-            mw = mw_known
-            enm = e                    # the loop below is skipped
-    for p in range(enm, e):
-        k = L[p]
-        if acc_t is int64_t:
-            wi = <int64_t> ((k >> ws) & wm)
-            m1 += wi & -(<int64_t> ((k >> cs) & 1))
-        else:
-            wi = w[k & im]
-            m1 += wi * <double> ((k >> cs) & 1)
-        mw += wi
-    enm = e - nm
-    if acc_t is int64_t:
+        m1 = m1i
+        mw = mwi
         if B.use_avx512 and minw == 0.0 and hi > s:
-            # all but the last few cuts
-            start = rf_gini_binary_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws,
-                                          wm, dt1, dwt, <double> m1, <double> mw,
-                                          &l1i, &wli, &best1, &pos1, &best2, &pos2)
-            l1 = l1i
-            wl = wli
+            rf_gini_binary_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws, wm, dt1, dwt,
+                                  <double> m1, <double> mw, &best1, &pos1, &best2, &pos2)
+            start = hi                 # every cut scanned
+    else:
+        for p in range(enm, e):
+            wi = w[L[p] & im]
+            m1 += wi * <double> ((L[p] >> cs) & 1)
+            mw += wi
     for p in range(start, hi):
         k = L[p]
         if acc_t is int64_t:
@@ -1308,7 +1305,6 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef key_t* base = B.lists
     cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0
-    cdef bint sums_known
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint subsample
     cdef const key_t* L
@@ -1333,23 +1329,19 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         visited += 1
         nm = 0
         ml = 0
-        sums_known = False
+        m1i = 0
+        mwi = 0
         if B.any_missing and B.nan_rank[f] != NO_NAN:
-            if B.use_avx512 and B.packed:
-                nm = rf_missing_tail_avx512(L, s, end, B.nan_rank[f], B.rshift, B.cshift,
-                                            B.wshift, B.wmask, &m1i, &mwi)
-                sums_known = True
-            else:
-                nm = _count_missing(B, L, s, end, B.nan_rank[f])
+            nm = _missing_tail(B, L, s, end, B.nan_rank[f], &m1i, &mwi)
         if B.random_split:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml)
         elif B.criterion == CRIT_GINI and K == 2:
             if B.packed:
                 proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
-                                          &ml, <int64_t> 0, sums_known, m1i, mwi)
+                                          &ml, <int64_t> 0, m1i, mwi)
             else:
                 proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
-                                          &ml, <double> 0.0, False, 0, 0)
+                                          &ml, <double> 0.0, 0, 0)
         elif nm > 0:
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
