@@ -314,6 +314,9 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
     ----------
     estimators_ : list of DecisionTreeClassifier
         The fitted trees, each usable on its own.
+    estimator_ : DecisionTreeClassifier
+        The unfitted template of the trees: the forest's tree parameters (each fitted
+        tree also has its own ``random_state``).
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted.
     n_classes_ : int
@@ -482,6 +485,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         self._n_draws_fitted = n_draws
         self._n_samples_fitted = n
         self.estimators_ = trees
+        self.estimator_ = DecisionTreeClassifier(**self._tree_params())
         for tree in trees:
             tree.classes_ = classes
             if hasattr(self, "feature_names_in_"):

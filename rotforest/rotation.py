@@ -282,6 +282,9 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     ----------
     estimators_ : list of DecisionTreeClassifier
         Trees over the rotated axes.
+    estimator_ : DecisionTreeClassifier
+        The unfitted template of the trees: the forest's tree parameters (each fitted
+        tree also has its own ``random_state``).
     rotations_ : list of scipy.sparse.csc_matrix of shape (n_features, n_features)
         Tree ``i`` sees ``((X - mean_) / scale_) @ rotations_[i]``.
     mean_ : ndarray of shape (n_features,)
@@ -442,6 +445,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         self._base_seed = base_seed
         self._n_draws_fitted = n_draws
         self.estimators_ = [t for t, _ in fitted]
+        self.estimator_ = DecisionTreeClassifier(**self._tree_params())
         self.rotations_ = [r for _, r in fitted]
         self._stacked_rotations = sp.hstack(self.rotations_).tocsc()
         if self.oob_score:

@@ -167,3 +167,24 @@ def test_small_batches_predict_without_threads(data):
     assert forest._prediction_jobs(5) == 1
     assert forest._prediction_jobs(100_000) == 4
     np.testing.assert_array_equal(forest.predict_proba(X[:5]), forest.predict_proba(X)[:5])
+
+
+@pytest.mark.parametrize("kind", ["random", "rotation"])
+def test_estimator_is_the_unfitted_template_of_the_trees(data, kind):
+    from sklearn.utils.validation import check_is_fitted
+    from sklearn.exceptions import NotFittedError
+    from rotforest import RotationForestClassifier
+    X, y = data
+    make = RandomForestClassifier if kind == "random" else RotationForestClassifier
+    forest = make(n_estimators=3, max_depth=4, min_samples_leaf=3, criterion="entropy",
+                  random_state=0).fit(X, y)
+    template = forest.estimator_
+    assert isinstance(template, DecisionTreeClassifier)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(template)
+    for tree in forest.estimators_:
+        expected = tree.get_params()
+        expected["random_state"] = None
+        assert template.get_params() == expected
+    assert (template.max_depth, template.min_samples_leaf, template.criterion) == (4, 3,
+                                                                                   "entropy")
