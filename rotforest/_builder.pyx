@@ -303,6 +303,102 @@ cdef extern from *:
         }
         rf_fold8(b, q, best_io, pos_io);
     }
+    /* The Gini scan with more than two classes, 8 cuts at a time with AVX-512, for
+       integer weights read from the keys (or all 1: unit).  A cut's proxy is
+       (sql wr + sqr wl) / (wl wr), sql and sqr the sums of the squared class weights
+       left and right, formed from exact integers in the portable kernel's order, so
+       both choose the same cut.  The class weights left live in cl (zeroed by the
+       caller), gathered at each block and scattered back after it (a scatter writes
+       its lanes in order, so the last lane of a class leaves its count); within a
+       block, each lane adds the weights of the earlier lanes of its class, found by
+       comparing the classes shifted by 1 to 7 lanes.  sql grows by w (2a + w) when a
+       sample of weight w joins a class holding a, and sqr = t2 - 2 S + sql with
+       t2 = sum of tot^2 and S = sum over the samples left of w tot[class] (tot: the
+       node's class weights).  Cuts c = p + 1 for p in [s, hi) between distinct
+       values, scored when c is in [lo, hi]; only cuts beating *best_io (the node's
+       best so far) matter, screened as in rf_track8; the first of the best of those
+       is returned (*best_io, *pos_io unchanged when none).  The last block is read
+       whole (L readable 8 keys past hi), its lanes past hi masked. */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                                 optimize("fp-contract=off")))
+    void rf_gini_multi_avx512_impl(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+            uint64_t cm, uint64_t wm, const int unit, int64_t *cl, const int64_t *tot,
+            int64_t t2, double dwt, double *best_io, int64_t *pos_io) {
+        const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
+        const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
+        const __m512i cmv = _mm512_set1_epi64((long long)cm);
+        const __m512i wmv = _mm512_set1_epi64((long long)wm);
+        const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+        const __m128i wsv = _mm_cvtsi32_si128(ws);
+        const __m512i zero = _mm512_setzero_si512(), none = _mm512_set1_epi64(-1);
+        const __m512i vt2 = _mm512_set1_epi64((long long)t2);
+        const __m512d vwt = _mm512_set1_pd(dwt), vs = _mm512_set1_pd(RF_SCREEN);
+        __m512i sqc = zero, stc = zero, wlc = zero, q = none;
+        __m512d b = _mm512_set1_pd(*best_io);
+        __m512d ts = _mm512_mul_pd(b, vs);
+        int64_t p;
+        for (p = s; p < hi; p += 8) {
+            __m512i k = _mm512_loadu_si512((const void *)(L + p));
+            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
+            __mmask8 m = _mm512_test_epi64_mask(
+                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), none);
+            __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
+            __m512i w = unit ? _mm512_set1_epi64(1)
+                             : _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+            __m512i e = zero;
+            #define RF_SAME(D) e = _mm512_mask_add_epi64(e, _mm512_cmpeq_epi64_mask(c, \
+                _mm512_alignr_epi64(c, none, 8 - D)), e, _mm512_alignr_epi64(w, zero, 8 - D))
+            RF_SAME(1); RF_SAME(2); RF_SAME(3); RF_SAME(4); RF_SAME(5); RF_SAME(6);
+            RF_SAME(7);
+            #undef RF_SAME
+            __m512i a = _mm512_add_epi64(_mm512_i64gather_epi64(c, (const void *)cl, 8), e);
+            _mm512_i64scatter_epi64((void *)cl, c, _mm512_add_epi64(a, w), 8);
+            __m512i sql = rf_prefix_sum8(
+                _mm512_mullo_epi64(w, _mm512_add_epi64(_mm512_add_epi64(a, a), w)), sqc);
+            sqc = rf_last_lane(sql);
+            __m512i st = rf_prefix_sum8(
+                _mm512_mullo_epi64(w, _mm512_i64gather_epi64(c, (const void *)tot, 8)), stc);
+            stc = rf_last_lane(st);
+            __m512d dwl;
+            if (unit) {
+                dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            } else {
+                __m512i wl = rf_prefix_sum8(w, wlc);
+                wlc = rf_last_lane(wl);
+                dwl = _mm512_cvtepi64_pd(wl);
+            }
+            __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
+            if (!lanes) continue;
+            __m512i sqr = _mm512_add_epi64(_mm512_sub_epi64(vt2, _mm512_add_epi64(st, st)),
+                                           sql);
+            __m512d dwr = _mm512_sub_pd(vwt, dwl);
+            __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi64_pd(sql), dwr),
+                                       _mm512_mul_pd(_mm512_cvtepi64_pd(sqr), dwl));
+            __m512d vd = _mm512_mul_pd(dwl, dwr);
+            lanes = _mm512_mask_cmp_pd_mask(lanes, vn, _mm512_mul_pd(ts, vd), _CMP_GT_OQ);
+            if (!lanes) continue;
+            __m512d qv = _mm512_mask_div_pd(_mm512_set1_pd(-INFINITY), lanes, vn, vd);
+            __mmask8 up = _mm512_cmp_pd_mask(qv, b, _CMP_GT_OQ);
+            if (!up) continue;
+            b = _mm512_mask_mov_pd(b, up, qv);
+            q = _mm512_mask_mov_epi64(q, up, _mm512_add_epi64(_mm512_set1_epi64(p), iotai));
+            ts = _mm512_mul_pd(rf_bcast_max(b), vs);
+        }
+        rf_fold8(b, q, best_io, pos_io);
+    }
+    __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+    static void rf_gini_multi_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+            uint64_t cm, uint64_t wm, int64_t *cl, const int64_t *tot, int64_t t2,
+            double dwt, double *best_io, int64_t *pos_io) {
+        if (wm == 1)
+            rf_gini_multi_avx512_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 1, cl, tot, t2,
+                                      dwt, best_io, pos_io);
+        else
+            rf_gini_multi_avx512_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 0, cl, tot, t2,
+                                      dwt, best_io, pos_io);
+    }
     /* The missing samples at the end of L[s:e), those whose rank (key >> rs) is at least
        nan_rank: their number, returned, and their class-1 weight and weight in *m1 and
        *mw (weights read from the keys).  Read backwards, 8 keys at a time, until a block
@@ -396,6 +492,10 @@ cdef extern from *:
             const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
             int rs, int ws, uint64_t wm, double dt1, double dwt, const double *f,
             double *best_io, int64_t *pos_io) {}
+    static void rf_gini_multi_avx512(
+            const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+            uint64_t cm, uint64_t wm, int64_t *cl, const int64_t *tot, int64_t t2,
+            double dwt, double *best_io, int64_t *pos_io) {}
     static int rf_cpu_has_avx512(void) { return 0; }
     #endif
     /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB
@@ -438,6 +538,10 @@ cdef extern from *:
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
             int rs, int ws, uint64_t wm, double dt1, double dwt, const double* f,
             double* best_io, int64_t* pos_io) noexcept nogil
+    void rf_gini_multi_avx512(
+            const uint64_t* L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+            uint64_t cm, uint64_t wm, int64_t* cl, const int64_t* tot, int64_t t2,
+            double dwt, double* best_io, int64_t* pos_io) noexcept nogil
     int64_t rf_missing_tail_avx512(const uint64_t* L, int64_t s, int64_t e,
                                    uint64_t nan_rank, int rs, int cs, int ws, uint64_t wm,
                                    int64_t* m1, int64_t* mw) noexcept nogil
@@ -875,7 +979,7 @@ cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
     cdef acc_t* cl
     cdef acc_t* cr
     cdef acc_t sql = 0, sqr = 0, wl = 0, wi, a, wr, wt = <acc_t> wtot, minw
-    cdef double best = -INFINITY, num, den
+    cdef double best = -INFINITY, num, den, q
     cdef key_t k
     if acc_t is int64_t:
         cl = B.cli
@@ -908,9 +1012,13 @@ cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
             if wl >= minw and wr >= minw:
                 num = <double> sql * <double> wr + <double> sqr * <double> wl
                 den = <double> wl * <double> wr
-                if num > best * den:
-                    best = num / den
-                    pos[0] = p + 1
+                # the rounded quotients are compared, as in the vector kernels (the
+                # product only screens: a cut failing it cannot be better)
+                if num > best * RF_SCREEN * den:
+                    q = num / den
+                    if q > best:
+                        best = q
+                        pos[0] = p + 1
     return best
 
 
@@ -1304,7 +1412,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef uint64_t* consts = B.ent_const + ei * B.n_words
     cdef key_t* base = B.lists
     cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
-    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0
+    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint subsample
     cdef const key_t* L
@@ -1353,6 +1461,22 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                                      s + B.min_samples_leaf, end - B.min_samples_leaf,
                                      B.cshift, B.rshift, B.wshift, B.wmask, counts[1],
                                      e.weight, B.xlogx_table, &proxy, &pos)
+            if pos < 0:
+                proxy = -INFINITY
+        elif (B.criterion == CRIT_GINI and B.packed and B.use_avx512
+                and B.min_weight_leaf == 0.0):
+            # more than two classes: the cuts of the AVX-512 kernel that beat the
+            # features before (see there)
+            t2 = 0
+            for c in range(K):
+                B.cli[c] = 0
+                B.cri[c] = <int64_t> counts[c]
+                t2 += B.cri[c] * B.cri[c]
+            pos = -1
+            proxy = best
+            rf_gini_multi_avx512(L, s, end - B.min_samples_leaf, s + B.min_samples_leaf,
+                                 B.cshift, B.rshift, B.wshift, B.cmask, B.wmask, B.cli,
+                                 B.cri, t2, e.weight, &proxy, &pos)
             if pos < 0:
                 proxy = -INFINITY
         elif B.packed:

@@ -128,7 +128,7 @@ def test_trees_build_concurrently_in_threads():
         np.testing.assert_array_equal(v1, v2)
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
 @pytest.mark.parametrize("weights", [None, "counts"])
 @pytest.mark.parametrize("missing", [False, True])
@@ -163,10 +163,11 @@ def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights,
     np.testing.assert_array_equal(trees[0].value, trees[1].value)
 
 
+@pytest.mark.parametrize("n_classes", [2, 4])
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("simd", [True, False])
 @pytest.mark.parametrize("missing", [False, True])
-def test_equal_features_first_one_wins(simd, missing, criterion):
+def test_equal_features_first_one_wins(simd, missing, criterion, n_classes):
     """Among features whose best cuts have exactly equal proxies, the first scanned wins:
     a feature's scan only looks for cuts beating the best of the features before it, and
     must not take an equal one.  Columns 2 and 3 repeat columns 0 and 1 (the second one
@@ -176,7 +177,8 @@ def test_equal_features_first_one_wins(simd, missing, criterion):
 
     rng = np.random.default_rng(5)
     A = np.round(rng.normal(size=(3000, 2)), 1)
-    y = (A[:, 0] + A[:, 1] + rng.normal(size=3000) > 0).astype(int)
+    score = A[:, 0] + A[:, 1] + rng.normal(size=3000)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
     if missing:
         A[rng.random(A.shape) < 0.1] = np.nan
     X = np.column_stack([A, A[:, 0], 3 * A[:, 1] + 1])
@@ -284,3 +286,23 @@ def test_odd_strides_and_bad_ranges():
     out = np.empty((3, _builder.keys_width(300)), dtype=np.uint32)
     with pytest.raises(ValueError, match="non-negative"):
         _builder.presort(X.copy(), out=out, start=-2)
+
+
+@pytest.mark.parametrize("simd", [True, False])
+def test_multiclass_exact_tie_keeps_the_first_cut(simd):
+    """Cutting off the first sample or the last one gives exactly equal Gini proxies
+    here (1 + 49/11 both), and no other cut is as good.  The first cut must win, as in
+    scikit-learn; comparing num > best * den instead of the rounded quotients took the
+    last one, because (num / den) * den rounds below num for these values."""
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    from rotforest import DecisionTreeClassifier
+
+    X = np.arange(12.0)[:, None]
+    y = np.array([0, 2, 2, 1, 2, 1, 2, 2, 0, 2, 1, 0])
+    previous = _builder._set_simd(simd)
+    try:
+        ours = DecisionTreeClassifier(max_depth=1).fit(X, y).tree_.threshold[0]
+    finally:
+        _builder._set_simd(previous)
+    assert ours == SkTree(max_depth=1).fit(X, y).tree_.threshold[0] == 0.5
