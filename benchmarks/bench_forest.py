@@ -52,7 +52,7 @@ def timed(fn, repeat=1):
 
 
 def synthetic(args):
-    print("\n## Synthetic: make_classification, 20 features, "
+    print(f"\n## Synthetic: make_classification, 20 features, {args.n_classes} classes, "
           f"{args.n_estimators} trees, n_jobs={args.n_jobs}\n")
     print("| n | fit ours (s) | fit sklearn (s) | fit ratio | predict_proba ours (s) "
           "| predict_proba sklearn (s) | predict ratio | ours n_jobs=1 (s) | speed-up 1 to "
@@ -60,7 +60,7 @@ def synthetic(args):
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in args.sizes:
         X, y = make_classification(n_samples=n + 10_000, n_features=20, n_informative=10,
-                                   n_redundant=4, random_state=0)
+                                   n_redundant=4, n_classes=args.n_classes, random_state=0)
         X, Xt, y, yt = X[:n], X[n:], y[:n], y[n:]
         kw = dict(n_estimators=args.n_estimators, random_state=0)
         r = args.repeat
@@ -239,6 +239,8 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--n-classes", type=int, default=2,
+                        help="classes of the synthetic data")
     parser.add_argument("--data", help="folder of NAME.npz data sets (X, y)")
     parser.add_argument("--max-rows", type=int, default=20_000)
     parser.add_argument("--skip-synthetic", action="store_true")

@@ -7,6 +7,7 @@ floor": one np.argsort of every column, the least any presorted builder must spe
 
     python benchmarks/bench_tree.py                      # n = 10k, 100k, 1M
     python benchmarks/bench_tree.py --sizes 10000 100000 --repeat 3
+    python benchmarks/bench_tree.py --n-classes 5          # multiclass data
 """
 import argparse
 import os
@@ -32,16 +33,16 @@ def best_time(fn, repeat):
     return best, out
 
 
-def make_data(n, variant, seed=0):
+def make_data(n, variant, seed=0, n_classes=2):
     X, y = make_classification(n_samples=n, n_features=20, n_informative=10,
-                               n_redundant=4, random_state=seed)
+                               n_redundant=4, n_classes=n_classes, random_state=seed)
     if variant == "ties":
         X = np.round(X)        # about 8 to 10 distinct values per feature
     return X, y
 
 
-def run(n, variant, repeat):
-    X, y = make_data(n, variant)
+def run(n, variant, repeat, n_classes=2):
+    X, y = make_data(n, variant, n_classes=n_classes)
     Xf = np.asfortranarray(X)
     floor, _ = best_time(lambda: [np.argsort(Xf[:, j]) for j in range(X.shape[1])], repeat)
     # scikit-learn at 1M takes minutes: time it once there
@@ -68,18 +69,20 @@ def main():
     parser.add_argument("--variants", nargs="+", default=["continuous", "ties"],
                         choices=["continuous", "ties"])
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--n-classes", type=int, default=2)
     args = parser.parse_args()
 
     print(f"# bench_tree: {date.today()}, {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"scikit-learn {sklearn.__version__}, numpy {np.__version__}")
+          f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
+          f"{args.n_classes} classes")
     print("| n | data | fit ours (s) | fit sklearn (s) | fit ratio | predict ours (s) "
           "| predict sklearn (s) | predict ratio | argsort floor (s) | fit / floor "
           "| nodes ours / sklearn | same predictions |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for variant in args.variants:
         for n in args.sizes:
-            r = run(n, variant, args.repeat)
+            r = run(n, variant, args.repeat, args.n_classes)
             print(f"| {n:,} | {variant} | {r['ours_fit']:.3f} | {r['sk_fit']:.3f} "
                   f"| {r['fit_ratio']:.3f} | {r['ours_pred']:.4f} | {r['sk_pred']:.4f} "
                   f"| {r['pred_ratio']:.2f} | {r['floor']:.3f} | {r['floor_ratio']:.2f} "
