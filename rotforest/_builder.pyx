@@ -85,13 +85,26 @@ cdef extern from *:
         v = _mm512_max_pd(v, _mm512_shuffle_f64x2(v, v, 0xB1));
         return _mm512_max_pd(v, _mm512_permute_pd(v, 0x55));
     }
-    /* Scores the cuts of lanes `lanes` (left: l1 of class 1, weight wl; totals vt1, vwt)
-       and keeps, in each lane, the best cut that lane has seen: the proxy of a cut is
-       q = num / den, and it replaces the lane's best when q > best (so a lane keeps the
+    /* Keeps, in each lane, the best cut that lane has seen among the lanes `lanes` with
+       proxies q = vn / vd: q replaces the lane's best when q > best (so a lane keeps the
        first of equals).  Only cuts that may beat a threshold t (in every lane: the best
        of all lanes so far, or a floor given by the caller) matter: thr_s is t times
        RF_SCREEN, the others fail that screen, and when all do, the division (the loop's
        costliest step) is skipped.  Returns whether a lane's best changed. */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                                 optimize("fp-contract=off")))
+    int rf_keep8(__mmask8 lanes, __m512d vn, __m512d vd, __m512i cut, __m512d thr_s,
+                 __m512d *best, __m512i *pos) {
+        lanes &= _mm512_cmp_pd_mask(vn, _mm512_mul_pd(thr_s, vd), _CMP_GT_OQ);
+        if (!lanes) return 0;
+        __m512d q = _mm512_mask_div_pd(_mm512_set1_pd(-INFINITY), lanes, vn, vd);
+        __mmask8 up = _mm512_cmp_pd_mask(q, *best, _CMP_GT_OQ);
+        *best = _mm512_mask_mov_pd(*best, up, q);
+        *pos = _mm512_mask_mov_epi64(*pos, up, cut);
+        return up != 0;
+    }
+    /* rf_keep8 for two classes: the cuts of lanes `lanes` with l1 of class 1 and weight
+       wl on the left (totals vt1, vwt). */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                                  optimize("fp-contract=off")))
     int rf_track8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
@@ -100,14 +113,7 @@ cdef extern from *:
         __m512d dr1 = _mm512_sub_pd(vt1, dl1);
         __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(dl1, dl1), dwr),
                                    _mm512_mul_pd(_mm512_mul_pd(dr1, dr1), dwl));
-        __m512d vd = _mm512_mul_pd(dwl, dwr);
-        lanes &= _mm512_cmp_pd_mask(vn, _mm512_mul_pd(thr_s, vd), _CMP_GT_OQ);
-        if (!lanes) return 0;
-        __m512d q = _mm512_mask_div_pd(_mm512_set1_pd(-INFINITY), lanes, vn, vd);
-        __mmask8 up = _mm512_cmp_pd_mask(q, *best, _CMP_GT_OQ);
-        *best = _mm512_mask_mov_pd(*best, up, q);
-        *pos = _mm512_mask_mov_epi64(*pos, up, cut);
-        return up != 0;
+        return rf_keep8(lanes, vn, _mm512_mul_pd(dwl, dwr), cut, thr_s, best, pos);
     }
     /* Folds the lanes' bests into (*best, *pos): the largest proxy, at its first cut, if
        it beats *best (what a scan in cut order keeping the first of equals finds). */
@@ -120,21 +126,29 @@ cdef extern from *:
             *pos = _mm512_mask_reduce_min_epi64(at, pv);
         }
     }
-    /* The block of 8 keys at p: *m, the lanes whose rank differs from the next key's
-       (a cut may follow them), and the class-1 weight (*l1v) and weight (*wlv) up to and
-       including each lane, carried from block to block in *l1c and *wlc.  Weights are
-       read from the keys, or all 1 (unit: *wlv is left alone, the caller knows it). */
+    /* The 8 keys at p, returned; *m, the lanes whose rank differs from the next key's
+       (a cut may follow them); *w their weights, read from the keys or all 1 (unit). */
     static inline __attribute__((always_inline, target("avx512f,avx512dq")))
-    void rf_block8(const uint64_t *L, int64_t p, const int unit, __m128i rsv, __m128i csv,
-                   __m128i wsv, __m512i wmv, __mmask8 *m, __m512i *l1v, __m512i *wlv,
-                   __m512i *l1c, __m512i *wlc) {
+    __m512i rf_keys8(const uint64_t *L, int64_t p, const int unit, __m128i rsv,
+                     __m128i wsv, __m512i wmv, __mmask8 *m, __m512i *w) {
         __m512i k = _mm512_loadu_si512((const void *)(L + p));
         __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
         *m = _mm512_test_epi64_mask(_mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv),
                                     _mm512_set1_epi64(-1));
+        *w = unit ? _mm512_set1_epi64(1) : _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+        return k;
+    }
+    /* The block of 8 keys at p (rf_keys8) with two classes: the class-1 weight (*l1v)
+       and weight (*wlv) up to and including each lane, carried from block to block in
+       *l1c and *wlc (unit: *wlv is left alone, the caller knows it). */
+    static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+    void rf_block8(const uint64_t *L, int64_t p, const int unit, __m128i rsv, __m128i csv,
+                   __m128i wsv, __m512i wmv, __mmask8 *m, __m512i *l1v, __m512i *wlv,
+                   __m512i *l1c, __m512i *wlc) {
+        __m512i wv;
+        __m512i k = rf_keys8(L, p, unit, rsv, wsv, wmv, m, &wv);
         __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), _mm512_set1_epi64(1));
         if (!unit) {
-            __m512i wv = _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
             c = _mm512_mullo_epi64(c, wv);
             *wlv = rf_prefix_sum8(wv, *wlc);
             *wlc = rf_last_lane(*wlv);
@@ -316,7 +330,7 @@ cdef extern from *:
        t2 = sum of tot^2 and S = sum over the samples left of w tot[class] (tot: the
        node's class weights).  Cuts c = p + 1 for p in [s, hi) between distinct
        values, scored when c is in [lo, hi]; only cuts beating *best_io (the node's
-       best so far) matter, screened as in rf_track8; the first of the best of those
+       best so far) matter, screened by rf_keep8; the first of the best of those
        is returned (*best_io, *pos_io unchanged when none).  The last block is read
        whole (L readable 8 keys past hi), its lanes past hi masked. */
     static inline __attribute__((always_inline, target("avx512f,avx512dq"),
@@ -339,13 +353,10 @@ cdef extern from *:
         __m512d ts = _mm512_mul_pd(b, vs);
         int64_t p;
         for (p = s; p < hi; p += 8) {
-            __m512i k = _mm512_loadu_si512((const void *)(L + p));
-            __m512i kn = _mm512_loadu_si512((const void *)(L + p + 1));
-            __mmask8 m = _mm512_test_epi64_mask(
-                _mm512_srl_epi64(_mm512_xor_si512(k, kn), rsv), none);
+            __mmask8 m;
+            __m512i w;
+            __m512i k = rf_keys8(L, p, unit, rsv, wsv, wmv, &m, &w);
             __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
-            __m512i w = unit ? _mm512_set1_epi64(1)
-                             : _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
             __m512i e = zero;
             #define RF_SAME(D) e = _mm512_mask_add_epi64(e, _mm512_cmpeq_epi64_mask(c, \
                 _mm512_alignr_epi64(c, none, 8 - D)), e, _mm512_alignr_epi64(w, zero, 8 - D))
@@ -375,15 +386,9 @@ cdef extern from *:
             __m512d dwr = _mm512_sub_pd(vwt, dwl);
             __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi64_pd(sql), dwr),
                                        _mm512_mul_pd(_mm512_cvtepi64_pd(sqr), dwl));
-            __m512d vd = _mm512_mul_pd(dwl, dwr);
-            lanes = _mm512_mask_cmp_pd_mask(lanes, vn, _mm512_mul_pd(ts, vd), _CMP_GT_OQ);
-            if (!lanes) continue;
-            __m512d qv = _mm512_mask_div_pd(_mm512_set1_pd(-INFINITY), lanes, vn, vd);
-            __mmask8 up = _mm512_cmp_pd_mask(qv, b, _CMP_GT_OQ);
-            if (!up) continue;
-            b = _mm512_mask_mov_pd(b, up, qv);
-            q = _mm512_mask_mov_epi64(q, up, _mm512_add_epi64(_mm512_set1_epi64(p), iotai));
-            ts = _mm512_mul_pd(rf_bcast_max(b), vs);
+            if (rf_keep8(lanes, vn, _mm512_mul_pd(dwl, dwr),
+                         _mm512_add_epi64(_mm512_set1_epi64(p), iotai), ts, &b, &q))
+                ts = _mm512_mul_pd(rf_bcast_max(b), vs);
         }
         rf_fold8(b, q, best_io, pos_io);
     }
@@ -1414,13 +1419,23 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
-    cdef bint subsample
+    cdef bint subsample, multi_simd
     cdef const key_t* L
     for f in range(F):
         if not ((consts[f >> 6] >> (f & 63)) & 1):
             B.feats[m] = f
             m += 1
     subsample = B.max_features < m
+    # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
+    # the sum of their squares, the same for every feature (at such a node the only other
+    # scan, _scan_missing, keeps its counts in doubles and leaves cri alone)
+    multi_simd = (B.criterion == CRIT_GINI and K > 2 and B.packed and B.use_avx512
+                  and B.min_weight_leaf == 0.0 and not B.random_split)
+    if multi_simd:
+        t2 = 0
+        for c in range(K):
+            B.cri[c] = <int64_t> counts[c]
+            t2 += B.cri[c] * B.cri[c]
     i = 0
     while i < m and visited < B.max_features:
         if subsample:
@@ -1463,15 +1478,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                                      e.weight, B.xlogx_table, &proxy, &pos)
             if pos < 0:
                 proxy = -INFINITY
-        elif (B.criterion == CRIT_GINI and B.packed and B.use_avx512
-                and B.min_weight_leaf == 0.0):
+        elif multi_simd:
             # more than two classes: the cuts of the AVX-512 kernel that beat the
             # features before (see there)
-            t2 = 0
-            for c in range(K):
-                B.cli[c] = 0
-                B.cri[c] = <int64_t> counts[c]
-                t2 += B.cri[c] * B.cri[c]
+            memset(B.cli, 0, K * sizeof(int64_t))
             pos = -1
             proxy = best
             rf_gini_multi_avx512(L, s, end - B.min_samples_leaf, s + B.min_samples_leaf,
