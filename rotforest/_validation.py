@@ -2,8 +2,10 @@
 here, in Python, before the one call into the compiled builder."""
 import math
 import numbers
+import os
 
 import numpy as np
+import scipy.sparse as sp
 
 CRITERIA = ("gini", "entropy", "log_loss", "error")
 
@@ -14,6 +16,35 @@ def _is_int(value):
 
 def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _physical_memory():
+    """Bytes of physical memory, or None where the platform does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def densify(X):
+    """X as a dense array: the builder and the prediction kernels read dense columns, so a
+    scipy sparse matrix or array (any format, already checked and cast by validate_data)
+    is expanded, implicit entries as 0.0 and stored NaN kept.
+
+    A matrix whose dense form would not fit in physical memory is refused with a clear
+    error rather than left to the operating system (which may kill the process while the
+    pages are filled)."""
+    if not sp.issparse(X):
+        return X
+    n_bytes = X.shape[0] * X.shape[1] * np.dtype(np.float64).itemsize
+    memory = _physical_memory()
+    if memory is not None and n_bytes > memory:
+        raise ValueError(
+            f"sparse X of shape {X.shape} would take {n_bytes / 2**30:.1f} GiB as the dense "
+            f"array these estimators work on, more than this machine's "
+            f"{memory / 2**30:.1f} GiB of memory; reduce the features first (for instance "
+            "with sklearn.feature_selection or TruncatedSVD)")
+    return X.toarray()
 
 
 def check_option(name, value, options):

@@ -15,7 +15,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._validation import check_int, check_real, check_tree_params
+from rotforest._validation import check_int, check_real, check_tree_params, densify
 from rotforest.pruning import prune_reduced_error
 from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, training_data
 
@@ -409,8 +409,8 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data, finite numbers (converted to float64; sparse input is
-            rejected).
+            Training data (converted to float64; NaN marks a missing value; a scipy
+            sparse matrix is expanded to a dense array).
         y : array-like of shape (n_samples,)
             Class labels (strings or numbers).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -517,8 +517,8 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
     # --------------------------------------------------------------- prediction
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite="allow-nan", accept_sparse=False)
+        return densify(validate_data(self, X, reset=False, dtype=np.float64,
+                                     ensure_all_finite="allow-nan", accept_sparse=True))
 
     def _prediction_jobs(self, n_rows):
         # threads pay off only when there is enough work per thread

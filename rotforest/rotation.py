@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._validation import check_int, check_option, check_tree_params
+from rotforest._validation import check_int, check_option, check_tree_params, densify
 from rotforest.forest import (
     _VotingPredictions,
     _chunks,
@@ -371,8 +371,8 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data, finite numbers (converted to float64; sparse input is
-            rejected).
+            Training data (converted to float64; NaN marks a missing value; a scipy
+            sparse matrix is expanded to a dense array).
         y : array-like of shape (n_samples,)
             Class labels (strings or numbers).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -488,8 +488,8 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     # --------------------------------------------------------------- prediction
     def _normalised(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64,
-                          ensure_all_finite="allow-nan", accept_sparse=False)
+        X = densify(validate_data(self, X, reset=False, dtype=np.float64,
+                                  ensure_all_finite="allow-nan", accept_sparse=True))
         Z, mask = _normalise(X, self.mean_, self.scale_)
         return np.asfortranarray(Z), mask      # the projections read columns
 

@@ -17,6 +17,7 @@ from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune
 from rotforest._validation import (
     check_real,
     check_tree_params,
+    densify,
     resolve_max_features,
     resolve_min_samples_leaf,
     resolve_min_samples_split,
@@ -75,7 +76,8 @@ def training_data(est, X, y, sample_weight, class_weight=None):
     sorted classes, y as class codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
     or "balanced"; None for none)."""
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
-                         accept_sparse=False)
+                         accept_sparse=True)
+    X = densify(X)
     if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
         X = np.ascontiguousarray(X)    # e.g. a field of a structured array: the builder
                                        # reads X through strides counted in cells
@@ -95,11 +97,13 @@ def training_data(est, X, y, sample_weight, class_weight=None):
 
 
 class _AcceptsNaN:
-    """Missing values (NaN) are accepted in X; infinities are not."""
+    """Missing values (NaN) are accepted in X; infinities are not. Sparse X is accepted
+    and expanded to a dense array."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -255,8 +259,8 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data, finite numbers (converted to float64; sparse input is
-            rejected).
+            Training data (converted to float64; NaN marks a missing value; a scipy
+            sparse matrix is expanded to a dense array).
         y : array-like of shape (n_samples,)
             Class labels (strings or numbers).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -415,8 +419,8 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         (61, 5)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64,
-                          ensure_all_finite="allow-nan", accept_sparse=False)
+        X = densify(validate_data(self, X, reset=False, dtype=np.float64,
+                                  ensure_all_finite="allow-nan", accept_sparse=True))
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"y must be 1-D with {X.shape[0]} labels; got shape {y.shape}")
@@ -433,8 +437,8 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
     # --------------------------------------------------------------- prediction
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite="allow-nan", accept_sparse=False)
+        return densify(validate_data(self, X, reset=False, dtype=np.float64,
+                                     ensure_all_finite="allow-nan", accept_sparse=True))
 
     def apply(self, X):
         """Index of the leaf that each sample reaches.

@@ -252,7 +252,6 @@ def test_bad_parameters(params, error, match):
 
 
 @pytest.mark.parametrize("X, y, sw, error, match", [
-    (sp.csr_matrix(X_OK), Y_OK, None, TypeError, "[Ss]parse"),
     (np.where(np.eye(30, 3) > 0, np.inf, X_OK), Y_OK, None, ValueError, "infinity"),
     (X_OK, np.linspace(0, 1, 30), None, ValueError, "Unknown label type"),
     (X_OK[:0], Y_OK[:0], None, ValueError, "0 sample"),
@@ -290,11 +289,71 @@ def test_bad_predict_input():
         clf.predict(X_OK[:, :2])
     with pytest.raises(ValueError, match="infinity"):
         clf.predict(np.full((2, 3), -np.inf))
-    with pytest.raises(TypeError, match="[Ss]parse"):
-        clf.predict_proba(sp.csr_matrix(X_OK))
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
         DecisionTreeClassifier().predict(X_OK)
+
+
+@pytest.mark.parametrize("make_sparse", [sp.csr_matrix, sp.csc_matrix, sp.coo_array])
+@pytest.mark.parametrize("Est", ["tree", "forest", "rotation"])
+def test_sparse_X_gives_the_model_of_its_dense_form(Est, make_sparse):
+    """Sparse X (any scipy format, as OneHotEncoder or a ColumnTransformer may hand over)
+    fits and predicts as its dense form: implicit entries are 0.0, stored NaN missing."""
+    from rotforest import RandomForestClassifier, RotationForestClassifier
+    est = {"tree": DecisionTreeClassifier(random_state=0),
+           "forest": RandomForestClassifier(n_estimators=5, random_state=0),
+           "rotation": RotationForestClassifier(n_estimators=5, random_state=0)}[Est]
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 6)) * (rng.uniform(size=(200, 6)) < 0.3)
+    X[rng.uniform(size=X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) > 0).astype(int)
+    Xs = make_sparse(X)
+    assert np.isnan(Xs.data).any()            # NaN is stored, not implicit
+    dense = clone_fit(est, X, y)
+    sparse = clone_fit(est, Xs, y)
+    for method in ("predict_proba", "apply"):
+        expected = getattr(dense, method)(X)
+        np.testing.assert_array_equal(getattr(sparse, method)(Xs), expected)
+        np.testing.assert_array_equal(getattr(dense, method)(Xs), expected)
+    if Est == "tree":
+        assert pickle.dumps(sparse.tree_) == pickle.dumps(dense.tree_)
+        np.testing.assert_array_equal(
+            dense.cost_complexity_pruning_path(Xs, y).ccp_alphas,
+            dense.cost_complexity_pruning_path(X, y).ccp_alphas)
+
+
+def clone_fit(est, X, y):
+    from sklearn.base import clone
+    return clone(est).fit(X, y)
+
+
+def test_sparse_one_hot_pipeline_equals_dense_one():
+    """The pipeline users write first: OneHotEncoder's default output is sparse."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    rng = np.random.RandomState(1)
+    X = rng.randint(0, 8, size=(300, 4))
+    y = (X[:, 0] % 3 == 0) ^ (X[:, 1] > 4)
+    dense = make_pipeline(OneHotEncoder(sparse_output=False),
+                          DecisionTreeClassifier(random_state=0)).fit(X, y)
+    sparse = make_pipeline(OneHotEncoder(), DecisionTreeClassifier(random_state=0)).fit(X, y)
+    assert sp.issparse(sparse[0].transform(X))
+    np.testing.assert_array_equal(sparse.predict_proba(X), dense.predict_proba(X))
+    assert sparse.score(X, y) == 1.0
+
+
+def test_sparse_X_too_large_for_memory_is_refused(monkeypatch):
+    """A sparse matrix whose dense form exceeds physical memory gets a clear error,
+    not an out-of-memory kill while the dense array is filled."""
+    from rotforest import _validation
+    monkeypatch.setattr(_validation, "_physical_memory", lambda: 1000)
+    clf = DecisionTreeClassifier().fit(X_OK, Y_OK)
+    before = pickle.dumps(clf)
+    with pytest.raises(ValueError, match="dense"):
+        clf.fit(sp.csr_matrix(np.ones((60, 3))), np.r_[Y_OK, Y_OK])
+    with pytest.raises(ValueError, match="GiB"):
+        clf.predict(sp.csr_matrix(np.ones((60, 3))))
+    assert pickle.dumps(clf) == before
 
 
 @pytest.mark.parametrize("y", [

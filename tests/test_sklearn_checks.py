@@ -10,14 +10,16 @@ _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not th
 _PCA_SUBSAMPLE = ("PCA rotations are fitted on a random 75% of the rows, and bootstrap "
                   "draws by index: neither treats a sample of weight 2 as two copies")
 EXPECTED_FAILED_CHECKS = {
-    "RandomForestClassifier": {"check_sample_weight_equivalence_on_dense_data": _BAGGING},
+    "RandomForestClassifier": {"check_sample_weight_equivalence_on_dense_data": _BAGGING,
+                               "check_sample_weight_equivalence_on_sparse_data": _BAGGING},
 }
 
 
 def _expected_failed_checks(estimator):
     if (type(estimator).__name__ == "RotationForestClassifier"
             and (estimator.rotation == "pca" or estimator.bootstrap)):
-        return {"check_sample_weight_equivalence_on_dense_data": _PCA_SUBSAMPLE}
+        return {"check_sample_weight_equivalence_on_dense_data": _PCA_SUBSAMPLE,
+                "check_sample_weight_equivalence_on_sparse_data": _PCA_SUBSAMPLE}
     return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})
 
 
