@@ -80,31 +80,41 @@ def _pca_blocks(rng, Zt, y, groups):
     return blocks
 
 
-def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None):
-    """One tree's rotation: a sparse (n_features x n_features) orthonormal matrix, block
-    diagonal over random groups of ``group_size`` features (one dense block when None).
-    ``kind="pca"`` needs the normalised data ``Z`` and class codes ``y``; ``Zt``, Z
-    transposed as a C-contiguous array, may be passed instead of Z by a caller that
-    draws many rotations."""
+def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
+                  features=None):
+    """One tree's rotation: a sparse (n_features x n_axes) matrix with orthonormal
+    columns, block diagonal over random groups of ``group_size`` of the rotated features
+    (one dense block when None).  ``features`` (default: all) are the rotated features,
+    sorted; axis ``j`` belongs to the group of ``features[j]``, and the other features
+    have no loading.  ``kind="pca"`` needs the normalised data ``Z`` and class codes
+    ``y``; ``Zt``, Z transposed as a C-contiguous array, may be passed instead of Z by a
+    caller that draws many rotations."""
     if kind == "pca" and Zt is None:
         Zt = np.ascontiguousarray(Z.T)
-    order = rng.permutation(n_features)
-    size = n_features if group_size is None else group_size
-    groups = [np.sort(order[start:start + size]) for start in range(0, n_features, size)]
+    if features is None:
+        features = np.arange(n_features)
+    n_axes = len(features)
+    order = rng.permutation(n_axes)
+    size = n_axes if group_size is None else min(group_size, n_axes)
+    local = [np.sort(order[start:start + size]) for start in range(0, n_axes, size)]
+    groups = [features[group] for group in local]
     if kind == "pca":
         blocks = _pca_blocks(rng, Zt, y, groups)
     else:
         blocks = [_orthonormal(rng, len(group)) for group in groups]
     rows = np.concatenate([np.repeat(group, len(group)) for group in groups])
-    cols = np.concatenate([np.tile(group, len(group)) for group in groups])
+    cols = np.concatenate([np.tile(group, len(group)) for group in local])
     vals = np.concatenate([block.ravel() for block in blocks])
-    return sp.csc_matrix((vals, (rows, cols)), shape=(n_features, n_features))
+    return sp.csc_matrix((vals, (rows, cols)), shape=(n_features, n_axes))
 
 
 def _normalisation(X, sw):
-    """Weighted mean and standard deviation of every column over its present values
-    (constant or all-missing columns: scale 1; all-missing columns: mean 0)."""
-    present = ~np.isnan(X)
+    """Weighted mean and standard deviation of every column over its present values of
+    positive weight, and the mask of the constant columns (a single present value, or
+    none).  A constant column gets scale 1 and its value as mean (0 when all-missing), so
+    that it normalises to exactly 0; a rounded mean would leave a tiny spread, and
+    dividing by it would blow test values up."""
+    present = ~np.isnan(X) & (sw > 0)[:, None]
     W = present * sw[:, None]
     total = W.sum(axis=0)
     safe = np.where(total > 0, total, 1.0)
@@ -112,8 +122,27 @@ def _normalisation(X, sw):
     mean = (W * X0).sum(axis=0) / safe
     D = np.where(present, X - mean, 0.0)
     scale = np.sqrt((W * D * D).sum(axis=0) / safe)
-    scale[~(scale > 0.0)] = 1.0           # constant features: centred, not scaled
-    return mean, scale
+    low = np.where(present, X, np.inf).min(axis=0)
+    high = np.where(present, X, -np.inf).max(axis=0)
+    constant = ~(low < high)
+    mean[constant] = np.where(np.isfinite(low[constant]), low[constant], 0.0)
+    scale[constant | ~(scale > 0.0)] = 1.0
+    return mean, scale, constant
+
+
+def _rotated_features(X, constant, missing):
+    """The features that the rotations mix: all but the training-constant ones (they
+    carry nothing a tree could split on, and an axis that mixed one would move with a
+    test value the trees never learned).  With ``missing="route"`` a constant feature
+    with both present and missing values is kept: its missing cells hide its group's
+    axes, which is information (an all-missing one would hide them in every row).  When
+    no feature qualifies, all are kept."""
+    keep = ~constant
+    if missing == "route":
+        nan = np.isnan(X)
+        keep |= nan.any(axis=0) & ~nan.all(axis=0)
+    used = np.flatnonzero(keep)
+    return used if used.size else np.arange(constant.size)
 
 
 def _normalise(X, mean, scale):
@@ -183,14 +212,15 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap):
 
 
 def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_seed,
-                  bootstrap, n_draws, group_size, kind, progress):
+                  bootstrap, n_draws, group_size, kind, features, progress):
     n, F = Z.shape
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
     out = []
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
-        rotation = draw_rotation(rng, F, group_size, kind, y=y_enc, Zt=Zt)
+        rotation = draw_rotation(rng, F, group_size, kind, y=y_enc, Zt=Zt,
+                                 features=features)
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = DecisionTreeClassifier(random_state=seed, **params)
@@ -285,13 +315,19 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     estimator_ : DecisionTreeClassifier
         The unfitted template of the trees: the forest's tree parameters (each fitted
         tree also has its own ``random_state``).
-    rotations_ : list of scipy.sparse.csc_matrix of shape (n_features, n_features)
-        Tree ``i`` sees ``((X - mean_) / scale_) @ rotations_[i]``.
+    rotations_ : list of scipy.sparse.csc_matrix of shape (n_features, n_axes)
+        Tree ``i`` sees ``((X - mean_) / scale_) @ rotations_[i]``; the columns are
+        orthonormal, one axis per rotated feature (``n_axes = len(rotated_features_)``).
+    rotated_features_ : ndarray of int
+        The features the rotations mix: all but those constant in training (which get
+        no loading, so test values of them are ignored, as a tree ignores a feature it
+        never split on). With ``missing="route"``, a constant feature that had some
+        missing values is kept.
     mean_ : ndarray of shape (n_features,)
         Weighted mean of every feature over its present (non-missing) training values.
     scale_ : ndarray of shape (n_features,)
         Weighted standard deviation of every feature over its present values (1 for
-        constant features).
+        constant features, whose ``mean_`` is their value).
     missing_features_ : ndarray of int
         Features that had missing values (NaN) in training.
     classes_ : ndarray of shape (n_classes,)
@@ -412,25 +448,26 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
                 raise ValueError("missing cannot change between warm-started fits")
             base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
             missing_features = self.missing_features_
+            features = self.rotated_features_
             fitted = list(zip(self.estimators_, self.rotations_))
         else:
             base_seed = int(check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max))
             # weighted, so that a weight of 2 normalises like two copies of a sample
-            mean, scale = _normalisation(X, sw)
+            mean, scale, constant = _normalisation(X, sw)
             missing_features = np.flatnonzero(np.isnan(X).any(axis=0))
+            features = _rotated_features(X, constant, self.missing)
             fitted = []
         Z, mask = _normalise(X, mean, scale)
         project = _Rotated(self.missing, missing_features)
         new = list(range(len(fitted), self.n_estimators))
         n_jobs = effective_n_jobs(self.n_jobs)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
-        group = None if self.group_size is None else min(self.group_size, F)
         codes = y_enc.astype(np.int32)    # one object for all chunks: shipped once (dask)
         results = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_grow_rotated)(self._tree_params(), chunk, Z, mask, project, codes,
                                    sw, len(classes), base_seed, self.bootstrap, n_draws,
-                                   group, self.rotation, progress)
+                                   self.group_size, self.rotation, features, progress)
             for chunk in _chunks(new, n_jobs))
         for part in results:
             fitted.extend(part)
@@ -441,6 +478,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         self.n_outputs_ = 1
         self.mean_, self.scale_ = mean, scale
         self.missing_features_ = missing_features
+        self.rotated_features_ = features
         self._missing_fitted = self.missing
         self._base_seed = base_seed
         self._n_draws_fitted = n_draws
@@ -501,7 +539,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     def _per_tree(self, X, fn):
         """fn(tree, rotated rows) summed over trees, the rows projected in batches."""
         Z, mask = self._normalised(X)
-        F = Z.shape[1]
+        F = self.rotated_features_.size        # axes per tree
         R = self._stacked()
         project = self._projector()
         step = max(1, _BATCH_CELLS // max(1, F * len(self.estimators_)))
@@ -557,7 +595,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         """
         check_is_fitted(self)
         total = np.zeros(self.n_features_in_)
-        F = self.n_features_in_
+        F = self.rotated_features_.size        # axes per tree
         for tree, rotation in zip(self.estimators_, self.rotations_):
             if tree.tree_.node_count > 1:
                 imp = tree.tree_.compute_feature_importances()

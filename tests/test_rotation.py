@@ -86,13 +86,55 @@ def test_warm_start_and_oob(data):
     assert 0.6 < once.oob_score_ <= 1.0
 
 
-def test_constant_features_are_harmless():
+@pytest.mark.parametrize("kind", ["gaussian", "pca"])
+def test_constant_features_are_left_out_of_the_rotations(kind):
+    """Features constant in training get no loading: the forest equals the one fitted
+    without them (same draws), test values in them are ignored, and a constant whose
+    weighted mean rounds off its value (0.1 under uneven weights) still normalises to
+    exactly 0 rather than being divided by a rounding-sized spread."""
     X, y = make_classification(n_samples=300, n_features=5, random_state=0)
-    X = np.hstack([X, np.full((300, 2), 7.0)])
-    forest = RotationForestClassifier(n_estimators=5, random_state=0).fit(X, y)
-    assert np.all(np.isfinite(forest.predict_proba(X)))
+    sw = np.random.default_rng(0).uniform(0.1, 3.0, 300)
+    Xc = np.hstack([X, np.full((300, 1), 7.0), np.full((300, 1), 0.1)])
+    params = dict(n_estimators=5, rotation=kind, random_state=0)
+    plain = RotationForestClassifier(**params).fit(X, y, sample_weight=sw)
+    forest = RotationForestClassifier(**params).fit(Xc, y, sample_weight=sw)
+    np.testing.assert_array_equal(forest.rotated_features_, np.arange(5))
     np.testing.assert_array_equal(forest.scale_[-2:], 1.0)
-    assert forest.score(X, y) > 0.9
+    np.testing.assert_array_equal(forest.mean_[-2:], [7.0, 0.1])
+    for R, Rp in zip(forest.rotations_, plain.rotations_):
+        assert R.shape == (7, 5)
+        np.testing.assert_array_equal(R.toarray()[:5], Rp.toarray())
+        np.testing.assert_array_equal(R.toarray()[5:], 0.0)
+        np.testing.assert_allclose(R.T @ R.toarray(), np.eye(5), atol=1e-10)
+    expected = plain.predict_proba(X)
+    np.testing.assert_array_equal(forest.predict_proba(Xc), expected)
+    shifted = Xc.copy()
+    shifted[:, 5:] = np.random.default_rng(1).normal(size=(300, 2)) * 1e6
+    np.testing.assert_array_equal(forest.predict_proba(shifted), expected)
+    np.testing.assert_array_equal(forest.feature_importances_[:5], plain.feature_importances_)
+    np.testing.assert_array_equal(forest.feature_importances_[5:], 0.0)
+    # all features constant: a forest of single leaves, not an error
+    flat = RotationForestClassifier(**params).fit(np.ones((10, 3)), np.arange(10) % 2)
+    np.testing.assert_array_equal(flat.predict_proba(np.zeros((2, 3))), 0.5)
+
+
+@pytest.mark.parametrize("missing", ["route", "impute"])
+def test_constant_feature_with_missing_values_is_kept_only_when_routing(missing):
+    """Under "route", a constant feature's missing cells still tell the trees something
+    (they hide its group's axes), so it stays in the rotations; under "impute" its
+    indicator column carries that, and an all-missing feature is left out under both."""
+    X, y = make_classification(n_samples=300, n_features=4, random_state=2)
+    partly = np.where(y == 1, np.nan, 5.0)       # constant, missing exactly in class 1
+    Xc = np.column_stack([X, partly, np.full(300, np.nan)])
+    forest = RotationForestClassifier(n_estimators=5, missing=missing,
+                                      random_state=0).fit(Xc, y)
+    kept = [0, 1, 2, 3, 4] if missing == "route" else [0, 1, 2, 3]
+    np.testing.assert_array_equal(forest.rotated_features_, kept)
+    np.testing.assert_array_equal(forest.missing_features_, [4, 5])
+    assert forest.score(Xc, y) == 1.0          # the missingness itself separates the classes
+    Xt = Xc.copy()
+    Xt[:, 5] = 1.0                              # values never seen in training: ignored
+    np.testing.assert_array_equal(forest.predict_proba(Xt), forest.predict_proba(Xc))
 
 
 def test_junk_features_default_not_worse_than_random_forest():
