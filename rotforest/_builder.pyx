@@ -35,7 +35,7 @@ import numpy as np
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
 from libc.math cimport log, ceil, INFINITY, isfinite, isnan
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
 from rotforest._tree import NODE_DTYPE
@@ -821,6 +821,8 @@ cdef struct Entry:         # a node on the frontier
     int32_t pad
     double impurity
     double weight
+    double lower           # monotonic constraints: bounds on the node's class-0 fraction
+    double upper
     SplitInfo split
 
 cdef struct Builder:
@@ -846,6 +848,8 @@ cdef struct Builder:
     key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
     uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
     uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
+    const int8_t* monotonic  # per feature: 1 / -1 when the class-0 fraction may only
+                           # rise / fall from left to right child, 0 when free; NULL: none
     bint any_missing
     int criterion
     int random_split
@@ -1271,11 +1275,18 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
 
 cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, double wl,
                                 const double* tot, double wtot) noexcept nogil:
-    """Proxy of the split whose left child holds the counts cl (plus cm when given)."""
+    """Proxy of the split whose left child holds the counts cl (plus cm when given).
+    Two classes with Gini: the two-class kernel's proxy (l1^2/wl + r1^2/wr, see
+    _gini2_score), so that its features and the others compare in one node."""
     cdef int64_t c
     cdef double* a = B.cr
     cdef double* b = B.fr
-    cdef double wr
+    cdef double wr, a1, r1
+    if B.criterion == CRIT_GINI and B.n_classes == 2:
+        a1 = cl[1] + (cm[1] if cm != NULL else 0.0)
+        r1 = tot[1] - a1
+        wr = wtot - wl
+        return (a1 * a1 * wr + r1 * r1 * wl) / (wl * wr)
     if cm != NULL:
         for c in range(B.n_classes):
             a[c] = cl[c] + cm[c]
@@ -1288,10 +1299,23 @@ cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, 
     return _proxy_counts(B, a, b, wl, wr)
 
 
+cdef inline bint _monotonic_ok(double l0, double wl, double r0, double wr, int cst,
+                               double lower, double upper) noexcept nogil:
+    """Whether a two-class split with class-0 weights l0 / r0 in children of weights wl /
+    wr keeps the constraint cst on the class-0 fraction and the node's bounds (the test
+    scikit-learn applies, in its arithmetic)."""
+    cdef double vl = l0 / wl, vr = r0 / wr
+    return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
+            and (vl - vr) * cst <= 0.0)
+
+
 cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
                           const double* tot, double wtot, int64_t* pos,
-                          int64_t* ml) noexcept nogil:
-    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut)."""
+                          int64_t* ml, int cst=0, double lower=0.0,
+                          double upper=0.0) noexcept nogil:
+    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut).
+    With ``cst`` (a monotonic constraint, two classes) only cuts that keep it and the
+    node's bounds are candidates; it then serves features without missing values too."""
     cdef int64_t K = B.n_classes, enm = e - nm, msl = B.min_samples_leaf, q, p, c
     cdef int64_t pos1 = -1, pos2 = -1
     cdef int rs = B.rshift
@@ -1315,18 +1339,25 @@ cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int6
         if q + 1 == enm or ((L[q + 1] ^ k) >> rs) == 0:
             continue
         p = q + 1
-        if p - s >= msl and e - p >= msl and wl >= minw and wtot - wl >= minw:
+        if (p - s >= msl and e - p >= msl and wl >= minw and wtot - wl >= minw
+                and (cst == 0 or _monotonic_ok(cl[0], wl, tot[0] - cl[0], wtot - wl, cst,
+                                               lower, upper))):
             proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
             if proxy > best1:
                 best1 = proxy
                 pos1 = p
-        if (p - s + nm >= msl and enm - p >= msl and wl + wm >= minw
-                and wtot - wl - wm >= minw):
+        if (nm > 0 and p - s + nm >= msl and enm - p >= msl and wl + wm >= minw
+                and wtot - wl - wm >= minw
+                and (cst == 0 or _monotonic_ok(cl[0] + cm[0], wl + wm,
+                                               tot[0] - cl[0] - cm[0], wtot - wl - wm,
+                                               cst, lower, upper))):
             proxy = _proxy_moved(B, cl, cm, wl + wm, tot, wtot)
             if proxy > best2:
                 best2 = proxy
                 pos2 = p
-    if enm - s >= msl and nm >= msl and wl >= minw and wtot - wl >= minw:
+    if (enm - s >= msl and nm >= msl and wl >= minw and wtot - wl >= minw
+            and (cst == 0 or _monotonic_ok(cl[0], wl, tot[0] - cl[0], wtot - wl, cst,
+                                           lower, upper))):
         proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
         if proxy > best1:
             best1 = proxy
@@ -1342,7 +1373,8 @@ cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int6
 
 cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
                           int64_t nm, const double* tot, double wtot, int64_t* pos,
-                          double* thr, int64_t* ml) noexcept nogil:
+                          double* thr, int64_t* ml, double lower,
+                          double upper) noexcept nogil:
     """Extremely randomised split: one uniform threshold between the node's extremes of
     the present values; missing samples, if any, go to a side drawn at random."""
     cdef const double* xf = B.X + f * B.xcs
@@ -1385,6 +1417,10 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
         return -INFINITY
     for c in range(B.n_classes):
         B.cr[c] = tot[c] - B.cl[c]
+    if (B.monotonic != NULL and B.monotonic[f] != 0
+            and not _monotonic_ok(B.cl[0], wl, B.cr[0], wtot - wl, B.monotonic[f],
+                                  lower, upper)):
+        return -INFINITY
     pos[0] = p
     thr[0] = t
     return _proxy_counts(B, B.cl, B.cr, wl, wtot - wl)
@@ -1457,7 +1493,12 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         if B.any_missing and B.nan_rank[f] != NO_NAN:
             nm = _missing_tail(B, L, s, end, B.nan_rank[f], &m1i, &mwi)
         if B.random_split:
-            proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml)
+            proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
+                                  e.lower, e.upper)
+        elif B.monotonic != NULL and B.monotonic[f] != 0:
+            # a constrained feature: the portable scan, checking every cut
+            proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml,
+                                  B.monotonic[f], e.lower, e.upper)
         elif B.criterion == CRIT_GINI and K == 2:
             if B.packed:
                 proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
@@ -1702,6 +1743,14 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     nd.weighted_n_node_samples = e.weight
     for c in range(K):
         B.values[idx * K + c] = counts[c] / e.weight
+    if B.monotonic != NULL and K == 2:
+        # the class-0 fraction is held within the bounds the constraints set (two
+        # classes), as scikit-learn does, and the other fraction is its complement
+        if B.values[idx * K] < e.lower:
+            B.values[idx * K] = e.lower
+        elif B.values[idx * K] > e.upper:
+            B.values[idx * K] = e.upper
+        B.values[idx * K + 1] = 1.0 - B.values[idx * K]
     if e.parent >= 0:
         if e.is_left:
             B.nodes[e.parent].left_child = idx
@@ -1790,6 +1839,21 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef bint lleaf, rleaf
     cdef SplitInfo sp = e.split
     cdef bint moved = sp.n_missing > 0 and sp.missing_left
+    cdef double bounds[4]          # lower, upper of the left child, then of the right
+    cdef double middle
+    cdef int cst = B.monotonic[f] if B.monotonic != NULL else 0
+    bounds[0] = bounds[2] = e.lower
+    bounds[1] = bounds[3] = e.upper
+    if cst != 0:
+        # children of a constrained split meet at the mean of their class-0 fractions
+        middle = (B.ent_counts[ei * 3 * K + K] / (2.0 * sp.weight_left)
+                  + B.ent_counts[ei * 3 * K + 2 * K] / (2.0 * sp.weight_right))
+        if cst == 1:
+            bounds[1] = middle
+            bounds[2] = middle
+        else:
+            bounds[0] = middle
+            bounds[3] = middle
     # the left child holds [s, cut) of the split feature's list, plus its missing samples
     # [enm, end) when they go left; p is where the right child starts in every list
     p = cut + (sp.n_missing if moved else 0)
@@ -1844,6 +1908,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         e.has_split = 0
         e.impurity = sp.impurity_left if q == 0 else sp.impurity_right
         e.weight = sp.weight_left if q == 0 else sp.weight_right
+        e.lower = bounds[2 * q]
+        e.upper = bounds[2 * q + 1]
         memcpy(B.ent_counts + g * 3 * K, B.ent_counts + ei * 3 * K + (1 + q) * K,
                K * sizeof(double))
     out[0] = le
@@ -1959,13 +2025,19 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                const double[::1] sample_weight, int64_t n_classes, int criterion,
                bint random_split, int64_t max_depth, int64_t min_samples_split,
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
-               int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed):
+               int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
+               const int8_t[::1] monotonic=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
     ``keys`` is what :func:`presort` returns for ``X`` (it may be shared by many trees: it
     is only read).  Samples whose weight is zero take no part in this tree.
     ``max_leaf_nodes <= 0`` grows depth-first, otherwise best-first.
+    ``monotonic`` (two classes only; None for none) holds per feature 1, -1 or 0: a split
+    on a feature marked 1 (-1) must not lower (raise) the class-0 fraction from the left
+    child to the right one, and every node's fraction stays within the bounds its
+    ancestors' constrained splits set (scikit-learn's rule; the caller flips the signs
+    of constraints stated on the positive class).
 
     Returns ``(nodes, value, max_depth)``: the node array (``NODE_DTYPE``), the class
     fractions of every node, shape ``(node_count, 1, n_classes)``, and the depth reached.
@@ -1984,6 +2056,12 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         raise ValueError("X, keys, y and sample_weight do not agree in shape")
     if K < 1 or F < 1 or n < 1 or n > MAX_SAMPLES:
         raise ValueError("empty or oversized problem")
+    if monotonic is not None:
+        if monotonic.shape[0] != F or K > 2:
+            raise ValueError("monotonic needs one entry per feature and two classes")
+        for f in range(F):
+            if monotonic[f] < -1 or monotonic[f] > 1:
+                raise ValueError("monotonic entries must be -1, 0 or 1")
     for i in range(n):
         wi = sample_weight[i]
         if wi < 0.0 or not isfinite(wi):
@@ -2051,6 +2129,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.min_impurity_decrease = min_impurity_decrease
     B.total_weight = tw
     B.rng = seed
+    B.monotonic = &monotonic[0] if monotonic is not None else NULL
     B.n_words = (F + 63) // 64
     B.use_avx512 = _USE_AVX512
     B.ent_cap = 64
@@ -2129,6 +2208,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         B.ent[root].node_id = -1
         B.ent[root].is_left = 0
         B.ent[root].weight = tw
+        B.ent[root].lower = -INFINITY
+        B.ent[root].upper = INFINITY
         memset(B.ent_counts + root * 3 * K, 0, 3 * K * sizeof(double))
         memset(B.ent_const + root * B.n_words, 0, B.n_words * sizeof(uint64_t))
         for i in range(n):

@@ -127,6 +127,28 @@ def resolve_max_features(value, n_features):
                     f"None; got {value!r}")
 
 
+def resolve_monotonic_cst(value, n_features, n_classes):
+    """The builder's view of ``monotonic_cst`` (constraints on the positive class's
+    probability): None, or int8 constraints on the class-0 fraction (signs flipped).
+    Two classes only, as in scikit-learn; with one class there is nothing to constrain."""
+    if value is None:
+        return None
+    cst = np.asarray(value)
+    if cst.ndim != 1 or cst.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {cst.shape} but X has {n_features} "
+                         "features: give one constraint per feature")
+    if cst.dtype.kind not in "biuf" or not np.all(np.isin(cst, (-1, 0, 1))):
+        raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1; got "
+                         f"the values {np.unique(cst).tolist()}")
+    if n_classes > 2:
+        raise ValueError("monotonic_cst is not supported with more than two classes "
+                         f"(got {n_classes}): the constraints bind the probability of the "
+                         "positive class")
+    if n_classes < 2:
+        return None
+    return np.ascontiguousarray(-cst.astype(np.int8))
+
+
 def check_tree_params(est):
     """Check the parameters that do not depend on the data; return the builder's view."""
     check_option("criterion", est.criterion, CRITERIA)

@@ -23,7 +23,7 @@ __all__ = ["RandomForestClassifier"]
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "ccp_alpha")
+                "min_impurity_decrease", "ccp_alpha", "monotonic_cst")
 
 
 def _tree_rng(base_seed, index):
@@ -56,7 +56,8 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         del drawn
         tree = DecisionTreeClassifier(random_state=seed, **forest_params)
         limits = check_tree_params(tree)
-        settings = tree._builder_settings(n, X.shape[1], weights, *limits)
+        settings = tree._builder_settings(n, X.shape[1], weights, *limits,
+                                          n_classes=n_classes)
         tree.classes_ = np.arange(n_classes)
         tree.n_classes_ = n_classes
         tree.n_outputs_ = 1
@@ -309,6 +310,10 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
     oob_pruning : bool, default=False
         Prune every tree by reduced-error pruning, with its own out-of-bag samples as the
         tuning set. Needs ``bootstrap=True``.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraints of every tree on the probability of the positive class (1
+        rising, -1 falling, 0 free; two classes only), as in
+        :class:`DecisionTreeClassifier`; the forest's average keeps them.
 
     Attributes
     ----------
@@ -381,6 +386,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         max_samples=None,
         ccp_alpha=0.0,
         oob_pruning=False,
+        monotonic_cst=None,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -401,6 +407,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         self.max_samples = max_samples
         self.ccp_alpha = ccp_alpha
         self.oob_pruning = oob_pruning
+        self.monotonic_cst = monotonic_cst
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):

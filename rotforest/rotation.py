@@ -225,7 +225,8 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = DecisionTreeClassifier(random_state=seed, **params)
         limits = check_tree_params(tree)
-        settings = tree._builder_settings(n, P.shape[1], weights, *limits)
+        settings = tree._builder_settings(n, P.shape[1], weights, *limits,
+                                          n_classes=n_classes)
         tree.classes_ = np.arange(n_classes)
         tree.n_classes_ = n_classes
         tree.n_outputs_ = 1

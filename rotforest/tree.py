@@ -21,6 +21,7 @@ from rotforest._validation import (
     resolve_max_features,
     resolve_min_samples_leaf,
     resolve_min_samples_split,
+    resolve_monotonic_cst,
 )
 
 __all__ = ["DecisionTreeClassifier"]
@@ -169,6 +170,13 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         If set, ``fit`` holds out this stratified fraction of the training data (drawn
         with ``random_state``), grows the tree on the rest and prunes it by reduced-error
         pruning on the held-out part (see :meth:`reduced_error_prune`).
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Per feature, 1 when the predicted probability of the positive class (the second
+        of ``classes_``) may only rise with the feature, -1 when it may only fall, 0 for
+        no constraint; None: no constraint. Two classes only. As in scikit-learn, a
+        split on a constrained feature is a candidate only if its children's
+        probabilities are in that order and within the bounds set by the constrained
+        splits above it, and every node's probability is held within those bounds.
 
     Attributes
     ----------
@@ -237,6 +245,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         class_weight=None,
         ccp_alpha=0.0,
         validation_fraction=None,
+        monotonic_cst=None,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -251,6 +260,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
         self.validation_fraction = validation_fraction
+        self.monotonic_cst = monotonic_cst
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -289,7 +299,8 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
             X, y_enc, sw = X[grow], y_enc[grow], sw[grow]
             if not sw.sum() > 0:
                 raise ValueError("the sample weights of the growing part sum to zero")
-        settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits)
+        settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits,
+                                          n_classes=len(classes))
         seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
         keys = _builder.presort(X)
         self.classes_ = classes
@@ -301,7 +312,8 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
                                              y_tune, w_tune)
         return self
 
-    def _builder_settings(self, n_samples, n_features, sw, max_depth, max_leaf_nodes):
+    def _builder_settings(self, n_samples, n_features, sw, max_depth, max_leaf_nodes, *,
+                          n_classes):
         """Every parameter resolved to the plain numbers the builder takes (max_depth and
         max_leaf_nodes as check_tree_params returns them)."""
         min_leaf = resolve_min_samples_leaf(self.min_samples_leaf, n_samples)
@@ -320,6 +332,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
             max_features=self.max_features_,
             max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
             min_impurity_decrease=float(self.min_impurity_decrease),
+            monotonic=resolve_monotonic_cst(self.monotonic_cst, n_features, n_classes),
         )
 
     def _grow(self, X, keys, y_enc, sw, settings, seed):
