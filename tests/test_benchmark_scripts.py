@@ -103,3 +103,68 @@ def test_scaling_runs(tmp_path, capsys):
     scaling.main(["--from-results", str(saved), "--plot", "none"])
     again = capsys.readouterr().out
     assert again.split("| n |", 1)[1] == out.split("| n |", 1)[1]     # same table
+
+
+def test_coded_missing_cells_become_nan():
+    bench = _load("bench_forest")
+    X = np.array([[0.0, 0.0, 5.0, 0.0, 7.0, 0.0, 0.0, 0.0],
+                  [1.0, 2.0, 0.0, 3.0, 0.0, 4.0, 0.0, 1.0]])
+    out = bench.decode_missing("pima", X)
+    expected = X.copy()
+    for j in (1, 2, 3, 4, 5):                       # pregnancies (0) and the rest keep 0
+        expected[X[:, j] == 0, j] = np.nan
+    np.testing.assert_array_equal(out, expected)
+    assert not np.isnan(X).any()                     # the caller's array is left alone
+    adult = np.zeros((2, 14))
+    adult[1] = 1.0
+    decoded = bench.decode_missing("adult", adult)
+    assert np.isnan(decoded).sum() == 3 and np.isnan(decoded[0, [1, 6, 13]]).all()
+    assert bench.decode_missing("iris", X) is X
+
+
+def test_rotation_benchmark_prints_the_hindsight_best(capsys):
+    from sklearn.datasets import load_iris, load_wine
+    from sklearn.dummy import DummyClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    bench = _load("bench_rotation")
+    make = {"dummy": lambda: DummyClassifier(), "tree": lambda: DecisionTreeClassifier(
+        random_state=0), "stump": lambda: DecisionTreeClassifier(max_depth=1)}
+    bench.accuracy(make, [("iris", load_iris(return_X_y=True)),
+                          ("wine", load_wine(return_X_y=True))])
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("| iris", "| wine"))]
+    table = np.array([[float(v) for v in r.strip("| ").split(" | ")[1:]] for r in rows])
+    best = table.max(axis=1).mean()
+    assert f"mean accuracy {best:.4f}" in out
+    for name, m in zip(make, table.mean(axis=0)):
+        assert f"{100 * (best - m):.2f} points above {name}" in out
+
+
+def test_forest_benchmark_scores_native_against_imputed(tmp_path, capsys):
+    from sklearn.datasets import load_iris, load_wine
+
+    bench = _load("bench_forest")
+    X, y = load_wine(return_X_y=True)
+    X = X[:, :8].copy()
+    X[::9, 2] = np.nan                                # missing cells stored as NaN
+    np.savez(tmp_path / "wine_nan.npz", X=X, y=y)
+    Xp = np.abs(X[:, :8]).round(1)
+    Xp[np.isnan(Xp)] = 0.0
+    Xp[::4, 3] = 0.0                                  # coded as zeros, as in pima
+    np.savez(tmp_path / "pima.npz", X=Xp, y=y)
+    np.savez(tmp_path / "iris.npz", X=load_iris().data, y=load_iris().target)
+    bench.main(["--missing", "--skip-missing-times", "--skip-synthetic", "--data",
+                str(tmp_path), "--n-estimators", "3", "--n-jobs", "1", "--cv-repeats", "1",
+                "--inject", "iris"])
+    out = capsys.readouterr().out
+    lines = {}                                        # first table: accuracies
+    for line in out.splitlines():
+        if line.startswith("| "):
+            lines.setdefault(line.split(" | ")[0], line)
+    assert "| pima (coded missing cells as NaN)" in lines
+    assert "| wine_nan" in lines and "| iris (10% injected)" in lines
+    share = float(lines["| pima (coded missing cells as NaN)"].split(" | ")[2].rstrip("%"))
+    assert share == pytest.approx(100 * np.mean(np.isnan(bench.decode_missing("pima", Xp))),
+                                  abs=0.06)
+    assert out.count("| **mean of the 2 with real missing cells** |") == 2
