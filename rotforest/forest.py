@@ -77,17 +77,41 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
 
 def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes):
     """Sum of the class probabilities that the trees ``indices`` give the samples they
-    did not see, and how many trees voted for each sample."""
+    did not see (the first n_classes columns), and how many trees voted for each sample
+    (the last column)."""
     n = X.shape[0]
-    sums = np.zeros((n, n_classes))
-    votes = np.zeros(n, dtype=np.int64)
+    sums = np.zeros((n, n_classes + 1))
     for tree, index in zip(trees, indices):
         drawn, _ = _draw_tree(base_seed, index, n, n_draws, True)
         out = np.bincount(drawn, minlength=n) == 0
         if np.any(out):
-            sums[out] += tree.tree_.value[tree.tree_.apply(X[out]), 0, :]
-            votes[out] += 1
-    return sums, votes
+            sums[out, :n_classes] += tree.tree_.value[tree.tree_.apply(X[out]), 0, :]
+            sums[out, n_classes] += 1
+    return sums
+
+
+# Trees are summed in blocks of this many, the blocks added in order, whatever the number
+# of threads: a forest's probabilities are then the same to the last bit for every n_jobs.
+_SUM_BLOCK = 8
+
+
+def _sum_over_trees(n_trees, n_jobs, block_sum):
+    """The sum of ``block_sum(trees)`` over consecutive ranges of ``_SUM_BLOCK`` tree
+    indices, added in block order; the blocks are computed in ``n_jobs`` threads, each
+    returning a new array."""
+    blocks = [range(a, min(a + _SUM_BLOCK, n_trees)) for a in range(0, n_trees, _SUM_BLOCK)]
+    if n_jobs == 1:
+        parts = map(block_sum, blocks)
+    else:   # a generator keeps the order and holds only the blocks not yet added
+        parts = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+            delayed(block_sum)(trees) for trees in blocks)
+    total = None
+    for part in parts:
+        if total is None:
+            total = part
+        else:
+            total += part
+    return total
 
 
 def _presort_in_threads(X, n_threads):
@@ -183,6 +207,12 @@ class _VotingPredictions:
     """predict and predict_log_proba of a forest, from its predict_proba; apply and
     decision_path, from ``_tree_rows(X)``: the (tree, rows it reads) pairs, X checked
     when it is called."""
+
+    def _prediction_jobs(self, n_rows):
+        # threads pay off only when there is enough work per thread
+        if n_rows * len(self.estimators_) < 200_000:
+            return 1
+        return min(effective_n_jobs(self.n_jobs), len(self.estimators_))
 
     def apply(self, X):
         """Leaf index of every sample in every tree.
@@ -502,13 +532,10 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         return self
 
     def _set_oob(self, X, y, n_jobs):
-        everything = list(range(len(self.estimators_)))
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_oob_votes)([self.estimators_[i] for i in chunk], chunk, X,
-                                self._base_seed, self._n_draws_fitted, self.n_classes_)
-            for chunk in _chunks(everything, n_jobs))
-        sums = sum(p[0] for p in parts)
-        counts = sum(p[1] for p in parts)
+        both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(
+            self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed,
+            self._n_draws_fitted, self.n_classes_))
+        sums, counts = both[:, :-1], both[:, -1]
         seen = counts > 0
         if not np.all(seen):
             warnings.warn("Some inputs do not have OOB scores. This probably means too few "
@@ -527,12 +554,6 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         return densify(validate_data(self, X, reset=False, dtype=np.float64,
                                      ensure_all_finite="allow-nan", accept_sparse=True))
 
-    def _prediction_jobs(self, n_rows):
-        # threads pay off only when there is enough work per thread
-        if n_rows * len(self.estimators_) < 200_000:
-            return 1
-        return min(effective_n_jobs(self.n_jobs), len(self.estimators_))
-
     def predict_proba(self, X):
         """Class probabilities: the mean of the trees' leaf class fractions.
 
@@ -549,18 +570,13 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         X = self._validate_X_predict(X)
         n_jobs = self._prediction_jobs(X.shape[0])
 
-        def part(trees):
+        def block(trees):
             total = np.zeros((X.shape[0], self.n_classes_))
-            for tree in trees:
+            for tree in self.estimators_[trees.start:trees.stop]:
                 total += tree.tree_.value[tree.tree_.apply(X), 0, :]
             return total
 
-        if n_jobs == 1:
-            total = part(self.estimators_)
-        else:
-            total = sum(Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(part)(chunk) for chunk in _chunks(self.estimators_, n_jobs)))
-        return total / len(self.estimators_)
+        return _sum_over_trees(len(self.estimators_), n_jobs, block) / len(self.estimators_)
 
     def _tree_rows(self, X):
         X = self._validate_X_predict(X)

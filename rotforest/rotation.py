@@ -13,6 +13,7 @@ from rotforest.forest import (
     _VotingPredictions,
     _chunks,
     _Progress,
+    _sum_over_trees,
     _tree_rng,
     check_ensemble_params,
     check_warm_start,
@@ -534,27 +535,39 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
 
     def _stacked(self):
         """All rotations side by side (n_features x n_estimators * n_features, built in
-        fit), so that one sparse-dense product projects a batch of rows for every tree."""
+        fit), so that one sparse-dense product projects a batch of rows for a block of
+        trees."""
         return self._stacked_rotations
 
     def _per_tree(self, X, fn):
-        """fn(tree, rotated rows) summed over trees, the rows projected in batches."""
+        """fn(tree, rotated rows) summed over trees, block by block of trees (in threads,
+        as the random forest predicts), each block projecting batches of rows onto all
+        its trees' axes at once.  Memory stays near _BATCH_CELLS projected values for
+        each thread."""
         Z, mask = self._normalised(X)
+        n_jobs = self._prediction_jobs(Z.shape[0])
+        return _sum_over_trees(len(self.estimators_), n_jobs,
+                               lambda trees: self._sum_over(trees, Z, mask, fn))
+
+    def _sum_over(self, trees, Z, mask, fn):
+        """fn(tree, rotated rows) summed over the trees of the range ``trees``, the rows
+        projected in batches of about _BATCH_CELLS values."""
         F = self.rotated_features_.size        # axes per tree
-        R = self._stacked()
+        R = self._stacked()[:, trees.start * F:trees.stop * F]
         project = self._projector()
-        step = max(1, _BATCH_CELLS // max(1, F * len(self.estimators_)))
+        step = max(1, _BATCH_CELLS // max(1, F * len(trees)))
         parts = []
         for start in range(0, Z.shape[0], step):
             M = None if mask is None else mask[start:start + step]
             P = project.axes(R, Z[start:start + step], M)    # rows x (trees * F)
             extra = project.extra(M, P.shape[0])
             part = None
-            for i, tree in enumerate(self.estimators_):
-                Pi = P[:, i * F:(i + 1) * F]
+            for k, i in enumerate(trees):
+                Pi = P[:, k * F:(k + 1) * F]
                 if extra is not None:
                     Pi = np.hstack([Pi, extra])
-                part = fn(tree, Pi) if part is None else part + fn(tree, Pi)
+                out = fn(self.estimators_[i], Pi)
+                part = out if part is None else part + out
             parts.append(part)
         return np.concatenate(parts)
 

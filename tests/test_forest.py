@@ -188,3 +188,33 @@ def test_estimator_is_the_unfitted_template_of_the_trees(data, kind):
         assert template.get_params() == expected
     assert (template.max_depth, template.min_samples_leaf, template.criterion) == (4, 3,
                                                                                    "entropy")
+
+
+@pytest.mark.parametrize("kind", ["random", "rotation"])
+def test_probabilities_to_the_last_bit_whatever_n_jobs(kind):
+    # leaves of depth-limited trees hold fractions, so the order in which the trees'
+    # probabilities are added shows in the last bits; 4,000 rows x 60 trees is enough
+    # work for prediction to run in threads
+    from rotforest import RotationForestClassifier
+
+    X, y = make_classification(n_samples=8000, n_features=8, n_informative=5, n_classes=3,
+                               random_state=1)
+    X[::13, 2] = np.nan
+    cls = RandomForestClassifier if kind == "random" else RotationForestClassifier
+    forest = cls(n_estimators=60, max_depth=4, bootstrap=True, oob_score=True,
+                 random_state=0, n_jobs=1).fit(X[:4000], y[:4000])
+    probas, oob = [], []
+    for n_jobs in (1, 2, 3, 5):
+        forest.set_params(n_jobs=n_jobs)
+        assert forest._prediction_jobs(4000) == min(n_jobs, 60)
+        probas.append(forest.predict_proba(X[4000:]))
+        oob.append(cls(n_estimators=60, max_depth=4, bootstrap=True, oob_score=True,
+                       random_state=0, n_jobs=n_jobs).fit(X[:4000], y[:4000])
+                   .oob_decision_function_)
+    assert not np.array_equal(probas[0], np.round(probas[0] * 60) / 60)   # fractions
+    for p, o in zip(probas[1:], oob[1:]):
+        np.testing.assert_array_equal(p, probas[0])
+        np.testing.assert_array_equal(o, oob[0])
+    # and the mean of the trees' own probabilities, up to rounding
+    each = [tree.predict_proba(rows) for tree, rows in forest._tree_rows(X[4000:])]
+    np.testing.assert_allclose(probas[0], np.mean(each, axis=0), rtol=0, atol=1e-12)
