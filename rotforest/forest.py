@@ -17,7 +17,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rotforest import _builder
 from rotforest._validation import check_int, check_real, check_tree_params, densify
 from rotforest.pruning import prune_reduced_error
-from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, training_data
+from rotforest.tree import (
+    DecisionTreeClassifier,
+    _AcceptsNaN,
+    _AtomicFit,
+    training_data,
+    weight_scale,
+)
 
 __all__ = ["RandomForestClassifier"]
 
@@ -42,8 +48,9 @@ def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap):
 
 
 def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_seed,
-                n_draws, bootstrap, balanced_subsample, oob_pruning, progress):
-    """Build the trees ``indices`` one after the other (one worker's share)."""
+                n_draws, bootstrap, balanced_subsample, oob_pruning, progress, scaled_by):
+    """Build the trees ``indices`` one after the other (one worker's share); ``sw`` was
+    divided by ``scaled_by`` (see weight_scale)."""
     n = X.shape[0]
     trees = []
     for index in indices:
@@ -63,9 +70,9 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         if weights.sum() > 0:
-            tree._grow(X, keys, y_enc, weights, settings, seed)
+            tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by)
         else:   # every drawn sample had zero weight: a tree that knows nothing
-            tree._grow(X, keys, y_enc, sw, settings, seed)
+            tree._grow(X, keys, y_enc, sw, settings, seed, scaled_by)
         if oob_pruning:
             tree.tree_ = prune_reduced_error(tree.tree_, np.ascontiguousarray(X[out]),
                                              y_enc[out], sw[out])
@@ -100,6 +107,7 @@ def _sum_over_trees(n_trees, n_jobs, block_sum):
     indices, added in block order; the blocks are computed in ``n_jobs`` threads, each
     returning a new array."""
     blocks = [range(a, min(a + _SUM_BLOCK, n_trees)) for a in range(0, n_trees, _SUM_BLOCK)]
+    n_jobs = min(n_jobs, len(blocks))
     if n_jobs == 1:
         parts = map(block_sum, blocks)
     else:   # a generator keeps the order and holds only the blocks not yet added
@@ -141,19 +149,53 @@ def check_ensemble_params(est):
         raise ValueError("oob_score needs bootstrap=True: without it no sample is out of bag")
     if est.max_samples is not None and not est.bootstrap:
         raise ValueError("max_samples needs bootstrap=True")
-    if est.n_jobs is not None and not isinstance(est.n_jobs, numbers.Integral):
+    if not isinstance(est.warm_start, (bool, np.bool_)):
+        raise TypeError(f"warm_start must be a bool; got {est.warm_start!r}")
+    if est.n_jobs is not None and (not isinstance(est.n_jobs, numbers.Integral)
+                                   or isinstance(est.n_jobs, (bool, np.bool_))):
         raise TypeError(f"n_jobs must be an int or None; got {est.n_jobs!r}")
     if est.n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
 
 
-def check_warm_start(est, classes):
-    """With warm_start and fitted trees: the forest may only grow, on the same classes."""
+def check_warm_start(est, classes, n_samples, n_draws):
+    """With warm_start and fitted trees: the forest may only grow, on the same classes;
+    with bootstrap, on as many samples and draws per tree as before, since the fitted
+    trees' bootstrap samples (out-of-bag votes, ``estimators_samples_``) are regenerated
+    from them.  (The number of features and their names are checked with X.)"""
     if est.n_estimators < len(est.estimators_):
         raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
                          f"{len(est.estimators_)} trees already fitted when warm_start is on")
     if len(classes) != est.n_classes_ or np.any(classes != est.classes_):
         raise ValueError("warm_start: y has other classes than the fitted forest")
+    fitted_bootstrap = getattr(est, "_bootstrap_fitted", est.bootstrap)   # older pickles
+    if bool(est.bootstrap) != bool(fitted_bootstrap):
+        raise ValueError(f"warm_start: bootstrap={est.bootstrap} differs from the fit it "
+                         f"continues (bootstrap={fitted_bootstrap})")
+    fitted = (getattr(est, "_n_samples_fitted", n_samples), est._n_draws_fitted)
+    if est.bootstrap and (n_samples, n_draws) != fitted:
+        raise ValueError(
+            f"warm_start with bootstrap needs the number of samples and of draws per tree "
+            f"of the fit it continues ({fitted[0]} and {fitted[1]}; now {n_samples} and "
+            f"{n_draws}): the fitted trees' bootstrap samples are regenerated from them")
+
+
+def oob_scored(est, y, decision, seen):
+    """Set ``oob_score_`` from the out-of-bag class probabilities of the samples ``seen``
+    (a mask), with a warning when some samples were in every tree's bootstrap sample and
+    a clear error when all were."""
+    if not seen.any():
+        n = seen.size
+        raise ValueError(f"oob_score: with {n} sample{'' if n == 1 else 's'}, every tree "
+                         "drew every sample, so none is out of bag; use more samples or "
+                         "trees, or oob_score=False")
+    if not seen.all():
+        warnings.warn("Some inputs do not have OOB scores. This probably means too few "
+                      "trees were used to compute any reliable OOB estimates.",
+                      UserWarning)
+    predicted = est.classes_.take(np.argmax(decision[seen], axis=1), axis=0)
+    scorer = est.oob_score if callable(est.oob_score) else accuracy_score
+    est.oob_score_ = float(scorer(y[seen], predicted))
 
 
 def resolve_max_samples(max_samples, n_samples):
@@ -480,13 +522,13 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
     def _fit(self, X, y, sample_weight):
         self._check_params()
         whole = None if self.class_weight == "balanced_subsample" else self.class_weight
-        X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole)
+        warm = self.warm_start and hasattr(self, "estimators_")
+        X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
+                                                 reset=not warm)
         n = X.shape[0]
         n_draws = resolve_max_samples(self.max_samples, n)
-
-        warm = self.warm_start and hasattr(self, "estimators_")
         if warm:
-            check_warm_start(self, classes)
+            check_warm_start(self, classes, n, n_draws)
             trees = list(self.estimators_)
             base_seed = self._base_seed
         else:
@@ -500,18 +542,22 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             return self
 
         n_jobs = effective_n_jobs(self.n_jobs)
+        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
+        sw = sw / scaled_by if scaled_by != 1.0 else sw
         keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
         keys.setflags(write=False)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         # the same array objects for every chunk: a distributed joblib backend (dask)
         # ships each argument once per fit, recognising it by identity
         codes = y_enc.astype(np.int32)
-        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+        workers = min(n_jobs, len(new))
+        results = Parallel(n_jobs=workers, prefer="threads")(
             delayed(_grow_trees)(
                 self._tree_params(), chunk, X, keys, y, codes, sw,
                 len(classes), base_seed, n_draws, self.bootstrap,
-                self.class_weight == "balanced_subsample", bool(self.oob_pruning), progress)
-            for chunk in _chunks(new, n_jobs))
+                self.class_weight == "balanced_subsample", bool(self.oob_pruning), progress,
+                scaled_by)
+            for chunk in _chunks(new, workers))
         for chunk_trees in results:
             trees.extend(chunk_trees)
 
@@ -521,6 +567,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         self._base_seed = base_seed
         self._n_draws_fitted = n_draws
         self._n_samples_fitted = n
+        self._bootstrap_fitted = bool(self.bootstrap)
         self.estimators_ = trees
         self.estimator_ = DecisionTreeClassifier(**self._tree_params())
         for tree in trees:
@@ -536,17 +583,9 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed,
             self._n_draws_fitted, self.n_classes_))
         sums, counts = both[:, :-1], both[:, -1]
-        seen = counts > 0
-        if not np.all(seen):
-            warnings.warn("Some inputs do not have OOB scores. This probably means too few "
-                          "trees were used to compute any reliable OOB estimates.",
-                          UserWarning)
         with np.errstate(invalid="ignore", divide="ignore"):
-            decision = sums / counts[:, None]
-        self.oob_decision_function_ = decision
-        predicted = self.classes_.take(np.argmax(decision[seen], axis=1), axis=0)
-        scorer = accuracy_score if self.oob_score is True else self.oob_score
-        self.oob_score_ = float(scorer(y[seen], predicted))
+            self.oob_decision_function_ = sums / counts[:, None]
+        oob_scored(self, y, self.oob_decision_function_, counts > 0)
 
     # --------------------------------------------------------------- prediction
     def _validate_X_predict(self, X):
@@ -597,7 +636,8 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         if not per_tree:
             return np.zeros(self.n_features_in_)
         mean = np.mean(per_tree, axis=0)
-        return mean / mean.sum()
+        total = mean.sum()     # 0 when every split decreased the impurity by nothing
+        return mean / total if total > 0 else mean
 
     @property
     def estimators_samples_(self):

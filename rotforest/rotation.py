@@ -3,7 +3,6 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -12,14 +11,22 @@ from rotforest._validation import check_int, check_option, check_tree_params, de
 from rotforest.forest import (
     _VotingPredictions,
     _chunks,
+    _SUM_BLOCK,
     _Progress,
     _sum_over_trees,
     _tree_rng,
     check_ensemble_params,
     check_warm_start,
+    oob_scored,
     resolve_max_samples,
 )
-from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, training_data
+from rotforest.tree import (
+    DecisionTreeClassifier,
+    _AcceptsNaN,
+    _AtomicFit,
+    training_data,
+    weight_scale,
+)
 
 __all__ = ["RotationForestClassifier"]
 
@@ -119,16 +126,29 @@ def _normalisation(X, sw):
     W = present * sw[:, None]
     total = W.sum(axis=0)
     safe = np.where(total > 0, total, 1.0)
-    X0 = np.where(present, X, 0.0)
-    mean = (W * X0).sum(axis=0) / safe
-    D = np.where(present, X - mean, 0.0)
-    scale = np.sqrt((W * D * D).sum(axis=0) / safe)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean, scale = _moments(X, W, present, safe)
+    wild = ~(np.isfinite(mean) & np.isfinite(scale))
+    if wild.any():
+        # values so large that their sums or squares overflow: the moments of the
+        # columns divided by a power of two near their largest value, scaled back
+        top = np.where(present[:, wild], np.abs(X[:, wild]), 0.0).max(axis=0)
+        step = np.ldexp(1.0, np.frexp(top)[1] - 1)                  # at most top
+        m, s = _moments(X[:, wild] / step, W[:, wild], present[:, wild], safe[wild])
+        mean[wild], scale[wild] = m * step, s * step
     low = np.where(present, X, np.inf).min(axis=0)
     high = np.where(present, X, -np.inf).max(axis=0)
     constant = ~(low < high)
     mean[constant] = np.where(np.isfinite(low[constant]), low[constant], 0.0)
     scale[constant | ~(scale > 0.0)] = 1.0
     return mean, scale, constant
+
+
+def _moments(X, W, present, safe):
+    """Weighted mean and standard deviation of every column over its present values."""
+    mean = (W * np.where(present, X, 0.0)).sum(axis=0) / safe
+    D = np.where(present, X - mean, 0.0)
+    return mean, np.sqrt((W * D * D).sum(axis=0) / safe)
 
 
 def _rotated_features(X, constant, missing):
@@ -149,7 +169,11 @@ def _rotated_features(X, constant, missing):
 def _normalise(X, mean, scale):
     """Normalised rows with missing cells set to 0 (the training mean), and the mask of
     the missing cells (None when there is none)."""
-    Z = (X - mean) / scale
+    with np.errstate(over="ignore"):
+        Z = (X - mean) / scale
+    wild = np.isinf(Z)
+    if wild.any():      # X - mean overflowed (values near the largest floats)
+        Z[wild] = (X / scale - mean / scale)[wild]
     mask = np.isnan(Z)
     if not mask.any():
         return Z, None
@@ -213,7 +237,7 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap):
 
 
 def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_seed,
-                  bootstrap, n_draws, group_size, kind, features, progress):
+                  bootstrap, n_draws, group_size, kind, features, progress, scaled_by):
     n, F = Z.shape
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
@@ -223,6 +247,8 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         rotation = draw_rotation(rng, F, group_size, kind, y=y_enc, Zt=Zt,
                                  features=features)
         weights = sw if counts is None else counts * sw
+        if not weights.sum() > 0:   # every drawn sample had zero weight: as the random
+            weights = sw            # forest does, a tree of all samples
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = DecisionTreeClassifier(random_state=seed, **params)
         limits = check_tree_params(tree)
@@ -233,7 +259,7 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         tree.n_outputs_ = 1
         tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
-        tree._grow(P, keys, y_enc, weights, settings, seed)
+        tree._grow(P, keys, y_enc, weights, settings, seed, scaled_by)
         out.append((tree, rotation))
         if progress is not None:
             progress()
@@ -438,14 +464,15 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
 
     def _fit(self, X, y, sample_weight):
         self._check_params()
+        warm = self.warm_start and hasattr(self, "estimators_")
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
-                                                 self.class_weight)
+                                                 self.class_weight, reset=not warm)
         n, F = X.shape
         n_draws = resolve_max_samples(self.max_samples, n)
-
-        warm = self.warm_start and hasattr(self, "estimators_")
+        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
+        sw = sw / scaled_by if scaled_by != 1.0 else sw
         if warm:
-            check_warm_start(self, classes)
+            check_warm_start(self, classes, n, n_draws)
             if self.missing != self._missing_fitted:
                 raise ValueError("missing cannot change between warm-started fits")
             base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
@@ -463,14 +490,15 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         Z, mask = _normalise(X, mean, scale)
         project = _Rotated(self.missing, missing_features)
         new = list(range(len(fitted), self.n_estimators))
-        n_jobs = effective_n_jobs(self.n_jobs)
+        workers = max(1, min(effective_n_jobs(self.n_jobs), len(new)))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         codes = y_enc.astype(np.int32)    # one object for all chunks: shipped once (dask)
-        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+        results = Parallel(n_jobs=workers, prefer="threads")(
             delayed(_grow_rotated)(self._tree_params(), chunk, Z, mask, project, codes,
                                    sw, len(classes), base_seed, self.bootstrap, n_draws,
-                                   self.group_size, self.rotation, features, progress)
-            for chunk in _chunks(new, n_jobs))
+                                   self.group_size, self.rotation, features, progress,
+                                   scaled_by)
+            for chunk in _chunks(new, workers))
         for part in results:
             fitted.extend(part)
         for tree, _ in fitted:
@@ -484,6 +512,8 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         self._missing_fitted = self.missing
         self._base_seed = base_seed
         self._n_draws_fitted = n_draws
+        self._n_samples_fitted = n
+        self._bootstrap_fitted = bool(self.bootstrap)
         self.estimators_ = [t for t, _ in fitted]
         self.estimator_ = DecisionTreeClassifier(**self._tree_params())
         self.rotations_ = [r for _, r in fitted]
@@ -507,12 +537,9 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
                     rotation, Z[out], None if mask is None else mask[out]))
                 sums[out] += tree.tree_.value[tree.tree_.apply(P), 0, :]
                 votes[out] += 1
-        seen = votes > 0
         with np.errstate(invalid="ignore", divide="ignore"):
             self.oob_decision_function_ = sums / votes[:, None]
-        predicted = self.classes_.take(np.argmax(self.oob_decision_function_[seen], axis=1))
-        scorer = accuracy_score if self.oob_score is True else self.oob_score
-        self.oob_score_ = float(scorer(y[seen], predicted))
+        oob_scored(self, y, self.oob_decision_function_, votes > 0)
 
     def __getstate__(self):
         # a copy: scikit-learn may hand back the live __dict__ itself
@@ -540,18 +567,22 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         return self._stacked_rotations
 
     def _per_tree(self, X, fn):
-        """fn(tree, rotated rows) summed over trees, block by block of trees (in threads,
-        as the random forest predicts), each block projecting batches of rows onto all
-        its trees' axes at once.  Memory stays near _BATCH_CELLS projected values for
-        each thread."""
+        """fn(tree, rotated rows) summed over trees, block by block of trees as
+        ``_sum_over_trees`` adds them (the same sums whatever n_jobs is): in threads on
+        large batches, a block of trees to a task; else all trees in this thread, each
+        batch of rows projected onto every tree's axes at once."""
         Z, mask = self._normalised(X)
         n_jobs = self._prediction_jobs(Z.shape[0])
-        return _sum_over_trees(len(self.estimators_), n_jobs,
+        everything = range(len(self.estimators_))
+        if n_jobs == 1:
+            return self._sum_over(everything, Z, mask, fn)
+        return _sum_over_trees(len(everything), n_jobs,
                                lambda trees: self._sum_over(trees, Z, mask, fn))
 
     def _sum_over(self, trees, Z, mask, fn):
-        """fn(tree, rotated rows) summed over the trees of the range ``trees``, the rows
-        projected in batches of about _BATCH_CELLS values."""
+        """fn(tree, rotated rows) summed over the trees of the range ``trees`` (which
+        starts a block), block by block of ``_SUM_BLOCK`` trees; the rows projected onto
+        all these trees' axes at once, in batches of about _BATCH_CELLS values."""
         F = self.rotated_features_.size        # axes per tree
         R = self._stacked()[:, trees.start * F:trees.stop * F]
         project = self._projector()
@@ -561,14 +592,17 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
             M = None if mask is None else mask[start:start + step]
             P = project.axes(R, Z[start:start + step], M)    # rows x (trees * F)
             extra = project.extra(M, P.shape[0])
-            part = None
-            for k, i in enumerate(trees):
-                Pi = P[:, k * F:(k + 1) * F]
-                if extra is not None:
-                    Pi = np.hstack([Pi, extra])
-                out = fn(self.estimators_[i], Pi)
-                part = out if part is None else part + out
-            parts.append(part)
+            total = None
+            for first in range(0, len(trees), _SUM_BLOCK):
+                block = None
+                for k in range(first, min(first + _SUM_BLOCK, len(trees))):
+                    Pk = P[:, k * F:(k + 1) * F]
+                    if extra is not None:
+                        Pk = np.hstack([Pk, extra])
+                    out = fn(self.estimators_[trees[k]], Pk)
+                    block = out if block is None else block + out
+                total = block if total is None else total + block
+            parts.append(total)
         return np.concatenate(parts)
 
     def predict_proba(self, X):

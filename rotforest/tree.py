@@ -70,14 +70,16 @@ def _encode(y):
     return np.unique(y, return_inverse=True)
 
 
-def training_data(est, X, y, sample_weight, class_weight=None):
+def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
     """The checks and conversions every estimator's fit starts with.
 
     Returns X (float64, in the caller's memory layout: the builder reads any), y, the
     sorted classes, y as class codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
-    or "balanced"; None for none)."""
+    or "balanced"; None for none).  ``reset=False`` (a warm-started fit) checks X
+    against the fitted estimator's number of features and feature names instead of
+    setting them anew."""
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
-                         accept_sparse=True)
+                         accept_sparse=True, reset=reset)
     X = densify(X)
     if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
         X = np.ascontiguousarray(X)    # e.g. a field of a structured array: the builder
@@ -95,6 +97,16 @@ def training_data(est, X, y, sample_weight, class_weight=None):
     if not sw.sum() > 0:
         raise ValueError("the sample weights sum to zero: nothing to learn from")
     return X, y, classes, y_enc, sw
+
+
+def weight_scale(sw):
+    """The power of two by which weights far from 1 are divided so that their sums and
+    squares (and a bootstrap count times a weight) neither overflow nor underflow, or 1.
+    A tree depends only on the ratios of the weights; the division is exact."""
+    largest = float(sw.max())
+    if 1e-100 <= largest <= 1e100:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(largest)[1] - 1)     # at most largest: finite
 
 
 class _AcceptsNaN:
@@ -316,8 +328,13 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
                           n_classes):
         """Every parameter resolved to the plain numbers the builder takes (max_depth and
         max_leaf_nodes as check_tree_params returns them)."""
-        min_leaf = resolve_min_samples_leaf(self.min_samples_leaf, n_samples)
-        min_split = resolve_min_samples_split(self.min_samples_split, n_samples)
+        # counts beyond the data mean the same as the largest useful ones (a leaf of more
+        # than n samples, a depth or leaf count no tree of n samples reaches): clamped,
+        # so that any int the checks accept reaches the builder
+        min_leaf = min(resolve_min_samples_leaf(self.min_samples_leaf, n_samples),
+                       n_samples + 1)
+        min_split = min(resolve_min_samples_split(self.min_samples_split, n_samples),
+                        n_samples + 1)
         self.max_features_ = resolve_max_features(self.max_features, n_features)
         frac = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf,
                           0.0, 0.5)
@@ -325,27 +342,29 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         return dict(
             criterion=_builder.CRITERIA[self.criterion],
             random_split=self.splitter == "random",
-            max_depth=_MAX_DEPTH_NONE if max_depth is None else max_depth,
+            max_depth=_MAX_DEPTH_NONE if max_depth is None else min(max_depth,
+                                                                    _MAX_DEPTH_NONE),
             min_samples_split=max(min_split, 2 * min_leaf),
             min_samples_leaf=min_leaf,
             min_weight_fraction_leaf=frac,
             max_features=self.max_features_,
-            max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
+            max_leaf_nodes=(-1 if max_leaf_nodes is None
+                            else min(max_leaf_nodes, max(2, n_samples))),
             min_impurity_decrease=float(self.min_impurity_decrease),
             monotonic=resolve_monotonic_cst(self.monotonic_cst, n_features, n_classes),
         )
 
-    def _grow(self, X, keys, y_enc, sw, settings, seed):
+    def _grow(self, X, keys, y_enc, sw, settings, seed, scaled_by=1.0):
         """The one call into the builder, on lists presorted by the caller (a forest
-        shares them between its trees)."""
+        shares them between its trees).  ``scaled_by``: the power of two by which the
+        caller already divided the weights."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
-        scale = 1.0
-        largest = float(sw.max())
-        if not 1e-100 <= largest <= 1e100:
-            scale = math.ldexp(1.0, math.frexp(largest)[1])   # a power of two: exact
-            sw = sw / scale
+        step = weight_scale(sw)
+        if step != 1.0:
+            sw = sw / step
+        scale = scaled_by * step
         settings = dict(settings)
         frac = settings.pop("min_weight_fraction_leaf")
         nodes, value, depth = _builder.build_tree(

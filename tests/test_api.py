@@ -180,7 +180,8 @@ def test_class_weight_equals_sample_weight():
     np.testing.assert_allclose(bal.tree_.value[0, 0] * w, [w / 3] * 3)
 
 
-@pytest.mark.parametrize("scale", [2.0 ** -1000, 2.0 ** -400, 2.0 ** 400, 2.0 ** 1018])
+@pytest.mark.parametrize("scale", [2.0 ** -1000, 2.0 ** -400, 2.0 ** 400, 2.0 ** 1018,
+                                   2.0 ** 1022])
 def test_extreme_weights_grow_the_unweighted_tree(scale):
     """Only the ratios of the weights matter: sums that would overflow and squares that
     would underflow must not change the tree (power-of-two factors keep the ratios

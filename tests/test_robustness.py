@@ -1,0 +1,193 @@
+"""Inputs at the edges: warm starts on other data, extreme values and weights, degenerate
+bootstraps, parameter values beyond the data. Each case either fits correctly or stops
+with a clear error that leaves the fitted model as it was."""
+import warnings
+
+import numpy as np
+import pytest
+
+from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
+
+FORESTS = [RandomForestClassifier, RotationForestClassifier]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] + rng.normal(scale=0.5, size=300) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+@pytest.mark.parametrize("n_features", [2, 6])
+def test_warm_start_refuses_another_number_of_features(cls, data, n_features):
+    X, y = data
+    forest = cls(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    before = forest.predict_proba(X)
+    other = np.random.default_rng(1).normal(size=(300, n_features))
+    for n_estimators in (3, 6):           # adding trees, and adding none
+        with pytest.raises(ValueError, match=f"{n_features} features.*expecting 4"):
+            forest.set_params(n_estimators=n_estimators).fit(other, y)
+        assert forest.n_features_in_ == 4 and len(forest.estimators_) == 3
+        np.testing.assert_array_equal(forest.predict_proba(X), before)
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_warm_start_keeps_and_checks_feature_names(cls, data):
+    pd = pytest.importorskip("pandas")
+    X, y = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    forest = cls(n_estimators=3, warm_start=True, random_state=0).fit(frame, y)
+    with pytest.raises(ValueError, match="feature names"):
+        forest.set_params(n_estimators=5).fit(frame.rename(columns={"a": "z"}), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # "X does not have valid feature names"
+        forest.set_params(n_estimators=3).fit(X, y)    # adds no tree
+    assert list(forest.feature_names_in_) == ["a", "b", "c", "d"]
+    assert len(forest.estimators_) == 3
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+@pytest.mark.parametrize("change", [dict(max_samples=0.5), dict(bootstrap=False),
+                                    dict(rows=200)])
+def test_warm_start_refuses_other_bootstrap_draws(cls, data, change):
+    X, y = data
+    forest = cls(n_estimators=3, bootstrap=True, oob_score=True, warm_start=True,
+                 random_state=0).fit(X, y)
+    before = forest.oob_decision_function_.copy()
+    change = dict(change)          # the parameter's dict is shared between the cases
+    rows = change.pop("rows", 300)
+    if change.get("bootstrap") is False:
+        change["oob_score"] = False
+    forest.set_params(n_estimators=5, **change)
+    with pytest.raises(ValueError, match="warm_start"):
+        forest.fit(X[:rows], y[:rows])
+    assert len(forest.estimators_) == 3
+    np.testing.assert_array_equal(forest.oob_decision_function_, before)
+
+
+def test_warm_start_with_the_same_draws_still_grows(data):
+    X, y = data
+    once = RandomForestClassifier(n_estimators=6, max_samples=0.5, oob_score=True,
+                                  random_state=0).fit(X, y)
+    warm = RandomForestClassifier(n_estimators=3, max_samples=150, oob_score=True,
+                                  warm_start=True, random_state=0).fit(X, y)
+    warm.set_params(n_estimators=6, max_samples=0.5).fit(X, y)   # 150 draws either way
+    np.testing.assert_array_equal(warm.oob_decision_function_, once.oob_decision_function_)
+
+
+@pytest.mark.parametrize("power", [40, 531, 700, 1020])   # 2 ** 531: about 1e160
+def test_rotation_forest_normalises_huge_values(data, power):
+    X, y = data
+    ref = RotationForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    big = X.copy()
+    big[:, 0] *= 2.0 ** power          # exact: the same data in other units
+    forest = RotationForestClassifier(n_estimators=5, random_state=0).fit(big, y)
+    assert np.all(np.isfinite(forest.scale_)) and np.all(np.isfinite(forest.mean_))
+    np.testing.assert_allclose(forest.scale_[0], ref.scale_[0] * 2.0 ** power, rtol=1e-12)
+    np.testing.assert_allclose(forest.mean_[0], ref.mean_[0] * 2.0 ** power, rtol=1e-9)
+    same = np.mean(forest.predict(big) == ref.predict(X))
+    assert same > 0.98                  # the same model up to rounding
+    assert forest.score(big, y) > 0.85
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier] + FORESTS)
+@pytest.mark.parametrize("weight", [2.0 ** 1023, 1.7e308, 2.0 ** -1070])
+def test_weights_at_the_ends_of_the_floats(cls, data, weight):
+    X, y = data
+    ref = cls(random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)    # node weights that are inf
+        model = cls(random_state=0).fit(X, y, sample_weight=np.full(300, weight))
+    if weight in (2.0 ** 1023, 2.0 ** -1070):
+        # scaled back to weights of exactly 1: the very same model
+        np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
+    else:
+        # weights of 1.89 after scaling: the same splits up to rounding at near-ties
+        assert np.mean(model.predict(X) == ref.predict(X)) > 0.97
+
+
+def test_class_weight_at_the_end_of_the_floats(data):
+    X, y = data
+    ref = DecisionTreeClassifier(class_weight={0: 1.0, 1: 2.0}).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        big = DecisionTreeClassifier(class_weight={0: 2.0 ** 1022, 1: 2.0 ** 1023}).fit(X, y)
+    np.testing.assert_array_equal(big.tree_.feature, ref.tree_.feature)
+    np.testing.assert_array_equal(big.tree_.threshold, ref.tree_.threshold)
+
+
+def test_rotation_forest_grows_a_tree_when_a_bootstrap_draws_no_weight(data):
+    X, y = data
+    sw = (np.arange(300) % 10 == 0).astype(float)
+    kw = dict(n_estimators=10, bootstrap=True, max_samples=0.05, random_state=0)
+    forest = RotationForestClassifier(**kw).fit(X, y, sample_weight=sw)
+    assert len(forest.estimators_) == 10 and forest.score(X, y) > 0.6
+    # as the random forest does with such draws
+    RandomForestClassifier(**kw).fit(X, y, sample_weight=sw)
+
+
+def test_importances_of_splits_that_gain_nothing_are_zero():
+    X, y = [[0.0], [0.0], [1.0], [1.0]], [0, 1, 0, 1]
+    forest = RandomForestClassifier(n_estimators=2, bootstrap=False, random_state=0).fit(X, y)
+    assert forest.estimators_[0].tree_.node_count > 1
+    np.testing.assert_array_equal(forest.feature_importances_, [0.0])
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_numpy_bools_are_bools(cls, data):
+    X, y = data
+    a = cls(n_estimators=3, oob_score=np.True_, bootstrap=np.True_, random_state=0).fit(X, y)
+    b = cls(n_estimators=3, oob_score=True, bootstrap=True, random_state=0).fit(X, y)
+    assert a.oob_score_ == b.oob_score_
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+@pytest.mark.parametrize("param, value", [("warm_start", "yes"), ("warm_start", None),
+                                          ("n_jobs", True)])
+def test_bool_and_int_parameters_of_the_wrong_type(cls, data, param, value):
+    with pytest.raises(TypeError, match=param):
+        cls(n_estimators=2, **{param: value}).fit(*data)
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier] + FORESTS)
+def test_counts_beyond_any_data_mean_what_the_largest_useful_ones_do(cls, data):
+    X, y = data
+    huge = 2 ** 70
+    kw = dict(random_state=0)
+    pairs = [(dict(max_depth=huge), dict(max_depth=None)),
+             (dict(min_samples_leaf=huge), dict(min_samples_leaf=301)),
+             (dict(min_samples_split=huge), dict(min_samples_split=301)),
+             (dict(max_leaf_nodes=huge), dict(max_leaf_nodes=300))]
+    for big, useful in pairs:
+        a = cls(**kw, **big).fit(X, y)
+        b = cls(**kw, **useful).fit(X, y)
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    single = cls(**kw, min_samples_leaf=huge).fit(X, y)
+    for tree in getattr(single, "estimators_", [single]):
+        assert tree.tree_.node_count == 1
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_out_of_bag_score_without_any_out_of_bag_sample(cls):
+    X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
+    forest = cls(n_estimators=2, bootstrap=True, oob_score=True, max_samples=2,
+                 random_state=0)
+    try:
+        forest.fit(X, y)
+    except ValueError as error:          # every tree drew both samples
+        assert "none is out of bag" in str(error)
+        assert not hasattr(forest, "estimators_")
+    else:
+        assert np.isfinite(forest.oob_score_)
+    with pytest.raises(ValueError, match="with 1 sample,.*none is out of bag"):
+        cls(n_estimators=3, bootstrap=True, oob_score=True).fit(X[:1], y[:1])
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_more_jobs_than_trees(cls, data):
+    X, y = data
+    a = cls(n_estimators=2, n_jobs=10_000, random_state=0).fit(X, y)
+    b = cls(n_estimators=2, n_jobs=1, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
