@@ -56,12 +56,16 @@ def test_forest_predicts_through_stored_rotations(data, n_estimators):
     np.testing.assert_array_equal(again.predict_proba(X), forest.predict_proba(X))
 
 
-def test_prediction_in_small_batches_equals_one_batch(data, monkeypatch):
+@pytest.mark.parametrize("max_depth", [None, 3])
+def test_prediction_in_small_batches_equals_one_batch(data, monkeypatch, max_depth):
     X, y = data
-    forest = RotationForestClassifier(n_estimators=5, random_state=1).fit(X, y)
-    whole = forest.predict_proba(X)
+    forest = RotationForestClassifier(n_estimators=19, max_depth=max_depth,
+                                      random_state=1).fit(X, y)
+    whole = forest.predict_proba(X)              # all trees projected at once
+    monkeypatch.setattr("rotforest.rotation._ONE_PROJECTION_CELLS", 0)
+    np.testing.assert_array_equal(forest.predict_proba(X), whole)   # by blocks of trees
     monkeypatch.setattr("rotforest.rotation._BATCH_CELLS", 100)
-    np.testing.assert_array_equal(forest.predict_proba(X), whole)
+    np.testing.assert_array_equal(forest.predict_proba(X), whole)   # and few rows at once
 
 
 def test_same_forest_whatever_n_jobs(data):
