@@ -539,6 +539,8 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         if warm and not new:
             warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
                           UserWarning)
+            if self.oob_score:          # asked for now, or again: as scikit-learn does
+                self._set_oob(X, y, effective_n_jobs(self.n_jobs))
             return self
 
         n_jobs = effective_n_jobs(self.n_jobs)

@@ -128,10 +128,20 @@ def prune_reduced_error(tree, X, y_codes, sample_weight):
     n_nodes, n_classes = tree.node_count, tree.value.shape[2]
     path = tree.decision_path(X).tocsc()
     onehot = np.zeros((X.shape[0], n_classes))
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if sample_weight.size and sample_weight.max() > 0:
+        # only ratios matter: divided by a power of two (exactly) to lie near 1
+        sample_weight = sample_weight / np.ldexp(1.0, np.frexp(sample_weight.max())[1] - 1)
     onehot[np.arange(X.shape[0]), y_codes] = sample_weight
     reached = np.asarray(path.T @ onehot)                  # tuning weight per node, class
     predicted = np.argmax(tree.value[:, 0, :], axis=1)      # a leaf's class, ties first
-    leaf_error = reached.sum(axis=1) - reached[np.arange(n_nodes), predicted]
+    weight = reached.sum(axis=1)
+    leaf_error = weight - reached[np.arange(n_nodes), predicted]
+    # a leaf's and a branch's errors are sums of the same weights in other groupings:
+    # differences within their rounding (m terms: m * eps of their total, twice) are
+    # ties, so that the pruned tree depends on the ratios of the weights alone
+    count = np.asarray(path.sum(axis=0)).ravel()
+    slack = 2.0 * count * np.finfo(np.float64).eps * weight
     left, right = tree.children_left, tree.children_right
     branch_error = leaf_error.copy()
     leaves = left == -1
@@ -141,7 +151,7 @@ def prune_reduced_error(tree, X, y_codes, sample_weight):
         if left[node] == -1:
             continue
         below = branch_error[left[node]] + branch_error[right[node]]
-        if leaf_error[node] <= below:
+        if leaf_error[node] <= below + slack[node]:
             leaves[node] = True
         else:
             branch_error[node] = below

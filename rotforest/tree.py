@@ -93,6 +93,10 @@ def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
         if not (isinstance(class_weight, dict) or class_weight == "balanced"):
             raise ValueError("class_weight must be a dict, 'balanced' or None; got "
                              f"{class_weight!r}")
+        for label, value in (class_weight.items() if isinstance(class_weight, dict) else ()):
+            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value >= 0):
+                raise ValueError("class_weight values must be finite, non-negative "
+                                 f"numbers; got {value!r} for class {label!r}")
         sw = sw * compute_sample_weight(class_weight, y)
     if not sw.sum() > 0:
         raise ValueError("the sample weights sum to zero: nothing to learn from")

@@ -191,3 +191,38 @@ def test_more_jobs_than_trees(cls, data):
     a = cls(n_estimators=2, n_jobs=10_000, random_state=0).fit(X, y)
     b = cls(n_estimators=2, n_jobs=1, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reduced_error_pruning_depends_on_the_ratios_of_the_weights_alone(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(600, 5))
+    y = (X[:, 0] + rng.normal(size=600) > 0).astype(int)
+    tree = DecisionTreeClassifier(random_state=0).fit(X[:400], y[:400])
+    leaves = []
+    for k in (1.0, 0.1, 3.0, 1e-300, 1e300):
+        pruned = DecisionTreeClassifier(random_state=0).fit(X[:400], y[:400])
+        pruned.reduced_error_prune(X[400:], y[400:], sample_weight=np.full(200, k))
+        leaves.append(pruned.get_n_leaves())
+    assert leaves == [leaves[0]] * 5 and leaves[0] < tree.get_n_leaves()
+    # forests: weights of 0.1 grow other trees (rounding at near-ties of the split search,
+    # as in any float implementation), so powers of two here, which grow the same ones
+    forests = [RandomForestClassifier(n_estimators=3, oob_pruning=True, random_state=0)
+               .fit(X, y, sample_weight=np.full(600, k)) for k in (1.0, 0.5, 2.0 ** -40)]
+    assert len({tuple(t.get_n_leaves() for t in f.estimators_) for f in forests}) == 1
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier] + FORESTS)
+@pytest.mark.parametrize("value", [float("nan"), -1.0, float("inf"), "2"])
+def test_class_weight_values_are_checked(cls, data, value):
+    with pytest.raises(ValueError, match="class_weight values.*for class 0"):
+        cls(class_weight={0: value, 1: 1.0}).fit(*data)
+
+
+def test_warm_start_adding_no_tree_still_scores_out_of_bag(data):
+    X, y = data
+    forest = RandomForestClassifier(n_estimators=4, warm_start=True, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="unchanged"):
+        forest.set_params(oob_score=True).fit(X, y)
+    once = RandomForestClassifier(n_estimators=4, oob_score=True, random_state=0).fit(X, y)
+    assert forest.oob_score_ == once.oob_score_
