@@ -26,6 +26,12 @@ def _physical_memory():
         return None
 
 
+def power_of_two_below(x):
+    """The largest power of two at most ``x`` (positive, finite; elementwise for arrays):
+    dividing by it is exact and brings x into [1, 2)."""
+    return np.ldexp(1.0, np.frexp(x)[1] - 1)
+
+
 def densify(X):
     """X as a dense array: the builder and the prediction kernels read dense columns, so a
     scipy sparse matrix or array (any format, already checked and cast by validate_data)

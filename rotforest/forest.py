@@ -71,8 +71,8 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         tree.n_features_in_ = X.shape[1]
         if weights.sum() > 0:
             tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by)
-        else:   # every drawn sample had zero weight: a tree that knows nothing
-            tree._grow(X, keys, y_enc, sw, settings, seed, scaled_by)
+        else:   # every drawn sample had zero weight: a tree that knows nothing, a leaf
+            tree._grow(X, keys, y_enc, sw, knows_nothing(settings, n), seed, scaled_by)
         if oob_pruning:
             tree.tree_ = prune_reduced_error(tree.tree_, np.ascontiguousarray(X[out]),
                                              y_enc[out], sw[out])
@@ -80,6 +80,12 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         if progress is not None:
             progress()
     return trees
+
+
+def knows_nothing(settings, n_samples):
+    """Builder settings that grow a single leaf (the weighted class shares): the tree of a
+    bootstrap sample that drew no weight."""
+    return dict(settings, min_samples_split=n_samples + 1)
 
 
 def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes):
@@ -158,26 +164,40 @@ def check_ensemble_params(est):
         raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
 
 
+def draw_records(est):
+    """Every fitted tree's draw: (number of samples, draws, bootstrap as 0/1), one row a
+    tree, from which its bootstrap sample is regenerated.  Warm starts may add trees
+    drawn otherwise.  Forests pickled before the records existed had one draw for all
+    trees (their number of samples, when it was not stored, is -1: unknown)."""
+    records = getattr(est, "_draw_records", None)
+    if records is None:
+        one = [getattr(est, "_n_samples_fitted", -1), est._n_draws_fitted, int(est.bootstrap)]
+        records = np.tile(np.array(one, dtype=np.int64), (len(est.estimators_), 1))
+    return records
+
+
 def check_warm_start(est, classes, n_samples, n_draws):
-    """With warm_start and fitted trees: the forest may only grow, on the same classes;
-    with bootstrap, on as many samples and draws per tree as before, since the fitted
-    trees' bootstrap samples (out-of-bag votes, ``estimators_samples_``) are regenerated
-    from them.  (The number of features and their names are checked with X.)"""
+    """With warm_start and fitted trees: the forest may only grow, on the same classes.
+    Trees may be added on other data or draws (each tree's draw is recorded), but an
+    out-of-bag score needs every tree drawn from the same samples.  (The number of
+    features and their names are checked with X.)"""
     if est.n_estimators < len(est.estimators_):
         raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
                          f"{len(est.estimators_)} trees already fitted when warm_start is on")
     if len(classes) != est.n_classes_ or np.any(classes != est.classes_):
         raise ValueError("warm_start: y has other classes than the fitted forest")
-    fitted_bootstrap = getattr(est, "_bootstrap_fitted", est.bootstrap)   # older pickles
-    if bool(est.bootstrap) != bool(fitted_bootstrap):
-        raise ValueError(f"warm_start: bootstrap={est.bootstrap} differs from the fit it "
-                         f"continues (bootstrap={fitted_bootstrap})")
-    fitted = (getattr(est, "_n_samples_fitted", n_samples), est._n_draws_fitted)
-    if est.bootstrap and (n_samples, n_draws) != fitted:
-        raise ValueError(
-            f"warm_start with bootstrap needs the number of samples and of draws per tree "
-            f"of the fit it continues ({fitted[0]} and {fitted[1]}; now {n_samples} and "
-            f"{n_draws}): the fitted trees' bootstrap samples are regenerated from them")
+    if est.oob_score:
+        now = np.array([n_samples, n_draws, int(est.bootstrap)])
+        records = draw_records(est)
+        known = records[:, 0] >= 0
+        differ = np.any(records[known] != now, axis=1)
+        if np.any(differ) or np.any(records[~known, 1:] != now[1:]):
+            n0, d0, b0 = records[np.flatnonzero(differ)[0] if differ.any() else 0]
+            raise ValueError(
+                f"warm_start with oob_score needs every tree drawn as this fit draws "
+                f"({n_samples} samples, {n_draws} draws, bootstrap={bool(est.bootstrap)}); "
+                f"fitted trees were drawn from {n0} samples, {d0} draws, "
+                f"bootstrap={bool(b0)}: their out-of-bag samples are not this data's")
 
 
 def oob_scored(est, y, decision, seen):
@@ -567,9 +587,10 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
         self._base_seed = base_seed
-        self._n_draws_fitted = n_draws
-        self._n_samples_fitted = n
-        self._bootstrap_fitted = bool(self.bootstrap)
+        self._draw_records = np.vstack(
+            [draw_records(self) if warm else np.zeros((0, 3), dtype=np.int64),
+             np.tile(np.array([n, n_draws, int(self.bootstrap)], dtype=np.int64),
+                     (len(new), 1))])
         self.estimators_ = trees
         self.estimator_ = DecisionTreeClassifier(**self._tree_params())
         for tree in trees:
@@ -581,9 +602,10 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         return self
 
     def _set_oob(self, X, y, n_jobs):
+        n_draws = int(draw_records(self)[-1, 1])    # one draw for all (check_warm_start)
         both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(
-            self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed,
-            self._n_draws_fitted, self.n_classes_))
+            self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed, n_draws,
+            self.n_classes_))
         sums, counts = both[:, :-1], both[:, -1]
         with np.errstate(invalid="ignore", divide="ignore"):
             self.oob_decision_function_ = sums / counts[:, None]
@@ -652,5 +674,5 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             when ``bootstrap=False``).
         """
         check_is_fitted(self)
-        return [_draw_tree(self._base_seed, i, self._n_samples_fitted, self._n_draws_fitted,
-                           self.bootstrap)[0] for i in range(len(self.estimators_))]
+        return [_draw_tree(self._base_seed, i, int(n), int(draws), bool(boot))[0]
+                for i, (n, draws, boot) in enumerate(draw_records(self))]

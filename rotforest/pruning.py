@@ -2,6 +2,7 @@
 import numpy as np
 
 from rotforest._tree import Tree, cost_complexity_prune, keep_as_leaves
+from rotforest._validation import power_of_two_below
 
 
 def prune_cost_complexity(tree, ccp_alpha):
@@ -131,7 +132,7 @@ def prune_reduced_error(tree, X, y_codes, sample_weight):
     sample_weight = np.asarray(sample_weight, dtype=np.float64)
     if sample_weight.size and sample_weight.max() > 0:
         # only ratios matter: divided by a power of two (exactly) to lie near 1
-        sample_weight = sample_weight / np.ldexp(1.0, np.frexp(sample_weight.max())[1] - 1)
+        sample_weight = sample_weight / power_of_two_below(sample_weight.max())
     onehot[np.arange(X.shape[0]), y_codes] = sample_weight
     reached = np.asarray(path.T @ onehot)                  # tuning weight per node, class
     predicted = np.argmax(tree.value[:, 0, :], axis=1)      # a leaf's class, ties first

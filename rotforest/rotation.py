@@ -7,7 +7,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._validation import check_int, check_option, check_tree_params, densify
+from rotforest._validation import (
+    check_int,
+    check_option,
+    check_tree_params,
+    densify,
+    power_of_two_below,
+)
 from rotforest.forest import (
     _VotingPredictions,
     _chunks,
@@ -17,6 +23,8 @@ from rotforest.forest import (
     _tree_rng,
     check_ensemble_params,
     check_warm_start,
+    draw_records,
+    knows_nothing,
     oob_scored,
     resolve_max_samples,
 )
@@ -138,7 +146,7 @@ def _normalisation(X, sw):
         # values so large that their sums or squares overflow: the moments of the
         # columns divided by a power of two near their largest value, scaled back
         top = np.where(present[:, wild], np.abs(X[:, wild]), 0.0).max(axis=0)
-        step = np.ldexp(1.0, np.frexp(top)[1] - 1)                  # at most top
+        step = power_of_two_below(top)
         m, s = _moments(X[:, wild] / step, W[:, wild], present[:, wild], safe[wild])
         mean[wild], scale[wild] = m * step, s * step
     low = np.where(present, X, np.inf).min(axis=0)
@@ -212,7 +220,7 @@ class _Rotated:
         R = R.tocsc()             # no copy for the stacked rotations fit stores
         P = _product(Z, R, R.data)
         if mask is not None and self.missing == "route":
-            touched = _product(mask.astype(np.float64), R, np.ones_like(R.data))
+            touched = _product(np.asarray(mask, dtype=np.float64), R, np.ones_like(R.data))
             P[touched > 0] = np.nan
         return P
 
@@ -252,8 +260,6 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         rotation = draw_rotation(rng, F, group_size, kind, y=y_enc, Zt=Zt,
                                  features=features)
         weights = sw if counts is None else counts * sw
-        if not weights.sum() > 0:   # every drawn sample had zero weight: as the random
-            weights = sw            # forest does, a tree of all samples
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = DecisionTreeClassifier(random_state=seed, **params)
         limits = check_tree_params(tree)
@@ -264,7 +270,10 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         tree.n_outputs_ = 1
         tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
-        tree._grow(P, keys, y_enc, weights, settings, seed, scaled_by)
+        if weights.sum() > 0:
+            tree._grow(P, keys, y_enc, weights, settings, seed, scaled_by)
+        else:   # every drawn sample had zero weight: a leaf, as in the random forest
+            tree._grow(P, keys, y_enc, sw, knows_nothing(settings, n), seed, scaled_by)
         out.append((tree, rotation))
         if progress is not None:
             progress()
@@ -516,9 +525,10 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         self.rotated_features_ = features
         self._missing_fitted = self.missing
         self._base_seed = base_seed
-        self._n_draws_fitted = n_draws
-        self._n_samples_fitted = n
-        self._bootstrap_fitted = bool(self.bootstrap)
+        self._draw_records = np.vstack(
+            [draw_records(self) if warm else np.zeros((0, 3), dtype=np.int64),
+             np.tile(np.array([n, n_draws, int(self.bootstrap)], dtype=np.int64),
+                     (len(new), 1))])
         self.estimators_ = [t for t, _ in fitted]
         self.estimator_ = DecisionTreeClassifier(**self._tree_params())
         self.rotations_ = [r for _, r in fitted]
@@ -532,10 +542,11 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
 
     def _set_oob(self, Z, mask, y):
         n = Z.shape[0]
+        n_draws = int(draw_records(self)[-1, 1])     # one draw for all (check_warm_start)
         sums = np.zeros((n, self.n_classes_))
         votes = np.zeros(n, dtype=np.int64)
         for i, (tree, rotation) in enumerate(zip(self.estimators_, self.rotations_)):
-            counts = _tree_draws(self._base_seed, i, n, self._n_draws_fitted, True)[2]
+            counts = _tree_draws(self._base_seed, i, n, n_draws, True)[2]
             out = counts == 0
             if np.any(out):
                 P = np.ascontiguousarray(self._projector()(
@@ -577,6 +588,8 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         to a task, in threads on large batches; a few rows are projected onto every
         tree's axes at once, in one task (see _ONE_PROJECTION_CELLS)."""
         Z, mask = self._normalised(X)
+        if mask is not None:   # as the projections read it, once for all blocks of trees
+            mask = np.asfortranarray(mask, dtype=np.float64)
         n_jobs = self._prediction_jobs(Z.shape[0])
         everything = range(len(self.estimators_))
         F = self.rotated_features_.size

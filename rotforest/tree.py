@@ -1,5 +1,4 @@
 """DecisionTreeClassifier: greedy CART on presorted lists."""
-import math
 import numbers
 
 import numpy as np
@@ -18,6 +17,7 @@ from rotforest._validation import (
     check_real,
     check_tree_params,
     densify,
+    power_of_two_below,
     resolve_max_features,
     resolve_min_samples_leaf,
     resolve_min_samples_split,
@@ -98,8 +98,13 @@ def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
                 raise ValueError("class_weight values must be finite, non-negative "
                                  f"numbers; got {value!r} for class {label!r}")
         sw = sw * compute_sample_weight(class_weight, y)
-    if not sw.sum() > 0:
+    total = sw.sum()
+    if not total > 0:
         raise ValueError("the sample weights sum to zero: nothing to learn from")
+    if not np.isfinite(total):
+        raise ValueError("the sample weights (times class_weight) sum to more than the "
+                         "largest float: only their ratios matter, so divide them by a "
+                         "large number")
     return X, y, classes, y_enc, sw
 
 
@@ -110,7 +115,7 @@ def weight_scale(sw):
     largest = float(sw.max())
     if 1e-100 <= largest <= 1e100:
         return 1.0
-    return math.ldexp(1.0, math.frexp(largest)[1] - 1)     # at most largest: finite
+    return float(power_of_two_below(largest))
 
 
 class _AcceptsNaN:
@@ -374,10 +379,20 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         nodes, value, depth = _builder.build_tree(
             X, keys, y_enc, sw, self.n_classes_, seed=seed,
             min_weight_leaf=frac * float(sw.sum()), **settings)
+        # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
+        # would be subnormal and round), then the node weights scaled back
+        tree = prune_cost_complexity(Tree(X.shape[1], self.n_classes_, nodes, value, depth),
+                                     float(self.ccp_alpha))
         if scale != 1.0:
+            nodes = tree.nodes.copy()
             nodes["weighted_n_node_samples"] *= scale
-        self.tree_ = prune_cost_complexity(Tree(X.shape[1], self.n_classes_, nodes, value,
-                                                depth), float(self.ccp_alpha))
+            if not np.all(np.isfinite(nodes["weighted_n_node_samples"])):
+                # a bootstrap's counts times weights: the inputs' own sum was finite
+                raise ValueError("the weights of a tree's samples sum to more than the "
+                                 "largest float: divide the sample weights by a large "
+                                 "number (only their ratios matter)")
+            tree = Tree(tree.n_features, self.n_classes_, nodes, tree.value, tree.max_depth)
+        self.tree_ = tree
         return self
 
     # ------------------------------------------------------------------ pruning

@@ -49,22 +49,36 @@ def test_warm_start_keeps_and_checks_feature_names(cls, data):
 
 
 @pytest.mark.parametrize("cls", FORESTS)
-@pytest.mark.parametrize("change", [dict(max_samples=0.5), dict(bootstrap=False),
-                                    dict(rows=200)])
-def test_warm_start_refuses_other_bootstrap_draws(cls, data, change):
+@pytest.mark.parametrize("change", [dict(max_samples=0.5), dict(rows=200)])
+def test_warm_start_with_oob_score_refuses_other_draws(cls, data, change):
     X, y = data
     forest = cls(n_estimators=3, bootstrap=True, oob_score=True, warm_start=True,
                  random_state=0).fit(X, y)
     before = forest.oob_decision_function_.copy()
     change = dict(change)          # the parameter's dict is shared between the cases
     rows = change.pop("rows", 300)
-    if change.get("bootstrap") is False:
-        change["oob_score"] = False
     forest.set_params(n_estimators=5, **change)
-    with pytest.raises(ValueError, match="warm_start"):
+    with pytest.raises(ValueError, match="warm_start with oob_score"):
         forest.fit(X[:rows], y[:rows])
     assert len(forest.estimators_) == 3
     np.testing.assert_array_equal(forest.oob_decision_function_, before)
+
+
+def test_warm_start_records_each_trees_draw(data):
+    X, y = data
+    forest = RandomForestClassifier(n_estimators=2, max_samples=50, warm_start=True,
+                                    random_state=0).fit(X, y)
+    forest.set_params(n_estimators=4, max_samples=None).fit(X[:200], y[:200])
+    forest.set_params(n_estimators=5, bootstrap=False).fit(X[:100], y[:100])
+    sizes = [(len(s), s.max() < n) for s, n in zip(forest.estimators_samples_,
+                                                  [300, 300, 200, 200, 100])]
+    assert sizes == [(50, True), (50, True), (200, True), (200, True), (100, True)]
+    np.testing.assert_array_equal(forest.estimators_samples_[4], np.arange(100))
+    forest.set_params(bootstrap=True)          # a parameter changed after the fit
+    assert len(forest.estimators_samples_[4]) == 100
+    one = RandomForestClassifier(n_estimators=2, max_samples=50, random_state=0).fit(X, y)
+    for a, b in zip(one.estimators_samples_, forest.estimators_samples_[:2]):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_warm_start_with_the_same_draws_still_grows(data):
@@ -93,19 +107,30 @@ def test_rotation_forest_normalises_huge_values(data, power):
 
 
 @pytest.mark.parametrize("cls", [DecisionTreeClassifier] + FORESTS)
-@pytest.mark.parametrize("weight", [2.0 ** 1023, 1.7e308, 2.0 ** -1070])
+@pytest.mark.parametrize("weight", [2.0 ** 1010, 1.7e305, 2.0 ** -1000])
 def test_weights_at_the_ends_of_the_floats(cls, data, weight):
     X, y = data
-    ref = cls(random_state=0).fit(X, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)    # node weights that are inf
-        model = cls(random_state=0).fit(X, y, sample_weight=np.full(300, weight))
-    if weight in (2.0 ** 1023, 2.0 ** -1070):
-        # scaled back to weights of exactly 1: the very same model
+    kw = dict(random_state=0, ccp_alpha=0.005)
+    ref = cls(**kw).fit(X, y)
+    model = cls(**kw).fit(X, y, sample_weight=np.full(300, weight))
+    if weight != 1.7e305:
+        # weights of exactly 1 once scaled by a power of two: the very same model
         np.testing.assert_array_equal(model.predict_proba(X), ref.predict_proba(X))
+        np.testing.assert_allclose(model.feature_importances_, ref.feature_importances_,
+                                   rtol=1e-9)
     else:
-        # weights of 1.89 after scaling: the same splits up to rounding at near-ties
+        # weights of 1.9 after scaling: the same splits up to rounding at near-ties
         assert np.mean(model.predict(X) == ref.predict(X)) > 0.97
+    assert np.all(np.isfinite(model.feature_importances_))
+    if cls is DecisionTreeClassifier and weight != 1.7e305:   # ccp_alpha prunes alike
+        assert model.get_n_leaves() == ref.get_n_leaves() < 20
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier] + FORESTS)
+def test_weights_whose_sum_overflows_say_so(cls, data):
+    X, y = data
+    with pytest.raises(ValueError, match="sum to more than the largest float"):
+        cls(random_state=0).fit(X, y, sample_weight=np.full(300, 2.0 ** 1020))
 
 
 def test_class_weight_at_the_end_of_the_floats(data):
@@ -113,7 +138,7 @@ def test_class_weight_at_the_end_of_the_floats(data):
     ref = DecisionTreeClassifier(class_weight={0: 1.0, 1: 2.0}).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        big = DecisionTreeClassifier(class_weight={0: 2.0 ** 1022, 1: 2.0 ** 1023}).fit(X, y)
+        big = DecisionTreeClassifier(class_weight={0: 2.0 ** 1012, 1: 2.0 ** 1013}).fit(X, y)
     np.testing.assert_array_equal(big.tree_.feature, ref.tree_.feature)
     np.testing.assert_array_equal(big.tree_.threshold, ref.tree_.threshold)
 
@@ -122,10 +147,15 @@ def test_rotation_forest_grows_a_tree_when_a_bootstrap_draws_no_weight(data):
     X, y = data
     sw = (np.arange(300) % 10 == 0).astype(float)
     kw = dict(n_estimators=10, bootstrap=True, max_samples=0.05, random_state=0)
-    forest = RotationForestClassifier(**kw).fit(X, y, sample_weight=sw)
-    assert len(forest.estimators_) == 10 and forest.score(X, y) > 0.6
-    # as the random forest does with such draws
-    RandomForestClassifier(**kw).fit(X, y, sample_weight=sw)
+    for cls in FORESTS:
+        forest = cls(**kw).fit(X, y, sample_weight=sw)
+        # a tree whose draw had no weight knows nothing: a leaf of the weighted classes
+        # (other leaves are draws of one class)
+        prior = np.bincount(y, weights=sw) / sw.sum()
+        values = [t.tree_.value[0, 0] for t in forest.estimators_ if t.tree_.node_count == 1]
+        knows_nothing = [np.allclose(v, prior) for v in values]
+        assert len(forest.estimators_) == 10 and sum(knows_nothing) >= 3
+        assert all(k or v.max() == 1.0 for k, v in zip(knows_nothing, values))
 
 
 def test_importances_of_splits_that_gain_nothing_are_zero():
@@ -156,39 +186,49 @@ def test_counts_beyond_any_data_mean_what_the_largest_useful_ones_do(cls, data):
     X, y = data
     huge = 2 ** 70
     kw = dict(random_state=0)
-    pairs = [(dict(max_depth=huge), dict(max_depth=None)),
-             (dict(min_samples_leaf=huge), dict(min_samples_leaf=301)),
-             (dict(min_samples_split=huge), dict(min_samples_split=301)),
-             (dict(max_leaf_nodes=huge), dict(max_leaf_nodes=300))]
-    for big, useful in pairs:
-        a = cls(**kw, **big).fit(X, y)
-        b = cls(**kw, **useful).fit(X, y)
-        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
-    single = cls(**kw, min_samples_leaf=huge).fit(X, y)
-    for tree in getattr(single, "estimators_", [single]):
-        assert tree.tree_.node_count == 1
+    # no depth or leaf limit at all
+    a = cls(**kw, max_depth=huge).fit(X, y)
+    b = cls(**kw).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    # best-first growth without a reachable limit: as with a large limit the builder
+    # always took (a random forest draws its features in best-first order, so not None)
+    c = cls(**kw, max_leaf_nodes=huge).fit(X, y)
+    d = cls(**kw, max_leaf_nodes=10 ** 6 if cls is RandomForestClassifier else None).fit(X, y)
+    np.testing.assert_array_equal(c.predict_proba(X), d.predict_proba(X))
+    # no split at all
+    for param in ("min_samples_leaf", "min_samples_split"):
+        single = cls(**kw, **{param: huge}).fit(X, y)
+        for tree in getattr(single, "estimators_", [single]):
+            assert tree.tree_.node_count == 1
 
 
 @pytest.mark.parametrize("cls", FORESTS)
 def test_out_of_bag_score_without_any_out_of_bag_sample(cls):
     X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
-    forest = cls(n_estimators=2, bootstrap=True, oob_score=True, max_samples=2,
-                 random_state=0)
-    try:
-        forest.fit(X, y)
-    except ValueError as error:          # every tree drew both samples
-        assert "none is out of bag" in str(error)
-        assert not hasattr(forest, "estimators_")
-    else:
-        assert np.isfinite(forest.oob_score_)
+    forest = cls(n_estimators=3, bootstrap=True, oob_score=True)
     with pytest.raises(ValueError, match="with 1 sample,.*none is out of bag"):
-        cls(n_estimators=3, bootstrap=True, oob_score=True).fit(X[:1], y[:1])
+        forest.fit(X[:1], y[:1])
+    assert not hasattr(forest, "estimators_")
 
 
 @pytest.mark.parametrize("cls", FORESTS)
-def test_more_jobs_than_trees(cls, data):
+def test_more_jobs_than_trees(cls, data, monkeypatch):
+    import joblib
+
+    import rotforest.forest
+    import rotforest.rotation
+
+    started = []
+
+    def counting(*args, n_jobs=None, **kwargs):
+        started.append(n_jobs)
+        return joblib.Parallel(*args, n_jobs=n_jobs, **kwargs)
+
+    for module in (rotforest.forest, rotforest.rotation):
+        monkeypatch.setattr(module, "Parallel", counting)
     X, y = data
     a = cls(n_estimators=2, n_jobs=10_000, random_state=0).fit(X, y)
+    assert started and max(started) == 2            # a thread a tree, not 10,000
     b = cls(n_estimators=2, n_jobs=1, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
