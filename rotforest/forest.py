@@ -72,7 +72,8 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         if weights.sum() > 0:
             tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by)
         else:   # every drawn sample had zero weight: a tree that knows nothing, a leaf
-            tree._grow(X, keys, y_enc, sw, knows_nothing(settings, n), seed, scaled_by)
+            leaf, balanced = knows_nothing(settings, n, y_enc)
+            tree._grow(X, keys, y_enc, balanced, leaf, seed)
         if oob_pruning:
             tree.tree_ = prune_reduced_error(tree.tree_, np.ascontiguousarray(X[out]),
                                              y_enc[out], sw[out])
@@ -82,10 +83,12 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
     return trees
 
 
-def knows_nothing(settings, n_samples):
-    """Builder settings that grow a single leaf (the weighted class shares): the tree of a
-    bootstrap sample that drew no weight."""
-    return dict(settings, min_samples_split=n_samples + 1)
+def knows_nothing(settings, n_samples, y_enc):
+    """Builder settings and weights that grow a single leaf of equal class shares: the
+    tree of a bootstrap sample that drew no weight.  (Shares of the samples' own weights
+    would let each out-of-bag sample vote for its own label.)"""
+    balanced = compute_sample_weight("balanced", y_enc)
+    return dict(settings, min_samples_split=n_samples + 1), balanced
 
 
 def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes):
@@ -168,10 +171,11 @@ def draw_records(est):
     """Every fitted tree's draw: (number of samples, draws, bootstrap as 0/1), one row a
     tree, from which its bootstrap sample is regenerated.  Warm starts may add trees
     drawn otherwise.  Forests pickled before the records existed had one draw for all
-    trees (their number of samples, when it was not stored, is -1: unknown)."""
+    trees; what they did not store (bootstrap; the rotation forest's number of samples)
+    is -1, unknown."""
     records = getattr(est, "_draw_records", None)
     if records is None:
-        one = [getattr(est, "_n_samples_fitted", -1), est._n_draws_fitted, int(est.bootstrap)]
+        one = [getattr(est, "_n_samples_fitted", -1), est._n_draws_fitted, -1]
         records = np.tile(np.array(one, dtype=np.int64), (len(est.estimators_), 1))
     return records
 
@@ -187,17 +191,29 @@ def check_warm_start(est, classes, n_samples, n_draws):
     if len(classes) != est.n_classes_ or np.any(classes != est.classes_):
         raise ValueError("warm_start: y has other classes than the fitted forest")
     if est.oob_score:
-        now = np.array([n_samples, n_draws, int(est.bootstrap)])
         records = draw_records(est)
-        known = records[:, 0] >= 0
-        differ = np.any(records[known] != now, axis=1)
-        if np.any(differ) or np.any(records[~known, 1:] != now[1:]):
-            n0, d0, b0 = records[np.flatnonzero(differ)[0] if differ.any() else 0]
+        if np.any(records < 0):
+            raise ValueError("warm_start with oob_score: this forest was fitted by an older "
+                             "rotforest, which did not record how its trees drew their "
+                             "samples; fit it anew to score it out of bag")
+        now = np.array([n_samples, n_draws, int(est.bootstrap)])
+        differ = np.flatnonzero(np.any(records != now, axis=1))
+        if differ.size:
+            n0, d0, b0 = records[differ[0]]
             raise ValueError(
                 f"warm_start with oob_score needs every tree drawn as this fit draws "
                 f"({n_samples} samples, {n_draws} draws, bootstrap={bool(est.bootstrap)}); "
-                f"fitted trees were drawn from {n0} samples, {d0} draws, "
-                f"bootstrap={bool(b0)}: their out-of-bag samples are not this data's")
+                f"tree {differ[0]} was drawn from {n0} samples, {d0} draws, "
+                f"bootstrap={bool(b0)}: its out-of-bag samples are not this data's")
+
+
+def check_bootstrap_weights(sw, n_draws, bootstrap):
+    """A bootstrap sample may draw the heaviest sample n_draws times: refuse weights whose
+    tree totals could pass the largest float (whatever the seed draws)."""
+    if bootstrap and not np.isfinite(n_draws * float(sw.max())):
+        raise ValueError(f"the largest sample weight times the {n_draws} bootstrap draws "
+                         "exceeds the largest float: divide the sample weights by a large "
+                         "number (only their ratios matter)")
 
 
 def oob_scored(est, y, decision, seen):
@@ -547,6 +563,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
                                                  reset=not warm)
         n = X.shape[0]
         n_draws = resolve_max_samples(self.max_samples, n)
+        check_bootstrap_weights(sw, n_draws, self.bootstrap)
         if warm:
             check_warm_start(self, classes, n, n_draws)
             trees = list(self.estimators_)
@@ -674,5 +691,6 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             when ``bootstrap=False``).
         """
         check_is_fitted(self)
-        return [_draw_tree(self._base_seed, i, int(n), int(draws), bool(boot))[0]
+        return [_draw_tree(self._base_seed, i, int(n), int(draws),
+                           bool(self.bootstrap if boot < 0 else boot))[0]  # < 0: unknown
                 for i, (n, draws, boot) in enumerate(draw_records(self))]

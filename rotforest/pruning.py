@@ -136,13 +136,14 @@ def prune_reduced_error(tree, X, y_codes, sample_weight):
     onehot[np.arange(X.shape[0]), y_codes] = sample_weight
     reached = np.asarray(path.T @ onehot)                  # tuning weight per node, class
     predicted = np.argmax(tree.value[:, 0, :], axis=1)      # a leaf's class, ties first
-    weight = reached.sum(axis=1)
-    leaf_error = weight - reached[np.arange(n_nodes), predicted]
-    # a leaf's and a branch's errors are sums of the same weights in other groupings:
-    # differences within their rounding (m terms: m * eps of their total, twice) are
-    # ties, so that the pruned tree depends on the ratios of the weights alone
-    count = np.asarray(path.sum(axis=0)).ravel()
-    slack = 2.0 * count * np.finfo(np.float64).eps * weight
+    wrong = np.ones_like(reached, dtype=bool)
+    wrong[np.arange(n_nodes), predicted] = False
+    leaf_error = np.where(wrong, reached, 0.0).sum(axis=1)   # summed, not subtracted
+    # a leaf's and a branch's errors are sums of the same non-negative weights in other
+    # groupings: they differ by at most their rounding (m terms: m * eps of the sums)
+    # when equal, and such differences are ties, so that the pruned tree depends on the
+    # ratios of the weights alone
+    rounding = (np.asarray(path.sum(axis=0)).ravel() + n_classes) * np.finfo(np.float64).eps
     left, right = tree.children_left, tree.children_right
     branch_error = leaf_error.copy()
     leaves = left == -1
@@ -152,7 +153,7 @@ def prune_reduced_error(tree, X, y_codes, sample_weight):
         if left[node] == -1:
             continue
         below = branch_error[left[node]] + branch_error[right[node]]
-        if leaf_error[node] <= below + slack[node]:
+        if leaf_error[node] <= below + 2.0 * rounding[node] * (leaf_error[node] + below):
             leaves[node] = True
         else:
             branch_error[node] = below

@@ -22,6 +22,7 @@ from rotforest.forest import (
     _sum_over_trees,
     _tree_rng,
     check_ensemble_params,
+    check_bootstrap_weights,
     check_warm_start,
     draw_records,
     knows_nothing,
@@ -273,7 +274,8 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         if weights.sum() > 0:
             tree._grow(P, keys, y_enc, weights, settings, seed, scaled_by)
         else:   # every drawn sample had zero weight: a leaf, as in the random forest
-            tree._grow(P, keys, y_enc, sw, knows_nothing(settings, n), seed, scaled_by)
+            leaf, balanced = knows_nothing(settings, n, y_enc)
+            tree._grow(P, keys, y_enc, balanced, leaf, seed)
         out.append((tree, rotation))
         if progress is not None:
             progress()
@@ -483,6 +485,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
                                                  self.class_weight, reset=not warm)
         n, F = X.shape
         n_draws = resolve_max_samples(self.max_samples, n)
+        check_bootstrap_weights(sw, n_draws, self.bootstrap)
         scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
         sw = sw / scaled_by if scaled_by != 1.0 else sw
         if warm:

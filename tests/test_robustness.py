@@ -64,6 +64,69 @@ def test_warm_start_with_oob_score_refuses_other_draws(cls, data, change):
     np.testing.assert_array_equal(forest.oob_decision_function_, before)
 
 
+@pytest.mark.parametrize("cls", FORESTS)
+def test_warm_start_with_oob_score_refuses_trees_grown_without_bootstrap(cls, data):
+    X, y = data
+    forest = cls(n_estimators=3, bootstrap=False, warm_start=True, random_state=0).fit(X, y)
+    forest.set_params(n_estimators=5, bootstrap=True, oob_score=True)
+    with pytest.raises(ValueError, match="tree 0 was drawn from 300 samples, 300 draws, "
+                                         "bootstrap=False"):
+        forest.fit(X, y)
+    assert len(forest.estimators_) == 3
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_forests_pickled_before_draw_records(cls, data):
+    """Forests fitted by the previous release stored one draw for all trees (and not
+    whether they were bootstrapped): they predict and warm-start as before, and refuse an
+    out-of-bag score over trees whose draws are unknown."""
+    import pickle
+
+    X, y = data
+    forest = cls(n_estimators=3, bootstrap=True, warm_start=True, random_state=0).fit(X, y)
+    state = forest.__getstate__()
+    del state["_draw_records"]
+    state["_n_draws_fitted"] = 300
+    if cls is RandomForestClassifier:
+        state["_n_samples_fitted"] = 300
+    old = cls.__new__(cls)
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    assert not hasattr(old, "_draw_records")
+    np.testing.assert_array_equal(old.predict_proba(X), forest.predict_proba(X))
+    if cls is RandomForestClassifier:
+        for a, b in zip(old.estimators_samples_, forest.estimators_samples_):
+            np.testing.assert_array_equal(a, b)
+    old.set_params(n_estimators=5).fit(X, y)
+    assert len(old.estimators_) == 5
+    old.set_params(n_estimators=6, oob_score=True)
+    with pytest.raises(ValueError, match="older rotforest"):
+        old.fit(X, y)
+    assert len(old.estimators_) == 5
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_bootstrap_weights_that_could_overflow_are_refused_whatever_the_seed(cls, data):
+    X, y = data
+    sw = np.ones(300)
+    sw[0] = 1e308                  # finite total; a draw of sample 0 twice is not
+    for seed in range(6):
+        with pytest.raises(ValueError, match="bootstrap draws exceeds the largest float"):
+            cls(n_estimators=3, bootstrap=True, random_state=seed).fit(X, y, sample_weight=sw)
+    cls(n_estimators=3, bootstrap=False, random_state=0).fit(X, y, sample_weight=sw)
+
+
+def test_reduced_error_pruning_keeps_a_strictly_better_branch_beside_a_heavy_sample():
+    X = np.array([[0.0], [1.0]] * 3)
+    y = np.array([0, 1] * 3)
+    tree = DecisionTreeClassifier().fit(X, y)
+    Xt = np.vstack([np.zeros((20_000, 1)), [[1.0]] * 3])
+    yt = np.r_[np.zeros(20_000, dtype=int), [1, 1, 1]]
+    w = np.ones(20_003)
+    w[0] = 1e12                    # every sum exact; the split is right on 3 more samples
+    tree.reduced_error_prune(Xt, yt, sample_weight=w)
+    assert tree.get_n_leaves() == 2
+
+
 def test_warm_start_records_each_trees_draw(data):
     X, y = data
     forest = RandomForestClassifier(n_estimators=2, max_samples=50, warm_start=True,
@@ -75,7 +138,7 @@ def test_warm_start_records_each_trees_draw(data):
     assert sizes == [(50, True), (50, True), (200, True), (200, True), (100, True)]
     np.testing.assert_array_equal(forest.estimators_samples_[4], np.arange(100))
     forest.set_params(bootstrap=True)          # a parameter changed after the fit
-    assert len(forest.estimators_samples_[4]) == 100
+    np.testing.assert_array_equal(forest.estimators_samples_[4], np.arange(100))
     one = RandomForestClassifier(n_estimators=2, max_samples=50, random_state=0).fit(X, y)
     for a, b in zip(one.estimators_samples_, forest.estimators_samples_[:2]):
         np.testing.assert_array_equal(a, b)
@@ -149,11 +212,11 @@ def test_rotation_forest_grows_a_tree_when_a_bootstrap_draws_no_weight(data):
     kw = dict(n_estimators=10, bootstrap=True, max_samples=0.05, random_state=0)
     for cls in FORESTS:
         forest = cls(**kw).fit(X, y, sample_weight=sw)
-        # a tree whose draw had no weight knows nothing: a leaf of the weighted classes
-        # (other leaves are draws of one class)
-        prior = np.bincount(y, weights=sw) / sw.sum()
+        # a tree whose draw had no weight knows nothing: a leaf of equal class shares,
+        # which gives no out-of-bag sample its own label (other leaves are draws of one
+        # class)
         values = [t.tree_.value[0, 0] for t in forest.estimators_ if t.tree_.node_count == 1]
-        knows_nothing = [np.allclose(v, prior) for v in values]
+        knows_nothing = [np.allclose(v, 0.5) for v in values]
         assert len(forest.estimators_) == 10 and sum(knows_nothing) >= 3
         assert all(k or v.max() == 1.0 for k, v in zip(knows_nothing, values))
 
