@@ -553,6 +553,10 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         if self.oob_pruning and not self.bootstrap:
             raise ValueError("oob_pruning needs bootstrap=True: without it no sample is "
                              "out of bag")
+        if self.oob_pruning and self.oob_score:
+            raise ValueError("oob_score with oob_pruning would score every tree on the "
+                             "samples it was pruned on (an optimistic score); use one of "
+                             "them, or cross-validation")
         check_tree_params(DecisionTreeClassifier(**self._tree_params()))
 
     def _fit(self, X, y, sample_weight):

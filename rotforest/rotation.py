@@ -1,4 +1,6 @@
 """RotationForestClassifier: presorted trees grown on randomly rotated, normalised features."""
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -165,6 +167,20 @@ def _moments(X, W, present, safe):
     return mean, np.sqrt((W * D * D).sum(axis=0) / safe)
 
 
+def _shares(rotation, constant):
+    """How an axis' importance is shared among the features: the squares of its loadings
+    (unit length: they sum to 1), among the features that varied in training when it has
+    any (a constant one, rotated only for its missing cells, moves no axis)."""
+    shares = rotation.multiply(rotation).tocsc()
+    if constant is None or not constant[shares.indices].any():   # none is rotated
+        return shares
+    varied = sp.diags((~constant).astype(np.float64)) @ shares
+    sums = np.asarray(varied.sum(axis=0)).ravel()
+    keep = sums > 0
+    scale = np.where(keep, 1.0 / np.where(keep, sums, 1.0), 0.0)
+    return (varied @ sp.diags(scale)) + (shares @ sp.diags((~keep).astype(np.float64)))
+
+
 def _rotated_features(X, constant, missing):
     """The features that the rotations mix: all but the training-constant ones (they
     carry nothing a tree could split on, and an axis that mixed one would move with a
@@ -180,14 +196,18 @@ def _rotated_features(X, constant, missing):
     return used if used.size else np.arange(constant.size)
 
 
-def _normalise(X, mean, scale):
+def _normalise(X, mean, scale, constant=None):
     """Normalised rows with missing cells set to 0 (the training mean), and the mask of
-    the missing cells (None when there is none)."""
+    the missing cells (None when there is none).  Features ``constant`` in training
+    normalise to 0 whatever their value (a tree ignores a feature it never saw vary);
+    only whether they are missing remains."""
     with np.errstate(over="ignore"):
         Z = (X - mean) / scale
     wild = np.isinf(Z)
     if wild.any():      # X - mean overflowed (values near the largest floats)
         Z[wild] = (X / scale - mean / scale)[wild]
+    if constant is not None and constant.any():
+        Z[:, constant] = np.where(np.isnan(X[:, constant]), np.nan, 0.0)
     mask = np.isnan(Z)
     if not mask.any():
         return Z, None
@@ -312,7 +332,10 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     max_samples : int, float or None, default=None
         Bootstrap sample size, as in :class:`RandomForestClassifier`.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
-        Rotated axes drawn at each node (None: all of them).
+        Rotated axes drawn at each node (None: all of them). The axes are the rotated
+        features (all but those constant in training, see ``rotated_features_``), plus
+        the indicator columns with ``missing="impute"``; an int may not exceed them, a
+        float or "sqrt" is a share of them.
     missing : {"route", "impute"}, default="route"
         How missing values (NaN) enter the rotated trees. Both first set a missing cell
         to the training mean. "route": an axis whose group holds a missing feature is
@@ -493,6 +516,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
             if self.missing != self._missing_fitted:
                 raise ValueError("missing cannot change between warm-started fits")
             base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
+            constant = getattr(self, "_constant", None)     # older pickles: not stored
             missing_features = self.missing_features_
             features = self.rotated_features_
             fitted = list(zip(self.estimators_, self.rotations_))
@@ -501,11 +525,20 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
                 np.iinfo(np.int32).max))
             # weighted, so that a weight of 2 normalises like two copies of a sample
             mean, scale, constant = _normalisation(X, sw)
-            missing_features = np.flatnonzero(np.isnan(X).any(axis=0))
-            features = _rotated_features(X, constant, self.missing)
+            weighted = X[sw > 0]                 # a row of weight 0 changes nothing
+            missing_features = np.flatnonzero(np.isnan(weighted).any(axis=0))
+            features = _rotated_features(weighted, constant, self.missing)
             fitted = []
-        Z, mask = _normalise(X, mean, scale)
+        Z, mask = _normalise(X, mean, scale, constant)
         project = _Rotated(self.missing, missing_features)
+        n_axes = features.size + (missing_features.size if self.missing == "impute" else 0)
+        mf = self.max_features
+        if isinstance(mf, numbers.Integral) and not isinstance(mf, bool) and mf > n_axes:
+            raise ValueError(
+                f"max_features={mf} exceeds the {n_axes} axes each tree splits on: the "
+                f"{features.size} rotated features (of {F}; constant ones are left out)"
+                + (f" and {missing_features.size} missing-value indicators"
+                   if self.missing == "impute" else ""))
         new = list(range(len(fitted), self.n_estimators))
         workers = max(1, min(effective_n_jobs(self.n_jobs), len(new)))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
@@ -524,6 +557,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
         self.mean_, self.scale_ = mean, scale
+        self._constant = constant
         self.missing_features_ = missing_features
         self.rotated_features_ = features
         self._missing_fitted = self.missing
@@ -576,7 +610,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         check_is_fitted(self)
         X = densify(validate_data(self, X, reset=False, dtype=np.float64,
                                   ensure_all_finite="allow-nan", accept_sparse=True))
-        Z, mask = _normalise(X, self.mean_, self.scale_)
+        Z, mask = _normalise(X, self.mean_, self.scale_, getattr(self, "_constant", None))
         return np.asfortranarray(Z), mask      # the projections read columns
 
     def _stacked(self):
@@ -666,10 +700,11 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         check_is_fitted(self)
         total = np.zeros(self.n_features_in_)
         F = self.rotated_features_.size        # axes per tree
+        constant = getattr(self, "_constant", None)
         for tree, rotation in zip(self.estimators_, self.rotations_):
             if tree.tree_.node_count > 1:
                 imp = tree.tree_.compute_feature_importances()
-                total += rotation.multiply(rotation).dot(imp[:F])
+                total += _shares(rotation, constant).dot(imp[:F])
                 if imp.size > F:                              # indicator columns
                     total[self.missing_features_] += imp[F:]
         s = total.sum()

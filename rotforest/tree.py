@@ -313,13 +313,21 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         if self.validation_fraction is not None:
             frac = check_real("validation_fraction", self.validation_fraction, 0.0, 1.0,
                               low_open=True, high_open=True)
-            grow, tune = train_test_split(np.arange(X.shape[0]), test_size=frac,
-                                          stratify=y_enc, random_state=rng)
+            try:
+                grow, tune = train_test_split(np.arange(X.shape[0]), test_size=frac,
+                                              stratify=y_enc, random_state=rng)
+            except ValueError as error:
+                raise ValueError(f"validation_fraction={frac} cannot hold out a stratified "
+                                 f"tuning set from these {X.shape[0]} samples: {error}"
+                                 ) from error
             grow.sort()
             X_tune, y_tune, w_tune = X[tune], y_enc[tune], sw[tune]
             X, y_enc, sw = X[grow], y_enc[grow], sw[grow]
             if not sw.sum() > 0:
                 raise ValueError("the sample weights of the growing part sum to zero")
+            if not w_tune.sum() > 0:
+                raise ValueError("the sample weights of the tuning part held out by "
+                                 "validation_fraction sum to zero: nothing to prune on")
         settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits,
                                           n_classes=len(classes))
         seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
@@ -475,13 +483,18 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"y must be 1-D with {X.shape[0]} labels; got shape {y.shape}")
-        codes = np.searchsorted(self.classes_, y)
+        try:
+            codes = np.searchsorted(self.classes_, y)
+        except TypeError as error:          # labels that do not compare with the classes
+            raise ValueError(f"y holds labels the tree was not fitted on ({error})") from error
         codes = np.minimum(codes, len(self.classes_) - 1)
         unknown = self.classes_[codes] != y
         if np.any(unknown):
             raise ValueError(f"y holds labels the tree was not fitted on: "
                              f"{np.unique(y[unknown])[:5].tolist()}")
         sw = _check_sample_weight(sample_weight, X.shape[0])
+        if not sw.sum() > 0:
+            raise ValueError("the tuning sample weights sum to zero: nothing to prune on")
         self.tree_ = prune_reduced_error(self.tree_, X, codes, sw)
         return self
 

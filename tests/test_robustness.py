@@ -329,3 +329,80 @@ def test_warm_start_adding_no_tree_still_scores_out_of_bag(data):
         forest.set_params(oob_score=True).fit(X, y)
     once = RandomForestClassifier(n_estimators=4, oob_score=True, random_state=0).fit(X, y)
     assert forest.oob_score_ == once.oob_score_
+
+
+def test_oob_score_is_not_taken_on_the_samples_trees_were_pruned_on(data):
+    forest = RandomForestClassifier(n_estimators=3, oob_score=True, oob_pruning=True)
+    with pytest.raises(ValueError, match="oob_score with oob_pruning"):
+        forest.fit(*data)
+
+
+@pytest.mark.parametrize("rotation", ["gaussian", "pca"])
+def test_a_feature_constant_where_present_moves_nothing(rotation):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[:, 2] = 1000.0
+    X[rng.random(400) < 0.3, 2] = np.nan              # random: carries nothing
+    forest = RotationForestClassifier(n_estimators=10, rotation=rotation, group_size=None,
+                                      random_state=0).fit(X, y)
+    assert 2 in forest.rotated_features_               # kept for its missing cells
+    assert forest.feature_importances_[2] == 0.0
+    test = rng.normal(size=(200, 3))
+    probas = []
+    for value in (1000.0, 1001.0, 1010.0, -5.0):
+        test[:, 2] = value
+        probas.append(forest.predict_proba(test))
+    for p in probas[1:]:
+        np.testing.assert_array_equal(p, probas[0])
+    test[::2, 2] = np.nan                               # its missingness still routes
+    assert forest.predict_proba(test).shape == (200, 2)
+
+
+def test_a_row_of_weight_zero_changes_no_rotation_forest():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[:, 3] = 7.0                                       # constant in training
+    extra = np.r_[X, [[0.0, 0.0, 0.0, np.nan]]]
+    w = np.r_[np.ones(300), 0.0]
+    a = RotationForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    b = RotationForestClassifier(n_estimators=5, random_state=0).fit(extra, np.r_[y, 0],
+                                                                     sample_weight=w)
+    np.testing.assert_array_equal(a.rotated_features_, b.rotated_features_)
+    np.testing.assert_array_equal(a.missing_features_, b.missing_features_)
+
+
+def test_rotation_forest_max_features_counts_axes():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(100, 4))
+    X[:, 3] = 1.0
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="exceeds the 3 axes each tree splits on: the 3 "
+                                         "rotated features \\(of 4"):
+        RotationForestClassifier(n_estimators=2, max_features=4).fit(X, y)
+    RotationForestClassifier(n_estimators=2, max_features=3).fit(X, y)
+
+
+def test_reduced_error_pruning_needs_tuning_weight(data):
+    X, y = data
+    tree = DecisionTreeClassifier(random_state=0).fit(X[:200], y[:200])
+    leaves = tree.get_n_leaves()
+    with pytest.raises(ValueError, match="tuning sample weights sum to zero"):
+        tree.reduced_error_prune(X[200:], y[200:], sample_weight=np.zeros(100))
+    assert tree.get_n_leaves() == leaves
+    with pytest.raises(ValueError, match="labels the tree was not fitted on"):
+        tree.reduced_error_prune(X[200:], np.array([None] * 100))
+    w = np.zeros(300)
+    w[:10] = 1.0                                       # the tuning part draws none of them
+    with pytest.raises(ValueError, match="tuning part held out by validation_fraction"):
+        DecisionTreeClassifier(validation_fraction=0.05, random_state=3).fit(
+            X[:200], y[:200], sample_weight=w[:200][::-1].copy())
+
+
+def test_validation_fraction_errors_name_it(data):
+    X, y = data
+    y = y.copy()
+    y[0] = 2                                           # a class of one sample
+    with pytest.raises(ValueError, match="validation_fraction=0.3 cannot hold out"):
+        DecisionTreeClassifier(validation_fraction=0.3).fit(X, y)
