@@ -216,6 +216,20 @@ class Tree:
     def n_leaves(self):
         return int(np.count_nonzero(self.nodes["left_child"] == TREE_LEAF))
 
+    @property
+    def max_n_classes(self):
+        return int(self.n_classes.max())
+
+    def compute_node_depths(self):
+        """The depth of every node, the root's being 1 (scikit-learn's convention)."""
+        nodes = self.nodes
+        depths = np.ones(nodes.shape[0], dtype=np.int64)
+        # children always carry larger ids than their parent: one pass in id order
+        for node in np.flatnonzero(nodes["left_child"] != TREE_LEAF):
+            depths[nodes["left_child"][node]] = depths[node] + 1
+            depths[nodes["right_child"][node]] = depths[node] + 1
+        return depths
+
     def apply(self, X):
         """Leaf index reached by every row of ``X`` (float64, 2-D)."""
         flat = self.__dict__.get("_flat")

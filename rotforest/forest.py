@@ -180,6 +180,15 @@ def draw_records(est):
     return records
 
 
+def warn_balanced_warm_start(est):
+    """scikit-learn's warning: class weight presets are computed on each fit's data."""
+    if est.warm_start and est.class_weight in ("balanced", "balanced_subsample"):
+        warnings.warn('class_weight presets "balanced" or "balanced_subsample" are not '
+                      "recommended for warm_start if the fitted data differs from the "
+                      "full dataset: the class weights are computed on each fit's y",
+                      UserWarning)
+
+
 def check_warm_start(est, classes, n_samples, n_draws):
     """With warm_start and fitted trees: the forest may only grow, on the same classes.
     Trees may be added on other data or draws (each tree's draw is recorded), but an
@@ -443,7 +452,9 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
     feature_importances_ : ndarray of shape (n_features,)
         Mean of the trees' normalised impurity-decrease importances.
     oob_score_ : float
-        Out-of-bag score; only with ``oob_score``.
+        Out-of-bag score over the samples that some tree left out (scikit-learn scores
+        the others as class 0); only with ``oob_score``. A callable ``oob_score``
+        receives the labels as they are.
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         Mean out-of-bag class probabilities of every training sample (NaN for a sample
         that every tree drew); only with ``oob_score``.
@@ -563,6 +574,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         self._check_params()
         whole = None if self.class_weight == "balanced_subsample" else self.class_weight
         warm = self.warm_start and hasattr(self, "estimators_")
+        warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
                                                  reset=not warm)
         n = X.shape[0]

@@ -30,6 +30,7 @@ from rotforest.forest import (
     knows_nothing,
     oob_scored,
     resolve_max_samples,
+    warn_balanced_warm_start,
 )
 from rotforest.tree import (
     DecisionTreeClassifier,
@@ -411,7 +412,9 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         Impurity-decrease importances of the rotated axes, shared back among the
         original features by the squares of their loadings.
     oob_score_ : float
-        Out-of-bag score; only with ``oob_score``.
+        Out-of-bag score over the samples that some tree left out (scikit-learn scores
+        the others as class 0); only with ``oob_score``. A callable ``oob_score``
+        receives the labels as they are.
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         Mean out-of-bag class probabilities; only with ``oob_score``.
 
@@ -504,6 +507,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     def _fit(self, X, y, sample_weight):
         self._check_params()
         warm = self.warm_start and hasattr(self, "estimators_")
+        warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
                                                  self.class_weight, reset=not warm)
         n, F = X.shape

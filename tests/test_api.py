@@ -391,3 +391,26 @@ def test_label_encoding_equals_np_unique(y):
     assert classes.dtype == ref_classes.dtype and codes.dtype == ref_codes.dtype
     np.testing.assert_array_equal(classes, ref_classes)
     np.testing.assert_array_equal(codes, ref_codes)
+
+
+def test_node_depths_and_max_n_classes_as_scikit_learn_gives_them():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(400, 4))
+    y = (X[:, 0] + rng.normal(size=400) > 0).astype(int) + (X[:, 1] > 1)
+    ours = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    sk = SkTree(max_depth=2, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.tree_.feature, sk.tree_.feature)
+    np.testing.assert_array_equal(ours.tree_.compute_node_depths(), sk.tree_.compute_node_depths())
+    assert ours.tree_.max_n_classes == sk.tree_.max_n_classes == 3
+    best_first = DecisionTreeClassifier(max_leaf_nodes=30, random_state=0).fit(X, y)
+    depths = best_first.tree_.compute_node_depths()
+    assert depths.max() - 1 == best_first.get_depth()
+    left, right = best_first.tree_.children_left, best_first.tree_.children_right
+    expected = np.zeros_like(depths)
+    stack = [(0, 1)]                                    # walked from the root
+    while stack:
+        node, depth = stack.pop()
+        expected[node] = depth
+        if left[node] != -1:
+            stack += [(left[node], depth + 1), (right[node], depth + 1)]
+    np.testing.assert_array_equal(depths, expected)

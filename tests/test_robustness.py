@@ -406,3 +406,9 @@ def test_validation_fraction_errors_name_it(data):
     y[0] = 2                                           # a class of one sample
     with pytest.raises(ValueError, match="validation_fraction=0.3 cannot hold out"):
         DecisionTreeClassifier(validation_fraction=0.3).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_balanced_class_weight_with_warm_start_warns_as_scikit_learn(cls, data):
+    with pytest.warns(UserWarning, match="not recommended for warm_start"):
+        cls(n_estimators=2, class_weight="balanced", warm_start=True).fit(*data)
