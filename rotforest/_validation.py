@@ -122,10 +122,9 @@ def resolve_max_features(value, n_features):
             return max(1, int(math.sqrt(n_features)))
         return max(1, int(math.log2(n_features)))
     if _is_int(value):
-        if not 1 <= value <= n_features:
-            raise ValueError(f"max_features must lie in [1, n_features={n_features}] "
-                             f"when an int; got {value}")
-        return int(value)
+        if value < 1:
+            raise ValueError(f"max_features must be at least 1 when an int; got {value}")
+        return int(min(value, n_features))     # more than there are: all (scikit-learn 1.9)
     if _is_real(value):
         frac = check_real("max_features", value, 0.0, 1.0, low_open=True)
         return max(1, int(frac * n_features))

@@ -1,6 +1,4 @@
 """RotationForestClassifier: presorted trees grown on randomly rotated, normalised features."""
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -335,8 +333,8 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Rotated axes drawn at each node (None: all of them). The axes are the rotated
         features (all but those constant in training, see ``rotated_features_``), plus
-        the indicator columns with ``missing="impute"``; an int may not exceed them, a
-        float or "sqrt" is a share of them.
+        the indicator columns with ``missing="impute"``; an int above their number means
+        all of them, a float or "sqrt" is a share of them.
     missing : {"route", "impute"}, default="route"
         How missing values (NaN) enter the rotated trees. Both first set a missing cell
         to the training mean. "route": an axis whose group holds a missing feature is
@@ -535,14 +533,6 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
             fitted = []
         Z, mask = _normalise(X, mean, scale, constant)
         project = _Rotated(self.missing, missing_features)
-        n_axes = features.size + (missing_features.size if self.missing == "impute" else 0)
-        mf = self.max_features
-        if isinstance(mf, numbers.Integral) and not isinstance(mf, bool) and mf > n_axes:
-            raise ValueError(
-                f"max_features={mf} exceeds the {n_axes} axes each tree splits on: the "
-                f"{features.size} rotated features (of {F}; constant ones are left out)"
-                + (f" and {missing_features.size} missing-value indicators"
-                   if self.missing == "impute" else ""))
         new = list(range(len(fitted), self.n_estimators))
         workers = max(1, min(effective_n_jobs(self.n_jobs), len(new)))
         progress = _Progress(len(new), self.verbose) if self.verbose else None

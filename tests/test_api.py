@@ -254,7 +254,6 @@ Y_OK = np.arange(30) % 2
     (dict(min_samples_leaf=1.0), ValueError, "min_samples_leaf"),
     (dict(min_weight_fraction_leaf=0.6), ValueError, "min_weight_fraction_leaf"),
     (dict(max_features=0), ValueError, "max_features"),
-    (dict(max_features=4), ValueError, "max_features"),
     (dict(max_features=1.5), ValueError, "max_features"),
     (dict(max_features="all"), ValueError, "max_features"),
     (dict(max_leaf_nodes=1), ValueError, "max_leaf_nodes"),
@@ -290,8 +289,8 @@ def test_failed_fit_leaves_fitted_model_unchanged():
     clf = DecisionTreeClassifier(max_features=3).fit(X_OK, Y_OK)
     before = pickle.dumps(clf)
     proba = clf.predict_proba(X_OK)
-    with pytest.raises(ValueError):
-        clf.fit(X_OK[:, :2], Y_OK)  # max_features=3 > 2 features: fails after validation
+    with pytest.raises(ValueError):   # fails after X (of 2 features) was validated
+        clf.fit(X_OK[:, :2], Y_OK, sample_weight=np.full(30, np.nan))
     with pytest.raises(ValueError):
         clf.fit(X_OK, Y_OK, sample_weight=-np.ones(30))
     assert pickle.dumps(clf) == before

@@ -373,15 +373,17 @@ def test_a_row_of_weight_zero_changes_no_rotation_forest():
     np.testing.assert_array_equal(a.missing_features_, b.missing_features_)
 
 
-def test_rotation_forest_max_features_counts_axes():
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier] + FORESTS)
+def test_max_features_above_the_features_means_all_of_them(cls):
+    # as in scikit-learn 1.9, so that one parameter grid serves data sets of any width
     rng = np.random.default_rng(2)
     X = rng.normal(size=(100, 4))
-    X[:, 3] = 1.0
-    y = (X[:, 0] > 0).astype(int)
-    with pytest.raises(ValueError, match="exceeds the 3 axes each tree splits on: the 3 "
-                                         "rotated features \\(of 4"):
-        RotationForestClassifier(n_estimators=2, max_features=4).fit(X, y)
-    RotationForestClassifier(n_estimators=2, max_features=3).fit(X, y)
+    X[:, 3] = 1.0                  # constant: the rotation forest has 3 axes
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    every = cls(max_features=None, random_state=0).fit(X, y)
+    for value in (4, 10):
+        model = cls(max_features=value, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(model.predict_proba(X), every.predict_proba(X))
 
 
 def test_reduced_error_pruning_needs_tuning_weight(data):
