@@ -38,26 +38,41 @@ def _tree_rng(base_seed, index):
     return np.random.default_rng(np.random.SeedSequence(base_seed, spawn_key=(index,)))
 
 
-def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap):
-    """The in-bag sample indices (with repeats) and the builder seed of one tree."""
+def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap, p=None):
+    """The in-bag sample indices (with repeats) and the builder seed of one tree: drawn
+    uniformly, or with the probabilities ``p`` (the normalised sample weights)."""
     rng = _tree_rng(base_seed, index)
     seed = int(rng.integers(np.iinfo(np.int64).max))
     if not bootstrap:
         return np.arange(n_samples), seed
-    return rng.integers(0, n_samples, n_draws), seed
+    if p is None:
+        return rng.integers(0, n_samples, n_draws), seed
+    return rng.choice(n_samples, n_draws, p=p), seed
+
+
+def draw_probabilities(sw, bootstrap):
+    """The probabilities with which a bootstrap draws the samples, as scikit-learn 1.9
+    does: proportional to the sample weights (times class weights), whose trees then take
+    the counts alone; None (uniform draws, counts times weights) when the weights are all
+    equal, where both rules grow the same trees."""
+    if not bootstrap or np.all(sw == sw[0]):
+        return None
+    return sw / sw.sum()
 
 
 def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_seed,
-                n_draws, bootstrap, balanced_subsample, oob_pruning, progress, scaled_by):
+                n_draws, bootstrap, balanced_subsample, oob_pruning, progress, scaled_by,
+                p):
     """Build the trees ``indices`` one after the other (one worker's share); ``sw`` was
-    divided by ``scaled_by`` (see weight_scale)."""
+    divided by ``scaled_by`` (see weight_scale); ``p``: draw_probabilities."""
     n = X.shape[0]
     trees = []
     for index in indices:
-        drawn, seed = _draw_tree(base_seed, index, n, n_draws, bootstrap)
+        drawn, seed = _draw_tree(base_seed, index, n, n_draws, bootstrap, p)
         weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
         out = weights == 0 if oob_pruning else None
-        weights *= sw          # in place: no array of n samples is held beyond the weights
+        if p is None:          # drawn by weight: the counts alone carry the weights
+            weights *= sw      # in place: no array of n samples is held beyond the weights
         if balanced_subsample:
             weights *= compute_sample_weight("balanced", y, indices=drawn)
         del drawn
@@ -70,7 +85,8 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         if weights.sum() > 0:
-            tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by)
+            tree._grow(X, keys, y_enc, weights, settings, seed,
+                       scaled_by if p is None else 1.0)
         else:   # every drawn sample had zero weight: a tree that knows nothing, a leaf
             leaf, balanced = knows_nothing(settings, n, y_enc)
             tree._grow(X, keys, y_enc, balanced, leaf, seed)
@@ -91,14 +107,14 @@ def knows_nothing(settings, n_samples, y_enc):
     return dict(settings, min_samples_split=n_samples + 1), balanced
 
 
-def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes):
+def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes, p=None):
     """Sum of the class probabilities that the trees ``indices`` give the samples they
     did not see (the first n_classes columns), and how many trees voted for each sample
     (the last column)."""
     n = X.shape[0]
     sums = np.zeros((n, n_classes + 1))
     for tree, index in zip(trees, indices):
-        drawn, _ = _draw_tree(base_seed, index, n, n_draws, True)
+        drawn, _ = _draw_tree(base_seed, index, n, n_draws, True, p)
         out = np.bincount(drawn, minlength=n) == 0
         if np.any(out):
             sums[out, :n_classes] += tree.tree_.value[tree.tree_.apply(X[out]), 0, :]
@@ -200,7 +216,7 @@ def check_warm_start(est, classes, n_samples, n_draws):
     if len(classes) != est.n_classes_ or np.any(classes != est.classes_):
         raise ValueError("warm_start: y has other classes than the fitted forest")
     if est.oob_score:
-        records = draw_records(est)
+        records = draw_records(est)[:, :3]
         if np.any(records < 0):
             raise ValueError("warm_start with oob_score: this forest was fitted by an older "
                              "rotforest, which did not record how its trees drew their "
@@ -579,9 +595,18 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
                                                  reset=not warm)
         n = X.shape[0]
         n_draws = resolve_max_samples(self.max_samples, n)
-        check_bootstrap_weights(sw, n_draws, self.bootstrap)
+        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
+        sw = sw / scaled_by if scaled_by != 1.0 else sw
+        p = draw_probabilities(sw, self.bootstrap)
+        if p is None:       # uniform draws, counts times weights: these must not overflow
+            check_bootstrap_weights(sw * scaled_by, n_draws, self.bootstrap)
         if warm:
             check_warm_start(self, classes, n, n_draws)
+            if self.oob_score and any(q is not None and (p is None or not np.array_equal(q, p))
+                                      or (q is None and p is not None)
+                                      for q in self._tree_probabilities()):
+                raise ValueError("warm_start with oob_score needs every tree drawn with the "
+                                 "same sample weights as this fit")
             trees = list(self.estimators_)
             base_seed = self._base_seed
         else:
@@ -597,8 +622,6 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             return self
 
         n_jobs = effective_n_jobs(self.n_jobs)
-        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
-        sw = sw / scaled_by if scaled_by != 1.0 else sw
         keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
         keys.setflags(write=False)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
@@ -611,7 +634,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
                 self._tree_params(), chunk, X, keys, y, codes, sw,
                 len(classes), base_seed, n_draws, self.bootstrap,
                 self.class_weight == "balanced_subsample", bool(self.oob_pruning), progress,
-                scaled_by)
+                scaled_by, p)
             for chunk in _chunks(new, workers))
         for chunk_trees in results:
             trees.extend(chunk_trees)
@@ -620,10 +643,21 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         self.n_classes_ = len(classes)
         self.n_outputs_ = 1
         self._base_seed = base_seed
+        # each tree's draw: samples, draws, bootstrap, and which of _draw_p it drew with
+        # (-1: uniformly)
+        probabilities = list(getattr(self, "_draw_p", [])) if warm else []
+        which = next((i for i, q in enumerate(probabilities) if np.array_equal(q, p)),
+                     None) if p is not None else -1
+        if which is None:
+            probabilities.append(p)
+            which = len(probabilities) - 1
+        old = draw_records(self) if warm else np.zeros((0, 4), dtype=np.int64)
+        if old.shape[1] == 3:                   # forests fitted before weighted draws
+            old = np.hstack([old, np.full((old.shape[0], 1), -1, dtype=np.int64)])
         self._draw_records = np.vstack(
-            [draw_records(self) if warm else np.zeros((0, 3), dtype=np.int64),
-             np.tile(np.array([n, n_draws, int(self.bootstrap)], dtype=np.int64),
-                     (len(new), 1))])
+            [old, np.tile(np.array([n, n_draws, int(self.bootstrap), which], dtype=np.int64),
+                          (len(new), 1))])
+        self._draw_p = probabilities
         self.estimators_ = trees
         self.estimator_ = DecisionTreeClassifier(**self._tree_params())
         for tree in trees:
@@ -634,11 +668,19 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             self._set_oob(X, y, n_jobs)
         return self
 
+    def _tree_probabilities(self):
+        """Each fitted tree's draw probabilities (None: uniform)."""
+        records = draw_records(self)
+        if records.shape[1] == 3:
+            return [None] * records.shape[0]
+        return [None if k < 0 else self._draw_p[k] for k in records[:, 3]]
+
     def _set_oob(self, X, y, n_jobs):
         n_draws = int(draw_records(self)[-1, 1])    # one draw for all (check_warm_start)
+        p = self._tree_probabilities()[-1]          # likewise
         both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(
             self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed, n_draws,
-            self.n_classes_))
+            self.n_classes_, p))
         sums, counts = both[:, :-1], both[:, -1]
         with np.errstate(invalid="ignore", divide="ignore"):
             self.oob_decision_function_ = sums / counts[:, None]
@@ -707,6 +749,8 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             when ``bootstrap=False``).
         """
         check_is_fitted(self)
+        records = draw_records(self)
         return [_draw_tree(self._base_seed, i, int(n), int(draws),
-                           bool(self.bootstrap if boot < 0 else boot))[0]  # < 0: unknown
-                for i, (n, draws, boot) in enumerate(draw_records(self))]
+                           bool(self.bootstrap if boot < 0 else boot), p)[0]  # < 0: unknown
+                for i, ((n, draws, boot), p) in enumerate(zip(records[:, :3],
+                                                             self._tree_probabilities()))]

@@ -110,6 +110,10 @@ def test_bootstrap_weights_that_could_overflow_are_refused_whatever_the_seed(cls
     sw = np.ones(300)
     sw[0] = 1e308                  # finite total; a draw of sample 0 twice is not
     for seed in range(6):
+        if cls is RandomForestClassifier:       # draws by weight: trees take counts alone
+            forest = cls(n_estimators=3, random_state=seed).fit(X, y, sample_weight=sw)
+            assert all(np.all(s == 0) for s in forest.estimators_samples_)
+            continue
         with pytest.raises(ValueError, match="bootstrap draws exceeds the largest float"):
             cls(n_estimators=3, bootstrap=True, random_state=seed).fit(X, y, sample_weight=sw)
     cls(n_estimators=3, bootstrap=False, random_state=0).fit(X, y, sample_weight=sw)
@@ -210,7 +214,10 @@ def test_rotation_forest_grows_a_tree_when_a_bootstrap_draws_no_weight(data):
     X, y = data
     sw = (np.arange(300) % 10 == 0).astype(float)
     kw = dict(n_estimators=10, bootstrap=True, max_samples=0.05, random_state=0)
-    for cls in FORESTS:
+    # the random forest draws by weight (scikit-learn 1.9): only weighted samples
+    forest = RandomForestClassifier(**kw).fit(X, y, sample_weight=sw)
+    assert all(np.all(sw[s] > 0) for s in forest.estimators_samples_)
+    for cls in [RotationForestClassifier]:
         forest = cls(**kw).fit(X, y, sample_weight=sw)
         # a tree whose draw had no weight knows nothing: a leaf of equal class shares,
         # which gives no out-of-bag sample its own label (other leaves are draws of one
@@ -414,3 +421,43 @@ def test_validation_fraction_errors_name_it(data):
 def test_balanced_class_weight_with_warm_start_warns_as_scikit_learn(cls, data):
     with pytest.warns(UserWarning, match="not recommended for warm_start"):
         cls(n_estimators=2, class_weight="balanced", warm_start=True).fit(*data)
+
+
+def test_random_forest_draws_bootstrap_samples_by_weight_as_scikit_learn_1_9(data):
+    X, y = data
+    rng = np.random.default_rng(5)
+    sw = np.where(rng.random(300) < 0.15, 1.0, 0.0)       # most samples weigh nothing
+    sw[:2] = 1.0
+    forest = RandomForestClassifier(n_estimators=40, max_samples=30, max_features=None,
+                                    random_state=0)
+    forest.fit(X, y, sample_weight=sw * 5.0)
+    drawn = np.concatenate(forest.estimators_samples_)
+    assert np.all(sw[drawn] > 0) and drawn.size == 40 * 30
+    # trees take the counts alone: a tree equals one grown on its counts
+    counts = np.bincount(forest.estimators_samples_[3], minlength=300).astype(float)
+    alone = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=counts)
+    np.testing.assert_array_equal(alone.tree_.weighted_n_node_samples,
+                                  forest.estimators_[3].tree_.weighted_n_node_samples)
+    np.testing.assert_array_equal(alone.tree_.threshold, forest.estimators_[3].tree_.threshold)
+    # probabilities in proportion to the weights: a weight-3 sample is drawn 3 times as often
+    heavy = sw.copy()
+    heavy[0] = 3.0
+    f3 = RandomForestClassifier(n_estimators=200, max_samples=100, random_state=1).fit(
+        X, y, sample_weight=heavy)
+    d = np.concatenate(f3.estimators_samples_)
+    ratio = np.mean(d == 0) / np.mean(d == 1)
+    assert 2.5 < ratio < 3.5
+    # uniform weights keep uniform draws: the same forest as without weights
+    a = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    b = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y, sample_weight=np.full(300, 2.0))
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    # out-of-bag votes and warm starts follow the weighted draws
+    oob = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0).fit(
+        X, y, sample_weight=np.r_[np.full(150, 2.0), np.ones(150)])
+    warm = RandomForestClassifier(n_estimators=10, oob_score=True, warm_start=True,
+                                  random_state=0)
+    warm.fit(X, y, sample_weight=np.r_[np.full(150, 2.0), np.ones(150)])
+    warm.set_params(n_estimators=30).fit(X, y, sample_weight=np.r_[np.full(150, 2.0), np.ones(150)])
+    np.testing.assert_array_equal(warm.oob_decision_function_, oob.oob_decision_function_)
+    with pytest.raises(ValueError, match="same sample weights"):
+        warm.set_params(n_estimators=35).fit(X, y)
