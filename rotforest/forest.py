@@ -11,7 +11,7 @@ from scipy.sparse import hstack as sparse_hstack
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
@@ -90,9 +90,9 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         else:   # every drawn sample had zero weight: a tree that knows nothing, a leaf
             leaf, balanced = knows_nothing(settings, n, y_enc)
             tree._grow(X, keys, y_enc, balanced, leaf, seed)
-        if oob_pruning:
-            tree.tree_ = prune_reduced_error(tree.tree_, np.ascontiguousarray(X[out]),
-                                             y_enc[out], sw[out])
+        if oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
+            tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
+                tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out])
         trees.append(tree)
         if progress is not None:
             progress()
@@ -107,13 +107,13 @@ def knows_nothing(settings, n_samples, y_enc):
     return dict(settings, min_samples_split=n_samples + 1), balanced
 
 
-def _oob_votes(trees, indices, X, base_seed, n_draws, n_classes, p=None):
+def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities):
     """Sum of the class probabilities that the trees ``indices`` give the samples they
     did not see (the first n_classes columns), and how many trees voted for each sample
     (the last column)."""
     n = X.shape[0]
     sums = np.zeros((n, n_classes + 1))
-    for tree, index in zip(trees, indices):
+    for tree, index, n_draws, p in zip(trees, indices, draws, probabilities):
         drawn, _ = _draw_tree(base_seed, index, n, n_draws, True, p)
         out = np.bincount(drawn, minlength=n) == 0
         if np.any(out):
@@ -390,8 +390,8 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
     """A random forest of presorted CART trees.
 
     The features are sorted once per fit and the sorted lists are shared, read-only, by
-    all trees; each tree gets its bootstrap sample as integer counts (sample weights),
-    so no data is copied per tree. Trees are built by ``n_jobs`` threads running the
+    all trees; each tree gets its bootstrap sample as integer counts (the builder's
+    sample weights), so no data is copied per tree. Trees are built by ``n_jobs`` threads running the
     GIL-free builder; for a given ``random_state`` the forest is the same whatever
     ``n_jobs`` is.
 
@@ -556,7 +556,10 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         y : array-like of shape (n_samples,)
             Class labels (strings or numbers).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights, multiplied by each tree's bootstrap counts.
+            Non-negative weights. With bootstrap, unequal weights (times class weights)
+            set the probabilities with which each tree draws the samples, and the trees
+            take the counts alone, as in scikit-learn 1.9; without bootstrap, or with
+            equal weights, they multiply the counts.
 
         Returns
         -------
@@ -588,11 +591,15 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
 
     def _fit(self, X, y, sample_weight):
         self._check_params()
-        whole = None if self.class_weight == "balanced_subsample" else self.class_weight
+        # "balanced" from the weighted class totals, as scikit-learn 1.9's forests do
+        whole = self.class_weight if isinstance(self.class_weight, dict) else None
         warm = self.warm_start and hasattr(self, "estimators_")
         warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
                                                  reset=not warm)
+        if self.class_weight == "balanced":
+            sw = sw * compute_class_weight("balanced", classes=np.arange(len(classes)),
+                                           y=y_enc, sample_weight=sw)[y_enc]
         n = X.shape[0]
         n_draws = resolve_max_samples(self.max_samples, n)
         scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
@@ -602,11 +609,6 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             check_bootstrap_weights(sw * scaled_by, n_draws, self.bootstrap)
         if warm:
             check_warm_start(self, classes, n, n_draws)
-            if self.oob_score and any(q is not None and (p is None or not np.array_equal(q, p))
-                                      or (q is None and p is not None)
-                                      for q in self._tree_probabilities()):
-                raise ValueError("warm_start with oob_score needs every tree drawn with the "
-                                 "same sample weights as this fit")
             trees = list(self.estimators_)
             base_seed = self._base_seed
         else:
@@ -676,11 +678,12 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         return [None if k < 0 else self._draw_p[k] for k in records[:, 3]]
 
     def _set_oob(self, X, y, n_jobs):
-        n_draws = int(draw_records(self)[-1, 1])    # one draw for all (check_warm_start)
-        p = self._tree_probabilities()[-1]          # likewise
+        draws = draw_records(self)[:, 1]            # every tree's own draw: same samples
+        probabilities = self._tree_probabilities()  # (check_warm_start), maybe other weights
         both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(
-            self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed, n_draws,
-            self.n_classes_, p))
+            self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed,
+            draws[chunk.start:chunk.stop], self.n_classes_,
+            probabilities[chunk.start:chunk.stop]))
         sums, counts = both[:, :-1], both[:, -1]
         with np.errstate(invalid="ignore", divide="ignore"):
             self.oob_decision_function_ = sums / counts[:, None]

@@ -459,5 +459,36 @@ def test_random_forest_draws_bootstrap_samples_by_weight_as_scikit_learn_1_9(dat
     warm.fit(X, y, sample_weight=np.r_[np.full(150, 2.0), np.ones(150)])
     warm.set_params(n_estimators=30).fit(X, y, sample_weight=np.r_[np.full(150, 2.0), np.ones(150)])
     np.testing.assert_array_equal(warm.oob_decision_function_, oob.oob_decision_function_)
-    with pytest.raises(ValueError, match="same sample weights"):
-        warm.set_params(n_estimators=35).fit(X, y)
+    before = [s.copy() for s in warm.estimators_samples_]
+    warm.set_params(n_estimators=35).fit(X, y)          # other weights: each tree its own
+    for a, b in zip(before, warm.estimators_samples_):
+        np.testing.assert_array_equal(a, b)
+    assert np.isfinite(warm.oob_score_)
+
+
+def test_oob_pruning_keeps_trees_whose_out_of_bag_samples_weigh_nothing():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 6))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    sw = np.zeros(1000)
+    sw[:40] = 1.0                  # every weighted sample is drawn: out of bag weighs 0
+    forest = RandomForestClassifier(n_estimators=10, oob_pruning=True, random_state=0)
+    forest.fit(X, y, sample_weight=sw)
+    assert all(t.tree_.node_count > 1 for t in forest.estimators_)
+    assert forest.score(X, y) > 0.85
+
+
+def test_balanced_class_weight_balances_weighted_totals_in_the_forest():
+    # as scikit-learn 1.9's forest: each class gets the same total weight
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 3))
+    y = (rng.random(400) < 0.2).astype(int)
+    sw = np.where(y == 1, 5.0, 1.0)
+    kw = dict(n_estimators=2, bootstrap=False, class_weight="balanced", random_state=0)
+    ours = RandomForestClassifier(**kw).fit(X, y, sample_weight=sw)
+    sk = SkForest(**kw).fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(ours.estimators_[0].tree_.value[0, 0],
+                               sk.estimators_[0].tree_.value[0, 0])
+    np.testing.assert_allclose(ours.estimators_[0].tree_.value[0, 0], [0.5, 0.5])
