@@ -11,7 +11,7 @@ from scipy.sparse import hstack as sparse_hstack
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
@@ -597,9 +597,11 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
                                                  reset=not warm)
-        if self.class_weight == "balanced":
-            sw = sw * compute_class_weight("balanced", classes=np.arange(len(classes)),
-                                           y=y_enc, sample_weight=sw)[y_enc]
+        if self.class_weight == "balanced":     # (scikit-learn's formula, weighted)
+            totals = np.bincount(y_enc, weights=sw, minlength=len(classes))
+            share = np.divide(totals.sum(), len(classes) * totals,
+                              out=np.zeros_like(totals), where=totals > 0)
+            sw = sw * share[y_enc]
         n = X.shape[0]
         n_draws = resolve_max_samples(self.max_samples, n)
         scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
