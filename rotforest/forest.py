@@ -606,9 +606,9 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         n_draws = resolve_max_samples(self.max_samples, n)
         scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
         sw = sw / scaled_by if scaled_by != 1.0 else sw
+        # (unequal weights are drawn by, not multiplied: no bootstrap total can overflow;
+        # equal ones total at most their sum, which training_data checked)
         p = draw_probabilities(sw, self.bootstrap)
-        if p is None:       # uniform draws, counts times weights: these must not overflow
-            check_bootstrap_weights(sw * scaled_by, n_draws, self.bootstrap)
         if warm:
             check_warm_start(self, classes, n, n_draws)
             trees = list(self.estimators_)
