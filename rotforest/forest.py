@@ -84,12 +84,8 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         tree.n_classes_ = n_classes
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
-        if weights.sum() > 0:
-            tree._grow(X, keys, y_enc, weights, settings, seed,
-                       scaled_by if p is None else 1.0)
-        else:   # every drawn sample had zero weight: a tree that knows nothing, a leaf
-            leaf, balanced = knows_nothing(settings, n, y_enc)
-            tree._grow(X, keys, y_enc, balanced, leaf, seed)
+        # every tree has weight: drawn by weight, or equal positive weights, or all rows
+        tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by if p is None else 1.0)
         if oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out])
@@ -97,14 +93,6 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         if progress is not None:
             progress()
     return trees
-
-
-def knows_nothing(settings, n_samples, y_enc):
-    """Builder settings and weights that grow a single leaf of equal class shares: the
-    tree of a bootstrap sample that drew no weight.  (Shares of the samples' own weights
-    would let each out-of-bag sample vote for its own label.)"""
-    balanced = compute_sample_weight("balanced", y_enc)
-    return dict(settings, min_samples_split=n_samples + 1), balanced
 
 
 def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities):
@@ -184,8 +172,9 @@ def check_ensemble_params(est):
 
 
 def draw_records(est):
-    """Every fitted tree's draw: (number of samples, draws, bootstrap as 0/1), one row a
-    tree, from which its bootstrap sample is regenerated.  Warm starts may add trees
+    """Every fitted tree's draw: (number of samples, draws, bootstrap as 0/1, and in the
+    random forest the index into ``_draw_p`` of its draw probabilities, -1 for uniform),
+    one row a tree, from which its bootstrap sample is regenerated.  Warm starts may add trees
     drawn otherwise.  Forests pickled before the records existed had one draw for all
     trees; what they did not store (bootstrap; the rotation forest's number of samples)
     is -1, unknown."""
@@ -230,15 +219,6 @@ def check_warm_start(est, classes, n_samples, n_draws):
                 f"({n_samples} samples, {n_draws} draws, bootstrap={bool(est.bootstrap)}); "
                 f"tree {differ[0]} was drawn from {n0} samples, {d0} draws, "
                 f"bootstrap={bool(b0)}: its out-of-bag samples are not this data's")
-
-
-def check_bootstrap_weights(sw, n_draws, bootstrap):
-    """A bootstrap sample may draw the heaviest sample n_draws times: refuse weights whose
-    tree totals could pass the largest float (whatever the seed draws)."""
-    if bootstrap and not np.isfinite(n_draws * float(sw.max())):
-        raise ValueError(f"the largest sample weight times the {n_draws} bootstrap draws "
-                         "exceeds the largest float: divide the sample weights by a large "
-                         "number (only their ratios matter)")
 
 
 def oob_scored(est, y, decision, seen):
@@ -391,9 +371,9 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
 
     The features are sorted once per fit and the sorted lists are shared, read-only, by
     all trees; each tree gets its bootstrap sample as integer counts (the builder's
-    sample weights), so no data is copied per tree. Trees are built by ``n_jobs`` threads running the
-    GIL-free builder; for a given ``random_state`` the forest is the same whatever
-    ``n_jobs`` is.
+    sample weights), so no data is copied per tree. Trees are built by ``n_jobs``
+    threads running the GIL-free builder; for a given ``random_state`` the forest is the
+    same whatever ``n_jobs`` is.
 
     Read more in the user guide: :doc:`/user_guide/forests`.
 

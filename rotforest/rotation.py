@@ -4,6 +4,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
@@ -22,10 +23,8 @@ from rotforest.forest import (
     _sum_over_trees,
     _tree_rng,
     check_ensemble_params,
-    check_bootstrap_weights,
     check_warm_start,
     draw_records,
-    knows_nothing,
     oob_scored,
     resolve_max_samples,
     warn_balanced_warm_start,
@@ -269,6 +268,23 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap):
     return rng, seed, counts
 
 
+def knows_nothing(settings, n_samples, y_enc):
+    """Builder settings and weights that grow a single leaf of equal class shares: the
+    tree of a bootstrap sample that drew no weight.  (Shares of the samples' own weights
+    would let each out-of-bag sample vote for its own label.)"""
+    balanced = compute_sample_weight("balanced", y_enc)
+    return dict(settings, min_samples_split=n_samples + 1), balanced
+
+
+def check_bootstrap_weights(sw, n_draws, bootstrap):
+    """A bootstrap sample may draw the heaviest sample n_draws times: refuse weights whose
+    tree totals could pass the largest float (whatever the seed draws)."""
+    if bootstrap and not np.isfinite(n_draws * float(sw.max())):
+        raise ValueError(f"the largest sample weight times the {n_draws} bootstrap draws "
+                         "exceeds the largest float: divide the sample weights by a large "
+                         "number (only their ratios matter)")
+
+
 def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_seed,
                   bootstrap, n_draws, group_size, kind, features, progress, scaled_by):
     n, F = Z.shape
@@ -292,7 +308,7 @@ def _grow_rotated(params, indices, Z, mask, project, y_enc, sw, n_classes, base_
         keys = _builder.presort(P)                        # one sort per tree
         if weights.sum() > 0:
             tree._grow(P, keys, y_enc, weights, settings, seed, scaled_by)
-        else:   # every drawn sample had zero weight: a leaf, as in the random forest
+        else:   # every drawn sample had zero weight (uniform draws, counts x weights)
             leaf, balanced = knows_nothing(settings, n, y_enc)
             tree._grow(P, keys, y_enc, balanced, leaf, seed)
         out.append((tree, rotation))
@@ -527,7 +543,7 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
                 np.iinfo(np.int32).max))
             # weighted, so that a weight of 2 normalises like two copies of a sample
             mean, scale, constant = _normalisation(X, sw)
-            weighted = X[sw > 0]                 # a row of weight 0 changes nothing
+            weighted = X if np.all(sw > 0) else X[sw > 0]   # a row of weight 0 changes nothing
             missing_features = np.flatnonzero(np.isnan(weighted).any(axis=0))
             features = _rotated_features(weighted, constant, self.missing)
             fitted = []
