@@ -35,7 +35,7 @@ import numpy as np
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
 from libc.math cimport log, ceil, INFINITY, isfinite, isnan
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
 from rotforest._tree import NODE_DTYPE
@@ -556,10 +556,23 @@ cdef extern from *:
 
 ctypedef uint64_t key_t
 
+ctypedef fused rank_t:     # dense ranks, in the narrowest type that holds them
+    uint8_t
+    uint16_t
+    uint32_t
+
 cdef enum:
     CRIT_GINI = 0
     CRIT_ENTROPY = 1
     CRIT_ERROR = 2
+
+cdef enum:
+    METHOD_AUTO = 0        # each node's method from the cost model (_lists_pay)
+    METHOD_PRESORT = 1     # partition the presorted lists at every node
+    METHOD_SORT = 2        # sort the scanned features in every node, from the root
+    RADIX_BITS = 11        # digits of the node sort: 2048 counts stay in the L1 cache
+
+METHODS = {"auto": METHOD_AUTO, "presort": METHOD_PRESORT, "sort": METHOD_SORT}
 
 CRITERIA = {"gini": CRIT_GINI, "entropy": CRIT_ENTROPY, "log_loss": CRIT_ENTROPY,
             "error": CRIT_ERROR}
@@ -576,6 +589,22 @@ cdef int64_t MAX_NODES = (1 << 31) - 1      # node ids are stored in 32 bits
 
 # Set ROTFOREST_NO_AVX512=1 to use the portable kernels only (the results are identical).
 cdef bint _USE_AVX512 = rf_cpu_has_avx512() != 0 and not _os.environ.get("ROTFOREST_NO_AVX512")
+
+
+# How nodes find their splits; "presort" and "sort" force one method (for tests and
+# benchmarks: every method grows the same trees).
+cdef int _METHOD = METHODS.get(_os.environ.get("ROTFOREST_NODE_METHOD", "auto"), METHOD_AUTO)
+
+
+def _set_node_method(method):
+    """Set how nodes find their splits ("auto", "presort" or "sort"; for tests and
+    benchmarks); returns the previous setting."""
+    global _METHOD
+    previous = {v: k for k, v in METHODS.items()}[_METHOD]
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    _METHOD = METHODS[method]
+    return previous
 
 
 def _set_simd(bint enabled):
@@ -606,12 +635,18 @@ cdef extern from *:
     #else
     #define rf_popcount32(x) __builtin_popcount(x)
     #endif
+    #if defined(_MSC_VER)
+    static inline int rf_popcount64(uint64_t x) { return (int)__popcnt64(x); }
+    #else
+    #define rf_popcount64(x) __builtin_popcountll(x)
+    #endif
     """
     ctypedef struct rf_vi:
         double v
         int64_t i
     int rf_cmp_vi(const void* a, const void* b) noexcept nogil
     int rf_popcount32(uint32_t x) noexcept nogil
+    int rf_popcount64(uint64_t x) noexcept nogil
 
 
 cdef inline uint64_t _ordered_bits(double v) noexcept nogil:
@@ -783,6 +818,77 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     return out
 
 
+def rank_dtype(const uint32_t[:, ::1] keys, Py_ssize_t n):
+    """The narrowest unsigned integer type that holds every dense rank of
+    :func:`presort`'s output ``keys`` for ``n`` samples."""
+    cdef int64_t F = keys.shape[0], f, i, top = 0, c
+    with nogil:
+        for f in range(F):
+            c = 0
+            for i in range((n + 31) >> 5):
+                c += rf_popcount32(keys[f, n + i])
+            top = c if c > top else top
+    return np.dtype(np.uint8 if top <= 256 else np.uint16 if top <= 65536 else np.uint32)
+
+
+cdef void _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t a,
+                     int64_t b) noexcept nogil:
+    cdef int64_t f, i, i0
+    cdef uint32_t rank, bits, ix
+    for f in range(a, b):
+        rank = <uint32_t> -1
+        for i0 in range(0, n, 32):
+            bits = keys[f, n + (i0 >> 5)]
+            for i in range(i0, min(i0 + 32, n)):
+                rank += bits & 1
+                bits >>= 1
+                ix = keys[f, i]
+                if ix < <uint32_t> n:
+                    o[f * n + ix] = <rank_t> rank
+
+
+def dense_ranks(const uint32_t[:, ::1] keys, out=None, Py_ssize_t start=0, stop=None):
+    """The dense rank of every cell from :func:`presort`'s output: ``out[f, i]`` is the
+    number of distinct values of column ``f`` below ``X[i, f]`` (missing values last, as
+    one value).  An array of shape ``(n_features, n_samples)`` of the narrowest unsigned
+    type that holds the ranks (:func:`rank_dtype`; 1 byte a cell for columns of at most
+    256 values, such as pixels); nodes that sort their samples read it.  With ``out``
+    only the rows ``start:stop`` are computed, into ``out``, so threads can share the
+    work."""
+    cdef int64_t F = keys.shape[0], width = keys.shape[1], n
+    n = (32 * width) // 33
+    while keys_width(n) < width:
+        n += 1
+    if keys_width(n) != width:
+        raise ValueError("keys is not presort's output")
+    if out is None:
+        out = np.empty((F, n), dtype=rank_dtype(keys, n))
+    if (out.shape != (F, n) or out.dtype not in (np.uint8, np.uint16, np.uint32)
+            or not out.flags.c_contiguous or out.dtype.itemsize < rank_dtype(keys, n).itemsize):
+        raise ValueError("out must be a C-contiguous array of shape (n_features, n_samples) "
+                         "and of a type that holds the ranks (rank_dtype)")
+    stop = F if stop is None else min(stop, F)
+    cdef int64_t a = max(0, start), b = stop
+    cdef uint8_t[:, ::1] o1
+    cdef uint16_t[:, ::1] o2
+    cdef uint32_t[:, ::1] o4
+    if n == 0 or a >= b:
+        return out
+    if out.dtype == np.uint8:
+        o1 = out
+        with nogil:
+            _rank_rows(keys, &o1[0, 0], n, a, b)
+    elif out.dtype == np.uint16:
+        o2 = out
+        with nogil:
+            _rank_rows(keys, &o2[0, 0], n, a, b)
+    else:
+        o4 = out
+        with nogil:
+            _rank_rows(keys, &o4[0, 0], n, a, b)
+    return out
+
+
 # ----------------------------------------------------------------------------------------
 # Builder state
 # ----------------------------------------------------------------------------------------
@@ -809,6 +915,9 @@ cdef struct SplitInfo:
     int64_t n_missing      # samples of the node missing the split feature (at the list's end)
     int64_t missing_left   # they go to the left child (when n_missing > 0); the stored
                            # direction for NaN at predict time in any case
+    uint64_t cut_rank      # the rank of the first present value on the right (the
+                           # feature's missing rank when every present value goes left):
+                           # a sample goes left when its rank is below it
 
 cdef struct Entry:         # a node on the frontier
     int64_t start
@@ -818,7 +927,9 @@ cdef struct Entry:         # a node on the frontier
     int64_t node_id
     int32_t is_left
     int32_t has_split
-    int32_t pad
+    int32_t presorted      # 1: the node's slice of every list is kept in order (method
+                           # "presort"); 0: its samples are in `samples` and each scanned
+                           # feature is sorted in the node (method "sort")
     double impurity
     double weight
     double lower           # monotonic constraints: bounds on the node's class-0 fraction
@@ -840,11 +951,22 @@ cdef struct Builder:
     uint64_t cmask
     uint64_t wmask
     uint64_t imask
+    int rbits              # bits of the largest rank
     bint packed            # weights are read from the keys
     bint use_avx512        # the processor runs the AVX-512 scan
     bint borrowed_lists    # lists is the caller's keys array: not freed here
     key_t* lists           # per feature, the tree's samples in sorted order; each node
-                           # owns the slice [start, end) of every feature's list
+                           # owns the slice [start, end) of every feature's list (NULL
+                           # when the tree sorts in its nodes from the root)
+    const void* ranks      # ranks[f * n_total + i]: the dense rank of X[i, f], of
+    int rank_bytes         # rank_bytes (1, 2 or 4) each (NULL when no node sorts)
+    key_t* samples         # nodes that sort: their samples (working keys without the
+                           # rank) in [start, end), in increasing sample index
+    key_t* sorted_keys[2]  # a node's keys of one feature, sorted in the node, at
+                           # [start, end); the other buffer holds the best feature's
+    key_t* sort_tmp        # the radix sort's other buffer
+    int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1)
+    int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
     key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
     uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
     uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
@@ -1443,8 +1565,220 @@ cdef inline void _add_counts2(const Builder* B, const key_t* L, int64_t a, int64
     weight[0] += <double> tw
 
 
+# ----------------------------------------------------------------------------------------
+# Sorting in the node
+# ----------------------------------------------------------------------------------------
+#
+# Below the nodes where the presorted lists stop paying for themselves (_lists_pay), a
+# node keeps only its samples, in ``samples[start:end)`` in increasing sample index, and
+# sorts the features it scans: each sample's key takes the feature's dense rank (from
+# ``ranks``) and the keys are sorted by rank, stably.  Stable on keys in index order, the
+# result is exactly the slice the presorted list would hold (by rank, then index), so the
+# scans, and the tree, are the same whichever method a node uses.
+
+cdef bint _radix_sort(key_t* a, key_t* tmp, int64_t n, int shift, uint64_t fmask,
+                      uint64_t lo, int bits, int64_t* hist) noexcept nogil:
+    """Stable sort of a[0:n) by the field ((k >> shift) & fmask) - lo, of at most `bits`
+    bits, with tmp[0:n) as the other buffer (least significant digit first, digits of at
+    most RADIX_BITS bits).  True when the result is in tmp, False when in a."""
+    cdef int passes, digit, d, pss
+    cdef int64_t q, i, total, c
+    cdef uint64_t mask, kf
+    cdef key_t k
+    cdef key_t* src = a
+    cdef key_t* dst = tmp
+    cdef key_t* t
+    if n < 2 or bits <= 0:
+        return False
+    if n <= 24:
+        for q in range(1, n):
+            k = a[q]
+            kf = ((k >> shift) & fmask) - lo
+            i = q
+            while i > 0 and (((a[i - 1] >> shift) & fmask) - lo) > kf:
+                a[i] = a[i - 1]
+                i -= 1
+            a[i] = k
+        return False
+    passes = (bits + RADIX_BITS - 1) // RADIX_BITS
+    digit = (bits + passes - 1) // passes
+    mask = ((<uint64_t> 1) << digit) - 1
+    for pss in range(passes):
+        d = pss * digit
+        memset(hist, 0, (mask + 1) * sizeof(int64_t))
+        for q in range(n):
+            hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
+        total = 0
+        for i in range(<int64_t> mask + 1):
+            c = hist[i]
+            hist[i] = total
+            total += c
+        for q in range(n):
+            k = src[q]
+            i = <int64_t> (((((k >> shift) & fmask) - lo) >> d) & mask)
+            dst[hist[i]] = k
+            hist[i] += 1
+        t = src
+        src = dst
+        dst = t
+    return src != a
+
+
+cdef inline void _gather_keys(const rank_t* rk, const key_t* S, key_t* out, int64_t s,
+                              int64_t e, uint64_t im, int rs, uint64_t* lo,
+                              uint64_t* hi) noexcept nogil:
+    """out[q] = S[q] with its rank in feature row rk, for q in [s, e); the least and
+    largest rank."""
+    cdef uint64_t r, rmin = <uint64_t> -1, rmax = 0
+    cdef int64_t q
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        r = rk[k & im]
+        rmin = r if r < rmin else rmin
+        rmax = r if r > rmax else rmax
+        out[q] = (r << rs) | k
+    lo[0] = rmin
+    hi[0] = rmax
+
+
+cdef const key_t* _node_keys(Builder* B, int64_t f, int64_t s, int64_t e) noexcept nogil:
+    """The keys of feature f of a sorting node's samples, in the order of the presorted
+    list, at [s, e) of the returned buffer (sorted_keys[0]); NULL when f is constant in
+    the node."""
+    cdef key_t* out = B.sorted_keys[0]
+    cdef key_t* t
+    cdef uint64_t rmin, rmax
+    cdef int64_t row = f * B.n_total
+    if B.rank_bytes == 1:
+        _gather_keys((<const uint8_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
+                     B.rshift, &rmin, &rmax)
+    elif B.rank_bytes == 2:
+        _gather_keys((<const uint16_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
+                     B.rshift, &rmin, &rmax)
+    else:
+        _gather_keys((<const uint32_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
+                     B.rshift, &rmin, &rmax)
+    if rmin == rmax:
+        return NULL
+    if _radix_sort(out + s, B.sort_tmp + s, e - s, B.rshift, <uint64_t> -1, rmin,
+                   _bit_length(rmax - rmin), B.hist):
+        t = B.sorted_keys[0]
+        B.sorted_keys[0] = B.sort_tmp
+        B.sort_tmp = t
+    return B.sorted_keys[0]
+
+
+cdef void _samples_by_index(Builder* B, int64_t s, int64_t e) noexcept nogil:
+    """Sort samples[s:e) by sample index."""
+    if _radix_sort(B.samples + s, B.sort_tmp + s, e - s, 0, B.imask, 0,
+                   _bit_length(B.imask), B.hist):
+        memcpy(B.samples + s, B.sort_tmp + s, (e - s) * sizeof(key_t))
+
+
+cdef void _samples_from_list(Builder* B, const key_t* Lf, int64_t s, int64_t cut,
+                             int64_t enm, int64_t e, bint moved, bint lleaf,
+                             bint rleaf) noexcept nogil:
+    """A presorted node whose children sort: their samples from the split feature's list
+    (left: [s, cut), and the missing [enm, e) when they move left), each child's in index
+    order."""
+    cdef key_t pm = ((<key_t> 1) << B.rshift) - 1
+    cdef key_t* S = B.samples
+    cdef int64_t q, o = s, p
+    for q in range(s, cut):
+        S[o] = Lf[q] & pm
+        o += 1
+    if moved:
+        for q in range(enm, e):
+            S[o] = Lf[q] & pm
+            o += 1
+    p = o
+    for q in range(cut, enm):
+        S[o] = Lf[q] & pm
+        o += 1
+    if not moved:
+        for q in range(enm, e):
+            S[o] = Lf[q] & pm
+            o += 1
+    if not lleaf:
+        _samples_by_index(B, s, p)
+    if not rleaf:
+        _samples_by_index(B, p, e)
+
+
+cdef inline int64_t _split_samples(const rank_t* rk, key_t* S, key_t* R, int64_t s,
+                                   int64_t e, uint64_t im, uint64_t cut_rank,
+                                   uint64_t nr, bint moved) noexcept nogil:
+    """Left keys of S[s:e) packed from S[s], right ones into R; returns their count."""
+    cdef int64_t il = s, ir = 0, q, g
+    cdef uint64_t r
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        r = rk[k & im]
+        g = <int64_t> ((r < cut_rank) | (moved & (r == nr)))
+        S[il] = k
+        R[ir] = k
+        il += g
+        ir += 1 - g
+    return ir
+
+
+cdef void _partition_samples(Builder* B, int64_t s, int64_t e, int64_t p, int64_t f,
+                             uint64_t cut_rank, bint moved) noexcept nogil:
+    """Stable partition of a sorting node's samples[s:e) by its split on feature f: a
+    sample goes left when its rank is below cut_rank, or when it is missing and the
+    missing samples move left."""
+    cdef int64_t row = f * B.n_total, ir
+    cdef uint64_t nr = B.nan_rank[f]
+    if B.rank_bytes == 1:
+        ir = _split_samples((<const uint8_t*> B.ranks) + row, B.samples, B.scratch, s, e,
+                            B.imask, cut_rank, nr, moved)
+    elif B.rank_bytes == 2:
+        ir = _split_samples((<const uint16_t*> B.ranks) + row, B.samples, B.scratch, s, e,
+                            B.imask, cut_rank, nr, moved)
+    else:
+        ir = _split_samples((<const uint32_t*> B.ranks) + row, B.samples, B.scratch, s, e,
+                            B.imask, cut_rank, nr, moved)
+    memcpy(B.samples + p, B.scratch, min(ir, e - p) * sizeof(key_t))
+
+
+# Costs of the two methods, in the time of moving one key in a partition: partitioning a
+# node's presorted lists moves every key of every non-constant feature once; sorting a
+# feature in a node reads each sample's rank (GATHER_COST) and moves its key once per
+# digit of the radix sort (DIGIT_COST).  Measured on AVX-512 and portable kernels alike
+# (see _lists_pay).
+cdef double GATHER_COST = 2.0
+cdef double DIGIT_COST = 2.5
+
+
+cdef bint _lists_pay(const Builder* B, int64_t n, int64_t d) noexcept nogil:
+    """Whether a node of n samples, d of its features not constant, should partition its
+    presorted lists for its children rather than let them (and their subtrees) sort the
+    features they scan."""
+    cdef double m, digits
+    if B.method != METHOD_AUTO:
+        return B.method == METHOD_PRESORT
+    # features the children scan: each draws max_features of the n_features, of which a
+    # share d / n_features is not constant (and at least one is)
+    m = <double> B.max_features * d / B.n_features
+    if m < 1.0:
+        m = 1.0
+    if m > d:
+        m = d
+    digits = ceil(<double> B.rbits / RADIX_BITS)
+    return d < m * (GATHER_COST + DIGIT_COST * digits)
+
+
 cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
-    """Best split of a frontier node; sets its has_split and split fields."""
+    """Best split of a frontier node; sets its has_split and split fields.
+
+    Features are drawn as scikit-learn draws them: with max_features below n_features,
+    uniformly without replacement among all features, every drawn feature counting
+    towards max_features whether or not it is constant in the node, until max_features
+    are drawn and at least one of them is not constant (or none is left).  Otherwise every
+    feature is visited in index order.  Either way, of features whose cuts are exactly
+    as good, the first visited wins."""
     cdef Entry* e = &B.ent[ei]
     cdef int64_t K = B.n_classes, F = B.n_features, s = e.start, end = e.end
     cdef double* counts = B.ent_counts + ei * 3 * K
@@ -1452,16 +1786,12 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef double* cright = counts + 2 * K
     cdef uint64_t* consts = B.ent_const + ei * B.n_words
     cdef key_t* base = B.lists
-    cdef int64_t m = 0, f, i, j, visited = 0, pos = -1, best_f = -1, best_p = -1, c, q
+    cdef key_t* swap
+    cdef int64_t f, i, j, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, c, q
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
-    cdef bint subsample, multi_simd
+    cdef bint draw = B.max_features < F, presorted = e.presorted, multi_simd
     cdef const key_t* L
-    for f in range(F):
-        if not ((consts[f >> 6] >> (f & 63)) & 1):
-            B.feats[m] = f
-            m += 1
-    subsample = B.max_features < m
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
     # the sum of their squares, the same for every feature (at such a node the only other
     # scan, _scan_missing, keeps its counts in doubles and leaves cri alone)
@@ -1473,19 +1803,32 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             B.cri[c] = <int64_t> counts[c]
             t2 += B.cri[c] * B.cri[c]
     i = 0
-    while i < m and visited < B.max_features:
-        if subsample:
-            j = i + <int64_t> _rand_below(&B.rng, m - i)
+    while i < F:
+        if draw:
+            if visited >= B.max_features and found > 0:
+                break
+            # B.feats is a permutation of the features kept from node to node: the first
+            # i are this node's draws so far, any arrangement of the rest is as good
+            j = i + <int64_t> _rand_below(&B.rng, F - i)
             f = B.feats[j]
             B.feats[j] = B.feats[i]
             B.feats[i] = f
-        f = B.feats[i]
+        else:
+            f = i
         i += 1
-        L = base + f * B.n_active
-        if ((L[s] ^ L[end - 1]) >> B.rshift) == 0:
+        visited += 1
+        if (consts[f >> 6] >> (f & 63)) & 1:
+            continue
+        if presorted:
+            L = base + f * B.n_active
+            if ((L[s] ^ L[end - 1]) >> B.rshift) == 0:
+                L = NULL
+        else:
+            L = _node_keys(B, f, s, end)
+        if L == NULL:
             consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
             continue
-        visited += 1
+        found += 1
         nm = 0
         ml = 0
         m1i = 0
@@ -1541,12 +1884,17 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_thr = thr
             best_nm = nm
             best_ml = ml
+            if not presorted:        # keep the best feature's sorted keys
+                swap = B.sorted_keys[0]
+                B.sorted_keys[0] = B.sorted_keys[1]
+                B.sorted_keys[1] = swap
     e.has_split = 0
     if best_f < 0:
         return
     # exact class counts of both children
-    L = base + best_f * B.n_active
+    L = base + best_f * B.n_active if presorted else B.sorted_keys[1]
     enm = end - best_nm
+    e.split.cut_rank = (L[best_p] >> B.rshift) if best_p < enm else B.nan_rank[best_f]
     for c in range(K):
         cleft[c] = 0.0
         cright[c] = 0.0
@@ -1811,6 +2159,14 @@ cdef inline void _partition_right(key_t* L, key_t* R, int64_t s, int64_t e, int6
     memcpy(L + p, R, min(ir, e - p) * sizeof(key_t))
 
 
+cdef int64_t _count_varied(const uint64_t* consts, int64_t F) noexcept nogil:
+    """Features not marked constant in a node's bitmap."""
+    cdef int64_t w, n = 0
+    for w in range((F + 63) >> 6):
+        n += rf_popcount64(consts[w])
+    return F - n
+
+
 cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noexcept nogil:
     """Split a node: mark sides, partition the lists, make the two child entries.
 
@@ -1836,7 +2192,7 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef uint64_t* lconsts = B.ent_const + le * W
     cdef uint64_t* rconsts = B.ent_const + re * W
     cdef uint64_t bit
-    cdef bint lleaf, rleaf
+    cdef bint lleaf, rleaf, presorted = e.presorted, kids_presorted
     cdef SplitInfo sp = e.split
     cdef bint moved = sp.n_missing > 0 and sp.missing_left
     cdef double bounds[4]          # lower, upper of the left child, then of the right
@@ -1865,7 +2221,15 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
                                        sp.impurity_right)
     memcpy(lconsts, consts, W * sizeof(uint64_t))
     memcpy(rconsts, consts, W * sizeof(uint64_t))
-    if not (lleaf and rleaf):
+    kids_presorted = presorted
+    if lleaf and rleaf:
+        pass
+    elif not presorted:
+        _partition_samples(B, s, end, p, f, sp.cut_rank, moved)
+    elif not _lists_pay(B, end - s, _count_varied(consts, F)):
+        _samples_from_list(B, Lf, s, cut, enm, end, moved, lleaf, rleaf)
+        kids_presorted = False
+    else:
         for q in range(s, cut):
             ix = Lf[q] & B.imask
             gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
@@ -1906,6 +2270,7 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         e.node_id = -1
         e.is_left = 1 if q == 0 else 0
         e.has_split = 0
+        e.presorted = kids_presorted
         e.impurity = sp.impurity_left if q == 0 else sp.impurity_right
         e.weight = sp.weight_left if q == 0 else sp.weight_right
         e.lower = bounds[2 * q]
@@ -1963,6 +2328,11 @@ cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
 cdef void _free_builder(Builder* B) noexcept nogil:
     if not B.borrowed_lists:
         free(B.lists)
+    free(B.samples)
+    free(B.sorted_keys[0])
+    free(B.sorted_keys[1])
+    free(B.sort_tmp)
+    free(B.hist)
     free(B.scratch)
     free(B.goleft)
     free(B.nan_rank)
@@ -2026,7 +2396,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                bint random_split, int64_t max_depth, int64_t min_samples_split,
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
                int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
-               const int8_t[::1] monotonic=None):
+               const int8_t[::1] monotonic=None, ranks=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -2038,6 +2408,14 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     child to the right one, and every node's fraction stays within the bounds its
     ancestors' constrained splits set (scikit-learn's rule; the caller flips the signs
     of constraints stated on the positive class).
+    ``ranks`` is what :func:`dense_ranks` returns for ``keys`` (computed here when None
+    and some node sorts: a forest computes it once for all its trees).
+
+    Each node either partitions the presorted lists for its children or, once that costs
+    more than sorting the few features its children scan (max_features well below
+    n_features; see ``_lists_pay``), leaves the lists and lets its subtree sort in the
+    nodes; a tree whose root already prefers sorting never copies the lists.  Both
+    methods grow the same tree.  ``_set_node_method`` forces one for tests.
 
     Returns ``(nodes, value, max_depth)``: the node array (``NODE_DTYPE``), the class
     fractions of every node, shape ``(node_count, 1, n_classes)``, and the depth reached.
@@ -2048,6 +2426,11 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef bint integral = True
     cdef uint64_t max_rank = 0, ix, rank, bad = 0
     cdef int ibits, rbits, cbits, wbits, spare
+    cdef int64_t n_varied
+    cdef bint root_presorted
+    cdef const uint8_t[:, ::1] r1
+    cdef const uint16_t[:, ::1] r2
+    cdef const uint32_t[:, ::1] r4
     cdef Builder B
     cdef const uint32_t* starts
     cdef key_t* out
@@ -2094,6 +2477,9 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     if bad:
         raise ValueError("keys do not belong to X")
 
+    if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
+                              or ranks.dtype not in (np.uint8, np.uint16, np.uint32)):
+        raise ValueError("ranks must be dense_ranks(keys)")
     memset(&B, 0, sizeof(Builder))
     # layout of the working keys
     ibits = max(1, _bit_length(<uint64_t> (n - 1)))
@@ -2110,6 +2496,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.cshift = ibits + wbits
     B.cmask = ((<uint64_t> 1) << cbits) - 1
     B.rshift = ibits + wbits + cbits
+    B.rbits = rbits
 
     B.X = &X[0, 0]
     B.xrs = _element_stride(X.strides[0])
@@ -2135,8 +2522,47 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.ent_cap = 64
     B.order_cap = 64
     B.node_cap = 256
-    # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
-    B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
+    # how the root (and so the tree) starts: with the lists, unless sorting in the nodes
+    # already costs less there (features constant over all samples do not count)
+    B.method = _METHOD if B.max_features < F else METHOD_PRESORT
+    if _METHOD == METHOD_SORT:
+        B.method = METHOD_SORT
+    n_varied = 0
+    for f in range(F):
+        n_varied += col_top[f] > 0
+    root_presorted = _lists_pay(&B, n_act, n_varied)
+    if root_presorted:
+        # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
+        B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
+        if B.lists == NULL:
+            # no room for the lists: every node sorts (needs 4 bytes a cell of ranks)
+            root_presorted = False
+            B.method = METHOD_SORT
+    if B.method != METHOD_PRESORT:
+        if ranks is None:
+            ranks = dense_ranks(keys)
+        B.rank_bytes = ranks.dtype.itemsize
+        if B.rank_bytes < rank_dtype(keys, n).itemsize:
+            _free_builder(&B)
+            raise ValueError("ranks must be dense_ranks(keys)")
+        if B.rank_bytes == 1:
+            r1 = ranks
+            B.ranks = &r1[0, 0]
+        elif B.rank_bytes == 2:
+            r2 = ranks
+            B.ranks = &r2[0, 0]
+        else:
+            r4 = ranks
+            B.ranks = &r4[0, 0]
+        B.samples = <key_t*> malloc((n_act + 9) * sizeof(key_t))
+        B.sorted_keys[0] = <key_t*> calloc(n_act + 9, sizeof(key_t))
+        B.sorted_keys[1] = <key_t*> calloc(n_act + 9, sizeof(key_t))
+        B.sort_tmp = <key_t*> calloc(n_act + 9, sizeof(key_t))
+        B.hist = <int64_t*> malloc(((1 << RADIX_BITS) + 1) * sizeof(int64_t))
+        if (B.samples == NULL or B.sorted_keys[0] == NULL or B.sorted_keys[1] == NULL
+                or B.sort_tmp == NULL or B.hist == NULL):
+            _free_builder(&B)
+            raise MemoryError("not enough memory to grow the tree")
     B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
     B.goleft = <uint32_t*> calloc((n >> 5) + 2, sizeof(uint32_t))
     B.cl = <double*> malloc(K * sizeof(double))
@@ -2163,7 +2589,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             B.xlogx_table[0] = 0.0
             for i in range(1, tmax):
                 B.xlogx_table[i] = i * log(<double> i)
-    if (B.lists == NULL or B.scratch == NULL or B.goleft == NULL or B.cl == NULL
+    if ((root_presorted and B.lists == NULL) or B.scratch == NULL or B.goleft == NULL or B.cl == NULL
             or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
             or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL
             or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
@@ -2171,7 +2597,10 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             or B.values == NULL):
         _free_builder(&B)
         raise MemoryError("not enough memory to grow the tree")
-    memset(B.lists + F * n_act, 0, 9 * sizeof(key_t))
+    if root_presorted:
+        memset(B.lists + F * n_act, 0, 9 * sizeof(key_t))
+    for f in range(F):
+        B.feats[f] = f
 
     with nogil:
         # missing values sort last, with their feature's highest rank
@@ -2191,11 +2620,18 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                     payload[i] |= (<uint64_t> B.w[i]) << B.wshift
             else:
                 payload[i] = INACTIVE
-        for f in range(F):
-            if _fill_list(&keys[f, 0], &payload[0], n, n_act, B.rshift,
-                          B.lists + f * n_act) < 0:
-                B.error = 3
-                break
+        if root_presorted:
+            for f in range(F):
+                if _fill_list(&keys[f, 0], &payload[0], n, n_act, B.rshift,
+                              B.lists + f * n_act) < 0:
+                    B.error = 3
+                    break
+        else:
+            q = 0
+            for i in range(n):
+                if payload[i] != INACTIVE:
+                    B.samples[q] = payload[i]
+                    q += 1
     if B.error == 3:
         _free_builder(&B)
         raise ValueError("keys do not belong to X")
@@ -2207,6 +2643,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         B.ent[root].parent = -1
         B.ent[root].node_id = -1
         B.ent[root].is_left = 0
+        B.ent[root].presorted = root_presorted
         B.ent[root].weight = tw
         B.ent[root].lower = -INFINITY
         B.ent[root].upper = INFINITY
@@ -2217,9 +2654,13 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 B.ent_counts[root * 3 * K + y[i]] += B.w[i]
         B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
         for f in range(F):      # columns constant over this tree's samples
-            out = B.lists + f * n_act
-            if ((out[0] ^ out[n_act - 1]) >> B.rshift) == 0:
-                B.ent_const[root * B.n_words + (f >> 6)] |= (<uint64_t> 1) << (f & 63)
+            if root_presorted:
+                out = B.lists + f * n_act
+                if ((out[0] ^ out[n_act - 1]) >> B.rshift) != 0:
+                    continue
+            elif col_top[f] > 0:
+                continue        # (sorting nodes find the others when they draw them)
+            B.ent_const[root * B.n_words + (f >> 6)] |= (<uint64_t> 1) << (f & 63)
         _grow(&B, root, max_leaf_nodes)
 
     if B.error:

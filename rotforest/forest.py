@@ -15,7 +15,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._validation import check_int, check_real, check_tree_params, densify
+from rotforest._validation import (check_int, check_real, check_tree_params, densify,
+                                   resolve_max_features)
 from rotforest.pruning import prune_reduced_error
 from rotforest.tree import (
     DecisionTreeClassifier,
@@ -62,9 +63,10 @@ def draw_probabilities(sw, bootstrap):
 
 def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_seed,
                 n_draws, bootstrap, balanced_subsample, oob_pruning, progress, scaled_by,
-                p):
+                p, ranks=None):
     """Build the trees ``indices`` one after the other (one worker's share); ``sw`` was
-    divided by ``scaled_by`` (see weight_scale); ``p``: draw_probabilities."""
+    divided by ``scaled_by`` (see weight_scale); ``p``: draw_probabilities; ``ranks``:
+    the presort's dense ranks, or None."""
     n = X.shape[0]
     trees = []
     for index in indices:
@@ -85,7 +87,8 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
-        tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by if p is None else 1.0)
+        tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by if p is None else 1.0,
+                   ranks=ranks)
         if oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out])
@@ -135,18 +138,33 @@ def _sum_over_trees(n_trees, n_jobs, block_sum):
     return total
 
 
-def _presort_in_threads(X, n_threads):
-    """The forest's one presort, its columns shared between threads (numpy's sort and
-    the passes around it run without the GIL). Always threads: this is local work."""
-    n_threads = max(1, min(n_threads, X.shape[1]))
+def _by_columns_in_threads(work, source, n_features, width, n_threads, dtype=np.uint32):
+    """``work(source, out, start, stop)`` filling the rows of an ``(n_features, width)``
+    array, the features shared between threads (the builder's passes run without the
+    GIL). Always threads: this is local work."""
+    out = np.empty((n_features, width), dtype=dtype)
+    n_threads = max(1, min(n_threads, n_features))
+    bounds = np.linspace(0, n_features, n_threads + 1).astype(int)
     if n_threads == 1:
-        return _builder.presort(X)
-    out = np.empty((X.shape[1], _builder.keys_width(X.shape[0])), dtype=np.uint32)
-    bounds = np.linspace(0, X.shape[1], n_threads + 1).astype(int)
+        work(source, out, 0, n_features)
+        return out
     with ThreadPoolExecutor(n_threads) as pool:
-        list(pool.map(lambda ab: _builder.presort(X, out, int(ab[0]), int(ab[1])),
+        list(pool.map(lambda ab: work(source, out, int(ab[0]), int(ab[1])),
                       zip(bounds[:-1], bounds[1:])))
     return out
+
+
+def _presort_in_threads(X, n_threads):
+    """The forest's one presort (see :func:`_builder.presort`)."""
+    return _by_columns_in_threads(_builder.presort, X, X.shape[1],
+                                  _builder.keys_width(X.shape[0]), n_threads)
+
+
+def _ranks_in_threads(keys, n_samples, n_threads):
+    """The dense ranks of the presort (see :func:`_builder.dense_ranks`), which the trees'
+    nodes read when they sort their samples."""
+    return _by_columns_in_threads(_builder.dense_ranks, keys, keys.shape[0], n_samples,
+                                  n_threads, _builder.rank_dtype(keys, n_samples))
 
 
 def check_ensemble_params(est):
@@ -472,11 +490,11 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
     >>> forest.predict(X[:3]).tolist()
     [0, 0, 0]
     >>> len(forest.estimators_), forest.feature_importances_.round(2).tolist()
-    (20, [0.13, 0.01, 0.49, 0.37])
+    (20, [0.13, 0.03, 0.43, 0.41])
     >>> forest = RandomForestClassifier(n_estimators=50, oob_score=True, n_jobs=2,
     ...                                 random_state=0).fit(X, y)
     >>> round(forest.oob_score_, 3)
-    0.947
+    0.953
     """
 
     def __init__(
@@ -608,6 +626,11 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         n_jobs = effective_n_jobs(self.n_jobs)
         keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
         keys.setflags(write=False)
+        ranks = None
+        if resolve_max_features(self.max_features, X.shape[1]) < X.shape[1]:
+            # the trees' nodes may sort the few features they draw (see the builder)
+            ranks = _ranks_in_threads(keys, X.shape[0], n_jobs)
+            ranks.setflags(write=False)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         # the same array objects for every chunk: a distributed joblib backend (dask)
         # ships each argument once per fit, recognising it by identity
@@ -618,7 +641,7 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
                 self._tree_params(), chunk, X, keys, y, codes, sw,
                 len(classes), base_seed, n_draws, self.bootstrap,
                 self.class_weight == "balanced_subsample", bool(self.oob_pruning), progress,
-                scaled_by, p)
+                scaled_by, p, ranks)
             for chunk in _chunks(new, workers))
         for chunk_trees in results:
             trees.extend(chunk_trees)

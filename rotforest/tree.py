@@ -371,10 +371,10 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
             monotonic=resolve_monotonic_cst(self.monotonic_cst, n_features, n_classes),
         )
 
-    def _grow(self, X, keys, y_enc, sw, settings, seed, scaled_by=1.0):
+    def _grow(self, X, keys, y_enc, sw, settings, seed, scaled_by=1.0, ranks=None):
         """The one call into the builder, on lists presorted by the caller (a forest
-        shares them between its trees).  ``scaled_by``: the power of two by which the
-        caller already divided the weights."""
+        shares them, and their dense ``ranks``, between its trees).  ``scaled_by``: the
+        power of two by which the caller already divided the weights."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
@@ -386,7 +386,7 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         frac = settings.pop("min_weight_fraction_leaf")
         nodes, value, depth = _builder.build_tree(
             X, keys, y_enc, sw, self.n_classes_, seed=seed,
-            min_weight_leaf=frac * float(sw.sum()), **settings)
+            min_weight_leaf=frac * float(sw.sum()), ranks=ranks, **settings)
         # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
         # would be subnormal and round), then the node weights scaled back
         tree = prune_cost_complexity(Tree(X.shape[1], self.n_classes_, nodes, value, depth),

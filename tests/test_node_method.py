@@ -1,0 +1,169 @@
+"""Per-node methods: partitioning the presorted lists, or sorting the drawn features in
+the node (from dense ranks).  Whichever method each node uses, the tree is the same; and
+features are drawn per node with scikit-learn's rule."""
+import contextlib
+
+import numpy as np
+import pytest
+from scipy.stats import rankdata
+from sklearn.tree import DecisionTreeClassifier as SkTree
+
+from rotforest import (DecisionTreeClassifier, RandomForestClassifier,
+                       RotationForestClassifier, _builder)
+
+TREE_FIELDS = ["children_left", "children_right", "feature", "threshold", "impurity",
+               "n_node_samples", "weighted_n_node_samples", "missing_go_to_left", "value"]
+
+
+@contextlib.contextmanager
+def node_method(method):
+    previous = _builder._set_node_method(method)
+    try:
+        yield
+    finally:
+        _builder._set_node_method(previous)
+
+
+def assert_same_tree(a, b):
+    assert a.node_count == b.node_count
+    for field in TREE_FIELDS:
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+def grown_by_each_method(make, X, y, **fit):
+    trees = []
+    for method in ["presort", "sort", "auto"]:
+        with node_method(method):
+            trees.append(make().fit(X, y, **fit))
+    return trees
+
+
+def _data(kind, n, n_features, n_classes, missing, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, n_features))
+    if kind == "discrete":          # few values per column: heavy ties
+        X = np.round(X * 1.5)
+    elif kind == "sparse":          # mostly zeros, as counts and indicators are
+        X = np.where(rng.random((n, n_features)) < 0.85, 0.0, np.round(np.abs(X) * 3))
+    score = X[:, 0] + 0.8 * X[:, 1] - 0.5 * X[:, 2] + rng.normal(scale=0.7, size=n)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    if missing:
+        X[rng.random(X.shape) < 0.12] = np.nan
+    return X, y
+
+
+def test_dense_ranks_match_a_reference_in_the_narrowest_type():
+    rng = np.random.default_rng(1)
+    n = 700
+    X = np.column_stack([rng.normal(size=n), np.round(rng.normal(size=n)),
+                         rng.integers(0, 3, n).astype(float), np.full(n, 2.5),
+                         rng.normal(size=n)])
+    X[rng.random(n) < 0.1, 1] = np.nan
+    keys = _builder.presort(X)
+    ranks = _builder.dense_ranks(keys)
+    assert ranks.dtype == np.uint16 and ranks.shape == (5, n)   # 700 distinct values
+    for j in range(5):
+        col = X[:, j]
+        expected = np.where(np.isnan(col), -1, rankdata(np.nan_to_num(col, nan=0.0),
+                                                        method="dense") - 1)
+        present = ~np.isnan(col)
+        expected[present] = rankdata(col[present], method="dense") - 1
+        expected[~present] = expected[present].max() + 1 if present.any() else 0
+        np.testing.assert_array_equal(ranks[j], expected)
+    narrow = _builder.presort(np.round(X[:, 1:4]))
+    assert _builder.dense_ranks(narrow).dtype == np.uint8
+    wide = _builder.presort(np.arange(70000.0)[:, None])
+    assert _builder.rank_dtype(wide, 70000) == np.uint32
+    # computed in parts, as the forest's threads do
+    out = np.empty((5, n), dtype=np.uint32)
+    _builder.dense_ranks(keys, out, 0, 2)
+    _builder.dense_ranks(keys, out, 2, 5)
+    np.testing.assert_array_equal(out, ranks)
+    with pytest.raises(ValueError, match="holds the ranks"):
+        _builder.dense_ranks(keys, np.empty((5, n), dtype=np.uint8))
+
+
+@pytest.mark.parametrize("kind", ["continuous", "discrete", "sparse"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "error"])
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("missing", [False, True])
+def test_every_method_grows_the_same_tree(kind, criterion, n_classes, missing):
+    X, y = _data(kind, 600, 24, n_classes, missing, seed=n_classes + 3 * missing)
+    rng = np.random.default_rng(5)
+    weights = {"none": None, "counts": rng.integers(0, 4, len(y)).astype(float),
+               "real": rng.random(len(y)) + 0.01}
+    for (wname, w) in weights.items():
+        for params in [dict(max_features="sqrt"), dict(max_features=0.3),
+                       dict(max_features=None), dict(max_features="sqrt", max_leaf_nodes=40),
+                       dict(max_features=5, splitter="random"),
+                       dict(max_features="sqrt", min_samples_leaf=3, max_depth=9)]:
+            trees = grown_by_each_method(
+                lambda: DecisionTreeClassifier(criterion=criterion, random_state=7, **params),
+                X, y, sample_weight=w)
+            assert trees[0].tree_.node_count > 20, (wname, params)
+            for t in trees[1:]:
+                assert_same_tree(trees[0].tree_, t.tree_)
+
+
+def test_monotonic_constraints_grow_the_same_tree_by_every_method():
+    X, y = _data("continuous", 800, 12, 2, True, seed=3)
+    cst = [1, -1] + [0] * 10
+    trees = grown_by_each_method(lambda: DecisionTreeClassifier(
+        max_features=4, monotonic_cst=cst, random_state=2), X, y)
+    for t in trees[1:]:
+        assert_same_tree(trees[0].tree_, t.tree_)
+
+
+def test_forests_are_the_same_by_every_method_and_thread_count():
+    X, y = _data("sparse", 500, 60, 3, True, seed=11)
+    for make in [lambda j: RandomForestClassifier(12, n_jobs=j, class_weight="balanced",
+                                                  random_state=0),
+                 lambda j: RandomForestClassifier(8, n_jobs=j, max_leaf_nodes=30,
+                                                  max_samples=0.5, random_state=1),
+                 lambda j: RotationForestClassifier(6, n_jobs=j, max_features="sqrt",
+                                                    random_state=2)]:
+        forests = []
+        for method, jobs in [("presort", 1), ("sort", 2), ("auto", 3)]:
+            with node_method(method):
+                forests.append(make(jobs).fit(X, y))
+        for f in forests[1:]:
+            for a, b in zip(forests[0].estimators_, f.estimators_):
+                assert_same_tree(a.tree_, b.tree_)
+            np.testing.assert_array_equal(forests[0].predict_proba(X), f.predict_proba(X))
+
+
+def test_node_method_setting_is_checked():
+    with pytest.raises(ValueError, match="method must be one of"):
+        _builder._set_node_method("heap")
+
+
+def _constant_in_node_data(seed):
+    """Sparse indicator columns: most of them are constant in most nodes below the top."""
+    rng = np.random.default_rng(seed)
+    n, F = 3000, 64
+    X = (rng.random((n, F)) < 0.04).astype(float)
+    X[:, :4] = rng.integers(0, 6, (n, 4))
+    logit = X[:, :4].sum(axis=1) - 10 + 3 * X[:, 4:12].sum(axis=1)
+    y = (logit + rng.logistic(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_constant_features_drawn_count_as_in_scikit_learn():
+    # scikit-learn draws max_features features per node whether or not they are
+    # constant there (and goes on until one is not); counting only non-constant ones
+    # makes every node choose among more features, so trees with fewer leaves
+    X, y = _constant_in_node_data(0)
+    ours = [DecisionTreeClassifier(max_features="sqrt", random_state=s).fit(X, y)
+            .get_n_leaves() for s in range(30)]
+    theirs = [SkTree(max_features="sqrt", random_state=s).fit(X, y).get_n_leaves()
+              for s in range(30)]
+    assert abs(np.mean(ours) / np.mean(theirs) - 1) < 0.03, (np.mean(ours), np.mean(theirs))
+
+
+def test_forest_on_constant_in_node_features_is_as_accurate_as_scikit_learns():
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+    X, y = _constant_in_node_data(1)
+    Xt, yt = _constant_in_node_data(2)
+    ours = RandomForestClassifier(60, random_state=0, n_jobs=2).fit(X, y).score(Xt, yt)
+    theirs = SkForest(60, random_state=0, n_jobs=2).fit(X, y).score(Xt, yt)
+    assert abs(ours - theirs) < 0.01, (ours, theirs)
