@@ -160,10 +160,14 @@ def test_constant_features_drawn_count_as_in_scikit_learn():
     assert abs(np.mean(ours) / np.mean(theirs) - 1) < 0.03, (np.mean(ours), np.mean(theirs))
 
 
-def test_forest_on_constant_in_node_features_is_as_accurate_as_scikit_learns():
+def test_forest_on_constant_in_node_features_matches_scikit_learns():
     from sklearn.ensemble import RandomForestClassifier as SkForest
     X, y = _constant_in_node_data(1)
     Xt, yt = _constant_in_node_data(2)
-    ours = RandomForestClassifier(60, random_state=0, n_jobs=2).fit(X, y).score(Xt, yt)
-    theirs = SkForest(60, random_state=0, n_jobs=2).fit(X, y).score(Xt, yt)
-    assert abs(ours - theirs) < 0.01, (ours, theirs)
+    ours = RandomForestClassifier(60, random_state=0, n_jobs=2).fit(X, y)
+    theirs = SkForest(60, random_state=0, n_jobs=2).fit(X, y)
+    assert abs(ours.score(Xt, yt) - theirs.score(Xt, yt)) < 0.01
+    # as diverse: trees of the same size (counting only non-constant features drawn
+    # gave 29% fewer leaves on the single trees of this data)
+    leaves = [np.mean([t.get_n_leaves() for t in f.estimators_]) for f in (ours, theirs)]
+    assert abs(leaves[0] / leaves[1] - 1) < 0.03, leaves
