@@ -168,3 +168,87 @@ def test_forest_benchmark_scores_native_against_imputed(tmp_path, capsys):
     assert share == pytest.approx(100 * np.mean(np.isnan(bench.decode_missing("pima", Xp))),
                                   abs=0.06)
     assert out.count("| **mean of the 2 with real missing cells** |") == 2
+
+
+def test_wide_benchmark_prints_models_ratios_and_targets(tmp_path, capsys):
+    from sklearn.datasets import load_digits, load_iris
+
+    bench = _load("bench_wide")
+    X, y = load_digits(return_X_y=True)
+    X = X.astype(np.float64)
+    X[::6, 20] = np.nan                               # passed on or imputed, per model
+    np.savez(tmp_path / "wide_digits.npz", X=X, y=y)
+    np.savez(tmp_path / "narrow.npz", X=load_iris().data, y=load_iris().target)
+    bench.main(["--data", str(tmp_path), "--max-rows", "150", "--synthetic", "50",
+                "--n-estimators", "3", "--n-jobs", "1", "--skip-aeon",
+                "--models", "forest,rotation,sk-forest,sk-extra"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_wide: ") and "3 trees, n_jobs=1" in out
+    header = next(line for line in out.splitlines() if line.startswith("| data set |"))
+    for column in ("rotforest random forest", "rotforest rotation forest",
+                   "sklearn random forest", "sklearn extra trees", "RF / skRF fit",
+                   "RF - skRF accuracy (points)", "RoF / skRF fit"):
+        assert f"| {column} |" in header
+    assert "aeon" not in header and "narrow" not in out      # below --min-features
+    rows = {line.split(" | ")[0][2:]: line.strip("| ").split(" | ")
+            for line in out.splitlines() if line.startswith(("| wide_digits", "| synth"))}
+    assert set(rows) == {"wide_digits", "synthetic_50"}
+    assert rows["synthetic_50"][1:4] == ["150", "50", "3"]   # rows capped by --max-rows
+    digits = rows["wide_digits"]
+    assert abs(int(digits[1]) - 150) <= 5 and digits[2:4] == ["64", "10"]
+    acc = [float(cell.split(" / ")[2]) for cell in digits[4:8]]
+    assert all(0.3 < a <= 1 for a in acc)
+    assert float(digits[9]) == pytest.approx(100 * (acc[0] - acc[2]), abs=0.011)
+    targets = out.split("## Targets")[1]
+    assert "fit / sklearn RF fit <= 0.5 on every data set: " in targets
+    assert "no more than 0.5 points below sklearn RF (mean over 2 data sets)" in targets
+    assert "mean accuracy over the wide sets: not measured" in targets   # none named
+    assert "aeon fit / rotation forest fit >= 10" in targets and "not measured" in targets
+    assert "| rotforest rotation forest | real | 1 |" in out
+    assert "| sklearn extra trees | all | 2 |" in out
+
+
+def test_wide_benchmark_checks_the_targets(tmp_path, capsys):
+    bench = _load("bench_wide")
+
+    def result(name, features, **fits):
+        scores = {k: (fit, 0.01, 0.9) for k, fit in fits.items()}
+        return dict(name=name, rows=100, features=features, classes=2,
+                    synthetic=name.startswith("synthetic"), scores=scores)
+
+    results = [result("cnae9", 856, forest=0.4, rotation=0.9, **{"sk-forest": 1.0}),
+               result("digits", 64, forest=0.6, rotation=0.2, aeon=3.0,
+                      **{"sk-forest": 1.0}),
+               result("synthetic_2000", 2000, forest=0.4, rotation=1.6,
+                      **{"sk-forest": 2.0})]
+    bench.summary(results, {k: (k, None) for k in ("forest", "rotation", "sk-forest")})
+    out = capsys.readouterr().out
+    assert ("<= 0.5 on every data set: does NOT hold (2 of 3 data sets; misses: digits "
+            "0.600); ratio of the total fit times 0.350") in out
+    assert "(mean over 3 data sets): holds (mean difference +0.00 points" in out
+    assert ("2,000 synthetic features: holds (2 of 2 data sets); ratio of the total fit "
+            "times 0.833") in out
+    assert "wide sets run (1): rotation forest 0.9000, sklearn RF 0.9000" in out
+    assert ("250 features: holds (1 of 1 data sets); ratio of the total fit times "
+            "15.000") in out
+    assert "| forest | synthetic | 1 | 0.40 |" in out and "| sk-forest | all | 3 | 4.00 |" in out
+    # no data folder: said so, and the synthetic part runs; K-fold on request
+    bench.main(["--data", str(tmp_path / "none"), "--synthetic", "40", "--max-rows", "90",
+                "--n-estimators", "2", "--n-jobs", "1", "--folds", "2",
+                "--models", "forest,sk-forest"])
+    out = capsys.readouterr().out
+    assert "real data sets skipped" in out and "stratified 2-fold CV" in out
+    assert "| synthetic_40 | 90 | 40 | 3 |" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--models", "forest,no-such-model", "--synthetic"])
+
+
+def test_wide_benchmark_imputes_for_models_without_nan_support():
+    from sklearn.linear_model import LogisticRegression
+
+    bench = _load("bench_wide")
+    X, y = np.random.default_rng(0).normal(size=(60, 5)), np.arange(60) % 2
+    X[::4, 1] = np.nan
+    scores = bench.evaluate({"logistic": ("logistic", lambda: LogisticRegression()),
+                             "aeon": ("aeon", None)}, X, y, None, False, "nan case")
+    assert isinstance(scores["logistic"], tuple) and scores["aeon"] == "skipped"
