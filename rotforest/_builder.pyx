@@ -522,6 +522,19 @@ cdef extern from *:
     #else
     static void *rf_alloc_big(size_t size) { return malloc(size); }
     #endif
+    #if defined(_WIN32)
+    #include <windows.h>
+    static uint64_t rf_physical_memory(void) {
+        MEMORYSTATUSEX m; m.dwLength = sizeof(m);
+        return GlobalMemoryStatusEx(&m) ? (uint64_t)m.ullTotalPhys : (uint64_t)-1;
+    }
+    #else
+    #include <unistd.h>
+    static uint64_t rf_physical_memory(void) {
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+        return (pages > 0 && size > 0) ? (uint64_t)pages * (uint64_t)size : (uint64_t)-1;
+    }
+    #endif
     /* splitmix64: a small, fast generator with a 64-bit state. */
     static inline uint64_t rf_rng_next(uint64_t *s) {
         uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
@@ -532,6 +545,7 @@ cdef extern from *:
     """
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
     void* rf_alloc_big(size_t size) noexcept nogil
+    uint64_t rf_physical_memory() noexcept nogil
     double RF_SCREEN
     void rf_gini_binary_avx512(
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1, int64_t lo2,
@@ -629,17 +643,15 @@ cdef extern from *:
         if (x->v > y->v) return 1;
         return (x->i > y->i) - (x->i < y->i);
     }
-    #if defined(_MSC_VER)
-    #include <intrin.h>
-    static inline int rf_popcount32(uint32_t x) { return (int)__popcnt(x); }
-    #else
-    #define rf_popcount32(x) __builtin_popcount(x)
-    #endif
-    #if defined(_MSC_VER)
-    static inline int rf_popcount64(uint64_t x) { return (int)__popcnt64(x); }
-    #else
-    #define rf_popcount64(x) __builtin_popcountll(x)
-    #endif
+    #define rf_popcount32(x) rf_popcount64((uint64_t)(x))
+    /* bit counts by halves (compilers turn this into one instruction where the
+       target has one; __builtin_popcount would call a library routine otherwise) */
+    static inline int rf_popcount64(uint64_t x) {
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int)((x * 0x0101010101010101ULL) >> 56);
+    }
     """
     ctypedef struct rf_vi:
         double v
@@ -831,11 +843,17 @@ def rank_dtype(const uint32_t[:, ::1] keys, Py_ssize_t n):
     return np.dtype(np.uint8 if top <= 256 else np.uint16 if top <= 65536 else np.uint32)
 
 
-cdef void _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t a,
-                     int64_t b) noexcept nogil:
+cdef int _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t a,
+                    int64_t b) noexcept nogil:
+    """Rows a:b of the ranks; -1 when a row of keys is not an order of all n samples
+    (an index out of range, or one twice)."""
     cdef int64_t f, i, i0
     cdef uint32_t rank, bits, ix
+    cdef uint64_t* seen = <uint64_t*> malloc(((n + 63) >> 6) * sizeof(uint64_t))
+    if seen == NULL:
+        return -2
     for f in range(a, b):
+        memset(seen, 0, ((n + 63) >> 6) * sizeof(uint64_t))
         rank = <uint32_t> -1
         for i0 in range(0, n, 32):
             bits = keys[f, n + (i0 >> 5)]
@@ -843,8 +861,13 @@ cdef void _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t 
                 rank += bits & 1
                 bits >>= 1
                 ix = keys[f, i]
-                if ix < <uint32_t> n:
-                    o[f * n + ix] = <rank_t> rank
+                if ix >= <uint32_t> n or (seen[ix >> 6] >> (ix & 63)) & 1:
+                    free(seen)
+                    return -1
+                seen[ix >> 6] |= (<uint64_t> 1) << (ix & 63)
+                o[f * n + ix] = <rank_t> rank
+    free(seen)
+    return 0
 
 
 def dense_ranks(const uint32_t[:, ::1] keys, out=None, Py_ssize_t start=0, stop=None):
@@ -874,18 +897,23 @@ def dense_ranks(const uint32_t[:, ::1] keys, out=None, Py_ssize_t start=0, stop=
     cdef uint32_t[:, ::1] o4
     if n == 0 or a >= b:
         return out
+    cdef int err
     if out.dtype == np.uint8:
         o1 = out
         with nogil:
-            _rank_rows(keys, &o1[0, 0], n, a, b)
+            err = _rank_rows(keys, &o1[0, 0], n, a, b)
     elif out.dtype == np.uint16:
         o2 = out
         with nogil:
-            _rank_rows(keys, &o2[0, 0], n, a, b)
+            err = _rank_rows(keys, &o2[0, 0], n, a, b)
     else:
         o4 = out
         with nogil:
-            _rank_rows(keys, &o4[0, 0], n, a, b)
+            err = _rank_rows(keys, &o4[0, 0], n, a, b)
+    if err == -2:
+        raise MemoryError()
+    if err:
+        raise ValueError("keys do not belong to X: a row does not order every sample once")
     return out
 
 
@@ -965,7 +993,7 @@ cdef struct Builder:
     key_t* sorted_keys[2]  # a node's keys of one feature, sorted in the node, at
                            # [start, end); the other buffer holds the best feature's
     key_t* sort_tmp        # the radix sort's other buffer
-    int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1)
+    int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
     int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
     key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
     uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
@@ -1600,14 +1628,47 @@ cdef bint _radix_sort(key_t* a, key_t* tmp, int64_t n, int shift, uint64_t fmask
                 i -= 1
             a[i] = k
         return False
+    if bits == 1:
+        # two values: a stable partition, counted and placed with the cursors in
+        # registers (a histogram of two counts stalls on its own stores)
+        c = 0
+        for q in range(n):
+            c += <int64_t> ((((a[q] >> shift) & fmask) - lo) & 1)
+        i = 0
+        total = n - c
+        for q in range(n):
+            k = a[q]
+            c = <int64_t> ((((k >> shift) & fmask) - lo) & 1)
+            tmp[total if c else i] = k
+            i += 1 - c
+            total += c
+        return True
     passes = (bits + RADIX_BITS - 1) // RADIX_BITS
     digit = (bits + passes - 1) // passes
     mask = ((<uint64_t> 1) << digit) - 1
     for pss in range(passes):
         d = pss * digit
-        memset(hist, 0, (mask + 1) * sizeof(int64_t))
-        for q in range(n):
-            hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
+        if digit <= 8:
+            # few counts: four interleaved histograms, so that runs of one value do
+            # not wait on each other's stores
+            memset(hist, 0, 4 * (mask + 1) * sizeof(int64_t))
+            q = 0
+            while q + 4 <= n:
+                hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
+                hist[(mask + 1) + (((((src[q + 1] >> shift) & fmask) - lo) >> d) & mask)] += 1
+                hist[2 * (mask + 1) + (((((src[q + 2] >> shift) & fmask) - lo) >> d) & mask)] += 1
+                hist[3 * (mask + 1) + (((((src[q + 3] >> shift) & fmask) - lo) >> d) & mask)] += 1
+                q += 4
+            while q < n:
+                hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
+                q += 1
+            for i in range(<int64_t> mask + 1):
+                hist[i] += (hist[(mask + 1) + i] + hist[2 * (mask + 1) + i]
+                            + hist[3 * (mask + 1) + i])
+        else:
+            memset(hist, 0, (mask + 1) * sizeof(int64_t))
+            for q in range(n):
+                hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
         total = 0
         for i in range(<int64_t> mask + 1):
             c = hist[i]
@@ -2392,18 +2453,6 @@ cdef int _fill_list(const uint32_t* row, const uint64_t* payload, int64_t n, int
     return 0 if q == n_act else -1
 
 
-cdef int _check_list(const uint32_t* row, const uint64_t* payload, int64_t n,
-                     int64_t n_act) noexcept nogil:
-    """-1 if ``row`` holds an index out of range or the wrong number of this tree's
-    samples (as _fill_list checks)."""
-    cdef int64_t i, q = 0
-    for i in range(n):
-        if row[i] >= n:
-            return -1
-        q += payload[row[i]] != INACTIVE
-    return 0 if q == n_act else -1
-
-
 def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[::1] y,
                const double[::1] sample_weight, int64_t n_classes, int criterion,
                bint random_split, int64_t max_depth, int64_t min_samples_split,
@@ -2542,6 +2591,11 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     for f in range(F):
         n_varied += col_top[f] > 0
     root_presorted = _lists_pay(&B, n_act, n_varied)
+    if root_presorted and (F * n_act + 9) * sizeof(key_t) > rf_physical_memory() // 4:
+        # lists over a quarter of the machine's memory (a forest holds one copy per
+        # thread): sort in the nodes instead, from ranks of 1 to 4 bytes a cell
+        root_presorted = False
+        B.method = METHOD_SORT
     if root_presorted:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
         B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
@@ -2569,7 +2623,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         B.sorted_keys[0] = <key_t*> calloc(n_act + 9, sizeof(key_t))
         B.sorted_keys[1] = <key_t*> calloc(n_act + 9, sizeof(key_t))
         B.sort_tmp = <key_t*> calloc(n_act + 9, sizeof(key_t))
-        B.hist = <int64_t*> malloc(((1 << RADIX_BITS) + 1) * sizeof(int64_t))
+        B.hist = <int64_t*> malloc(max((1 << RADIX_BITS) + 1, 4 * 256) * sizeof(int64_t))
         if (B.samples == NULL or B.sorted_keys[0] == NULL or B.sorted_keys[1] == NULL
                 or B.sort_tmp == NULL or B.hist == NULL):
             _free_builder(&B)
@@ -2643,10 +2697,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 if payload[i] != INACTIVE:
                     B.samples[q] = payload[i]
                     q += 1
-            for f in range(F):  # the checks _fill_list makes, without the lists
-                if _check_list(&keys[f, 0], &payload[0], n, n_act) < 0:
-                    B.error = 3
-                    break
+            # (dense_ranks checked that every row of keys orders all the samples)
     if B.error == 3:
         _free_builder(&B)
         raise ValueError("keys do not belong to X")

@@ -72,13 +72,23 @@ def test_builder_rejects_keys_of_other_data():
         _build(X, bad, y, np.ones(100))
     with pytest.raises(ValueError, match="do not agree"):
         _build(X, _builder.presort(X[:99]), y, np.ones(100))
-    # a sample twice and another never, with the right count: not detected, but every
+    # a sample twice and another never, with the right count: refused where the ranks
+    # are counted (trees that sort in their nodes); not detected by the lists, but every
     # partition stays inside its node's slice (this would corrupt the heap otherwise)
-    for f in range(3):
-        bad = keys.copy()
-        bad[f, :50] = bad[f, 0]
-        nodes = _build(X, bad, y, np.ones(100))[0]
-        assert nodes["n_node_samples"][0] == 100
+    for method in ["presort", "sort"]:
+        previous = _builder._set_node_method(method)
+        try:
+            for f in range(3):
+                bad = keys.copy()
+                bad[f, :50] = bad[f, 0]
+                if method == "sort":
+                    with pytest.raises(ValueError, match="keys do not belong"):
+                        _build(X, bad, y, np.ones(100))
+                    continue
+                nodes = _build(X, bad, y, np.ones(100))[0]
+                assert nodes["n_node_samples"][0] == 100
+        finally:
+            _builder._set_node_method(previous)
 
 
 def _build(X, keys, y, w, seed=0, max_features=None):
