@@ -2489,7 +2489,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef uint64_t max_rank = 0, ix, rank, bad = 0
     cdef int ibits, rbits, cbits, wbits, spare
     cdef int64_t n_varied
-    cdef bint root_presorted
+    cdef bint root_presorted, switches
     cdef const uint8_t[:, ::1] r1
     cdef const uint16_t[:, ::1] r2
     cdef const uint32_t[:, ::1] r4
@@ -2596,6 +2596,16 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         # thread): sort in the nodes instead, from ranks of 1 to 4 bytes a cell
         root_presorted = False
         B.method = METHOD_SORT
+    if root_presorted and B.method == METHOD_AUTO:
+        # no node below switches when none with fewer varied features would: then the
+        # ranks and the sort buffers are not needed
+        switches = False
+        for q in range(1, n_varied + 1):
+            if not _lists_pay(&B, n_act, q):
+                switches = True
+                break
+        if not switches:
+            B.method = METHOD_PRESORT
     if root_presorted:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
         B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
