@@ -830,23 +830,61 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     return out
 
 
+cdef uint64_t _column_tops(const uint32_t[:, ::1] keys, int64_t n,
+                           uint64_t* col_top) noexcept nogil:
+    """The highest dense rank of every column of presort's output (its count of values,
+    minus one) into col_top; returns the largest."""
+    cdef int64_t f, i
+    cdef uint64_t c, top = 0
+    for f in range(keys.shape[0]):
+        c = 0
+        for i in range((n + 31) >> 5):
+            c += rf_popcount32(keys[f, n + i])
+        col_top[f] = c - 1 if c > 0 else 0
+        top = col_top[f] if col_top[f] > top else top
+    return top
+
+
+cdef object _dtype_for(uint64_t top):
+    return np.dtype(np.uint8 if top < 256 else np.uint16 if top < 65536 else np.uint32)
+
+
 def rank_dtype(const uint32_t[:, ::1] keys, Py_ssize_t n):
     """The narrowest unsigned integer type that holds every dense rank of
     :func:`presort`'s output ``keys`` for ``n`` samples."""
-    cdef int64_t F = keys.shape[0], f, i, top = 0, c
+    tops = np.empty(keys.shape[0], dtype=np.uint64)
+    cdef uint64_t[::1] t = tops
+    cdef uint64_t top = 0
+    if keys.shape[0] > 0:
+        with nogil:
+            top = _column_tops(keys, n, &t[0])
+    return _dtype_for(top)
+
+
+def needs_ranks(const uint32_t[:, ::1] keys, Py_ssize_t n, int64_t max_features):
+    """Whether trees grown on :func:`presort`'s output ``keys`` (``n`` samples) with
+    ``max_features`` may sort in their nodes, and so read :func:`dense_ranks` (the
+    plan of :func:`build_tree`'s root, the same for every tree of a forest; a tree that
+    needs ranks it was not given computes them)."""
+    cdef int64_t F = keys.shape[0], f, n_varied = 0
+    if F == 0 or n == 0:
+        return False
+    tops = np.empty(F, dtype=np.uint64)
+    cdef uint64_t[::1] t = tops
+    cdef uint64_t top
     with nogil:
-        for f in range(F):
-            c = 0
-            for i in range((n + 31) >> 5):
-                c += rf_popcount32(keys[f, n + i])
-            top = c if c > top else top
-    return np.dtype(np.uint8 if top <= 256 else np.uint16 if top <= 65536 else np.uint32)
+        top = _column_tops(keys, n, &t[0])
+    for f in range(F):
+        n_varied += t[f] > 0
+    max_features = max(1, min(max_features, F))
+    return (_plan(_METHOD, max_features, F, max(1, _bit_length(top)), n_varied)
+            != METHOD_PRESORT or F * n * sizeof(key_t) > rf_physical_memory() // 4)
 
 
 cdef int _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t a,
                     int64_t b) noexcept nogil:
     """Rows a:b of the ranks; -1 when a row of keys is not an order of all n samples
-    (an index out of range, or one twice)."""
+    (an index out of range, or one twice), -3 when its ranks do not fit in rank_t."""
     cdef int64_t f, i, i0
     cdef uint32_t rank, bits, ix
     cdef uint64_t* seen = <uint64_t*> malloc(((n + 63) >> 6) * sizeof(uint64_t))
@@ -866,6 +904,9 @@ cdef int _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t a
                     return -1
                 seen[ix >> 6] |= (<uint64_t> 1) << (ix & 63)
                 o[f * n + ix] = <rank_t> rank
+        if rank != <uint32_t> <rank_t> rank:
+            free(seen)
+            return -3
     free(seen)
     return 0
 
@@ -885,9 +926,9 @@ def dense_ranks(const uint32_t[:, ::1] keys, out=None, Py_ssize_t start=0, stop=
     if keys_width(n) != width:
         raise ValueError("keys is not presort's output")
     if out is None:
-        out = np.zeros((F, n), dtype=rank_dtype(keys, n))
+        out = np.empty((F, n), dtype=rank_dtype(keys, n))
     if (out.shape != (F, n) or out.dtype not in (np.uint8, np.uint16, np.uint32)
-            or not out.flags.c_contiguous or out.dtype.itemsize < rank_dtype(keys, n).itemsize):
+            or not out.flags.c_contiguous):
         raise ValueError("out must be a C-contiguous array of shape (n_features, n_samples) "
                          "and of a type that holds the ranks (rank_dtype)")
     stop = F if stop is None else min(stop, F)
@@ -912,6 +953,9 @@ def dense_ranks(const uint32_t[:, ::1] keys, out=None, Py_ssize_t start=0, stop=
             err = _rank_rows(keys, &o4[0, 0], n, a, b)
     if err == -2:
         raise MemoryError()
+    if err == -3:
+        raise ValueError("out must be a C-contiguous array of shape (n_features, n_samples) "
+                         "and of a type that holds the ranks (rank_dtype)")
     if err:
         raise ValueError("keys do not belong to X: a row does not order every sample once")
     return out
@@ -1815,21 +1859,35 @@ cdef double GATHER_COST = 0.35
 cdef double DIGIT_COST = 0.5
 
 
-cdef bint _lists_pay(const Builder* B, int64_t n, int64_t d) noexcept nogil:
-    """Whether a node of n samples, d of its features not constant, should partition its
-    presorted lists for its children rather than let them (and their subtrees) sort the
-    features they scan."""
+cdef bint _lists_pay(int64_t max_features, int64_t F, int rbits, int64_t d) noexcept nogil:
+    """Whether a node with d features not constant should partition its presorted lists
+    for its children rather than let them (and their subtrees) sort the features they
+    scan (max_features of F drawn; ranks of rbits bits)."""
     cdef double m
-    if B.method != METHOD_AUTO:
-        return B.method == METHOD_PRESORT
     # features the children scan: each draws max_features of the n_features, of which a
     # share d / n_features is not constant (and at least one is)
-    m = <double> B.max_features * d / B.n_features
+    m = <double> max_features * d / F
     if m < 1.0:
         m = 1.0
     if m > d:
         m = d
-    return d < m * (GATHER_COST + DIGIT_COST * ceil(<double> B.rbits / RADIX_BITS))
+    return d < m * (GATHER_COST + DIGIT_COST * ceil(<double> rbits / RADIX_BITS))
+
+
+cdef int _plan(int method, int64_t max_features, int64_t F, int rbits,
+               int64_t n_varied) noexcept nogil:
+    """How a tree starts: METHOD_SORT (its root sorts already), METHOD_PRESORT (its root
+    keeps the lists, and no node with fewer varied features would switch) or
+    METHOD_AUTO (the root keeps the lists and each node decides)."""
+    cdef int64_t d
+    if method != METHOD_AUTO:
+        return method
+    if not _lists_pay(max_features, F, rbits, n_varied):
+        return METHOD_SORT
+    for d in range(1, n_varied):
+        if not _lists_pay(max_features, F, rbits, d):
+            return METHOD_AUTO
+    return METHOD_PRESORT
 
 
 cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
@@ -2288,7 +2346,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         pass
     elif not presorted:
         _partition_samples(B, s, end, p, f, sp.cut_rank, moved)
-    elif not _lists_pay(B, end - s, _count_varied(consts, F)):
+    elif B.method == METHOD_AUTO and not _lists_pay(B.max_features, F, B.rbits,
+                                                     _count_varied(consts, F)):
         _samples_from_list(B, Lf, s, cut, enm, end, moved, lleaf, rleaf)
         kids_presorted = False
     else:
@@ -2486,15 +2545,14 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef int64_t i, f, q, n_act = 0, root, tmax
     cdef double tw = 0.0, wi, max_w = 0.0
     cdef bint integral = True
-    cdef uint64_t max_rank = 0, ix, rank, bad = 0
+    cdef uint64_t max_rank = 0, ix, bad = 0
     cdef int ibits, rbits, cbits, wbits, spare
     cdef int64_t n_varied
-    cdef bint root_presorted, switches
+    cdef bint root_presorted
     cdef const uint8_t[:, ::1] r1
     cdef const uint16_t[:, ::1] r2
     cdef const uint32_t[:, ::1] r4
     cdef Builder B
-    cdef const uint32_t* starts
     cdef key_t* out
     if (keys.shape[0] != F or keys.shape[1] != keys_width(n) or y.shape[0] != n
             or sample_weight.shape[0] != n):
@@ -2526,15 +2584,9 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     col_top_arr = np.empty(F, dtype=np.uint64)
     cdef uint64_t[::1] col_top = col_top_arr
     with nogil:
+        max_rank = _column_tops(keys, n, &col_top[0])
         for f in range(F):
-            starts = &keys[f, n]
-            rank = 0
-            for i in range((n + 31) >> 5):
-                rank += rf_popcount32(starts[i])
-            col_top[f] = rank - 1 if rank > 0 else 0
-            if col_top[f] > max_rank:
-                max_rank = col_top[f]
-            if keys[f, n - 1] >= <uint64_t> n or (starts[0] & 1) == 0:
+            if keys[f, n - 1] >= <uint64_t> n or (keys[f, n] & 1) == 0:
                 bad = 1
     if bad:
         raise ValueError("keys do not belong to X")
@@ -2586,26 +2638,16 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.node_cap = 256
     # how the root (and so the tree) starts: with the lists, unless sorting in the nodes
     # already costs less there (features constant over all samples do not count)
-    B.method = _METHOD
     n_varied = 0
     for f in range(F):
         n_varied += col_top[f] > 0
-    root_presorted = _lists_pay(&B, n_act, n_varied)
+    B.method = _plan(_METHOD, B.max_features, F, B.rbits, n_varied)
+    root_presorted = B.method != METHOD_SORT
     if root_presorted and (F * n_act + 9) * sizeof(key_t) > rf_physical_memory() // 4:
         # lists over a quarter of the machine's memory (a forest holds one copy per
         # thread): sort in the nodes instead, from ranks of 1 to 4 bytes a cell
         root_presorted = False
         B.method = METHOD_SORT
-    if root_presorted and B.method == METHOD_AUTO:
-        # no node below switches when none with fewer varied features would: then the
-        # ranks and the sort buffers are not needed
-        switches = False
-        for q in range(1, n_varied + 1):
-            if not _lists_pay(&B, n_act, q):
-                switches = True
-                break
-        if not switches:
-            B.method = METHOD_PRESORT
     if root_presorted:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
         B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
@@ -2617,7 +2659,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         if ranks is None:
             ranks = dense_ranks(keys)
         B.rank_bytes = ranks.dtype.itemsize
-        if B.rank_bytes < rank_dtype(keys, n).itemsize:
+        if B.rank_bytes < _dtype_for(max_rank).itemsize:
             _free_builder(&B)
             raise ValueError("ranks must be dense_ranks(keys)")
         if B.rank_bytes == 1:

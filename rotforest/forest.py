@@ -15,7 +15,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._validation import check_int, check_real, check_tree_params, densify
+from rotforest._validation import (check_int, check_real, check_tree_params, densify,
+                                   resolve_max_features)
 from rotforest.pruning import prune_reduced_error
 from rotforest.tree import (
     DecisionTreeClassifier,
@@ -141,7 +142,7 @@ def _by_columns_in_threads(work, source, n_features, width, n_threads, dtype=np.
     """``work(source, out, start, stop)`` filling the rows of an ``(n_features, width)``
     array, the features shared between threads (the builder's passes run without the
     GIL). Always threads: this is local work."""
-    out = np.zeros((n_features, width), dtype=dtype)
+    out = np.empty((n_features, width), dtype=dtype)
     n_threads = max(1, min(n_threads, n_features))
     bounds = np.linspace(0, n_features, n_threads + 1).astype(int)
     if n_threads == 1:
@@ -627,8 +628,11 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         keys.setflags(write=False)
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)
-        ranks = _ranks_in_threads(keys, X.shape[0], n_jobs)
-        ranks.setflags(write=False)
+        ranks = None
+        if _builder.needs_ranks(keys, X.shape[0], resolve_max_features(self.max_features,
+                                                                       X.shape[1])):
+            ranks = _ranks_in_threads(keys, X.shape[0], n_jobs)
+            ranks.setflags(write=False)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         # the same array objects for every chunk: a distributed joblib backend (dask)
         # ships each argument once per fit, recognising it by identity

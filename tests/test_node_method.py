@@ -132,6 +132,21 @@ def test_forests_are_the_same_by_every_method_and_thread_count():
             np.testing.assert_array_equal(forests[0].predict_proba(X), f.predict_proba(X))
 
 
+def test_ranks_are_computed_when_trees_may_sort_them():
+    rng = np.random.default_rng(3)
+    continuous = _builder.presort(rng.normal(size=(3000, 20)))
+    discrete = _builder.presort(np.round(rng.normal(size=(3000, 20))))
+    # all features scanned on columns of many values: the lists everywhere, no ranks
+    assert not _builder.needs_ranks(continuous, 3000, 20)
+    # a few features drawn, or columns of few values: nodes sort
+    assert _builder.needs_ranks(continuous, 3000, 4)
+    assert _builder.needs_ranks(discrete, 3000, 20)
+    with node_method("sort"):
+        assert _builder.needs_ranks(continuous, 3000, 20)
+    with node_method("presort"):
+        assert not _builder.needs_ranks(discrete, 3000, 4)
+
+
 def test_node_method_setting_is_checked():
     with pytest.raises(ValueError, match="method must be one of"):
         _builder._set_node_method("heap")
