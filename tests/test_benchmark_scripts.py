@@ -252,3 +252,37 @@ def test_wide_benchmark_imputes_for_models_without_nan_support():
     scores = bench.evaluate({"logistic": ("logistic", lambda: LogisticRegression()),
                              "aeon": ("aeon", None)}, X, y, None, False, "nan case")
     assert isinstance(scores["logistic"], tuple) and scores["aeon"] == "skipped"
+
+
+def test_corrected_standard_error_by_hand():
+    bench = _load("bench_accuracy")
+    diffs = [0.01, 0.03, -0.01, 0.02]               # variance (ddof=1) 0.0002916...
+    var = np.var(diffs, ddof=1)
+    expected = np.sqrt((1 / 4 + 20 / 80) * var)      # 4 folds, 80 train / 20 test rows
+    assert bench.corrected_se(diffs, 80, 20) == pytest.approx(expected)
+    assert bench.corrected_se(diffs, 80, 20) > np.sqrt(var / 4)   # wider than naive
+    assert np.isnan(bench.corrected_se([0.01], 80, 20))
+
+
+def test_accuracy_benchmark_runs_paired_and_ranked(tmp_path, capsys):
+    bench = _load("bench_accuracy")
+    rng = np.random.default_rng(0)
+    for name, shift in (("easy", 3.0), ("hard", 0.3)):
+        X = rng.normal(size=(120, 5))
+        y = (X[:, 0] + rng.normal(scale=1 / shift, size=120) > 0).astype(int)
+        np.savez(tmp_path / f"{name}.npz", X=X, y=y)
+    bench.main(["--data", str(tmp_path), "--models", "forest,sk-forest,tree",
+                "--folds", "3", "--repeats", "2", "--n-estimators", "5", "--n-jobs", "1"])
+    out = capsys.readouterr().out
+    assert "3-fold stratified CV x 2 repeats" in out
+    rows = [line for line in out.splitlines() if line.startswith(("| easy", "| hard"))]
+    assert len(rows) == 2 and all(line.count("±") == 2 for line in rows)
+    summary = out[out.index("## Summary over 2 data sets"):]
+    ref = [line for line in summary.splitlines() if line.startswith("| sklearn random forest")]
+    assert ref and "+0.00 ± 0.00 | 0 / 0" in ref[0]        # the reference against itself
+    ranks = [float(line.split("|")[5]) for line in summary.splitlines()
+             if line.startswith(("| rotforest", "| sklearn"))]
+    assert len(ranks) == 3 and sum(ranks) == pytest.approx(6.0)   # ranks 1..3 per set
+    assert "hindsight oracle" in summary
+    with pytest.raises(SystemExit, match="unknown model keys"):
+        bench.main(["--data", str(tmp_path), "--models", "forest,nope"])
