@@ -8,9 +8,19 @@ from rotforest import _builder
 @pytest.mark.parametrize("kind", ["continuous", "few_values", "binary", "signed_zeros",
                                   "tenths", "close", "huge_and_tiny"])
 @pytest.mark.parametrize("layout", ["F", "C", "view"])
-def test_presort_orders_by_value_then_index(kind, layout):
+@pytest.mark.parametrize("method, n", [("auto", 5000), ("numpy", 5000), ("radix", 5000),
+                                       ("radix", 200), ("numpy", 30)])
+def test_presort_orders_by_value_then_index(kind, layout, method, n):
+    # numpy's sort and the radix sort each give the reference order (auto picks by n)
     rng = np.random.default_rng(0)
-    n = 5000
+    _builder._set_presort_method(method)
+    try:
+        _check_presort(kind, layout, rng, n)
+    finally:
+        _builder._set_presort_method("auto")
+
+
+def _check_presort(kind, layout, rng, n):
     X = {
         "continuous": rng.normal(size=(n, 6)),
         "few_values": np.round(rng.normal(size=(n, 6)) * 3),
