@@ -53,7 +53,7 @@ from compare import (accepts_nan, available_models, machine_description,  # noqa
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WIDE = ("mnist_test10k", "isolet", "cnae9", "hiva", "semeion", "arcene", "olivetti_faces")
-MODELS = ("forest", "rotation", "sk-forest", "sk-extra", "aeon")
+MODELS = ("forest", "rotation", "rotation-sqrt", "sk-forest", "sk-extra", "aeon")
 # ratio columns: header, numerator model, denominator model, quantity
 RATIOS = [("RF / skRF fit", "forest", "sk-forest", "fit"),
           ("RF - skRF accuracy (points)", "forest", "sk-forest", "acc"),

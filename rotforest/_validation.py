@@ -112,23 +112,24 @@ def resolve_min_samples_leaf(value, n_samples):
                     f"got {value!r}")
 
 
-def resolve_max_features(value, n_features):
-    """Number of features to draw at each node, as scikit-learn defines it."""
+def resolve_max_features(value, n_features, name="max_features"):
+    """Number of features to draw at each node, as scikit-learn defines it (``name`` is
+    the parameter named in errors)."""
     if value is None:
         return n_features
     if isinstance(value, str):
-        check_option("max_features", value, ("sqrt", "log2"))
+        check_option(name, value, ("sqrt", "log2"))
         if value == "sqrt":
             return max(1, int(math.sqrt(n_features)))
         return max(1, int(math.log2(n_features)))
     if _is_int(value):
         if value < 1:
-            raise ValueError(f"max_features must be at least 1 when an int; got {value}")
+            raise ValueError(f"{name} must be at least 1 when an int; got {value}")
         return int(min(value, n_features))     # more than there are: all (scikit-learn 1.9)
     if _is_real(value):
-        frac = check_real("max_features", value, 0.0, 1.0, low_open=True)
+        frac = check_real(name, value, 0.0, 1.0, low_open=True)
         return max(1, int(frac * n_features))
-    raise TypeError("max_features must be an int, a float in (0, 1], 'sqrt', 'log2' or "
+    raise TypeError(f"{name} must be an int, a float in (0, 1], 'sqrt', 'log2' or "
                     f"None; got {value!r}")
 
 

@@ -166,6 +166,10 @@ def test_junk_features_default_not_worse_than_random_forest():
     (dict(oob_score=True), ValueError, "bootstrap"),
     (dict(class_weight="balanced_subsample"), ValueError, "class_weight"),
     (dict(n_estimators=0), ValueError, "n_estimators"),
+    (dict(max_rotated_features=0), ValueError, "max_rotated_features"),
+    (dict(max_rotated_features=1.5), ValueError, "max_rotated_features"),
+    (dict(max_rotated_features="all"), ValueError, "max_rotated_features"),
+    (dict(max_rotated_features=[3]), TypeError, "max_rotated_features"),
 ])
 def test_bad_parameters(data, params, error, match):
     X, y = data
@@ -245,3 +249,98 @@ def test_pca_batches_and_tiny_samples(data, monkeypatch):
         R = R.toarray()
         assert np.all(np.isfinite(R))
         np.testing.assert_allclose(R.T @ R, np.eye(8), atol=1e-10)
+
+
+@pytest.fixture(scope="module")
+def wide():
+    X, y = make_classification(n_samples=300, n_features=40, n_informative=6,
+                               n_classes=3, random_state=4)
+    X[:, 7] = 2.5                                       # constant: never rotated
+    return X, y
+
+
+@pytest.mark.parametrize("setting, k", [(10, 10), (0.5, 19), ("sqrt", 6), (1000, 39),
+                                        (None, 39)])
+def test_each_tree_rotates_its_own_subset(wide, setting, k):
+    """A tree rotates max_rotated_features of the rotated features (as max_features
+    counts), drawn per tree; its axes load those features alone, and the trees predict
+    through those axes."""
+    X, y = wide
+    forest = RotationForestClassifier(n_estimators=6, max_rotated_features=setting,
+                                      random_state=0).fit(X, y)
+    assert forest.rotated_features_.size == 39 and 7 not in forest.rotated_features_
+    subsets = []
+    for rotation in forest.rotations_:
+        R = rotation.toarray()
+        assert R.shape == (40, k)
+        np.testing.assert_allclose(R.T @ R, np.eye(k), atol=1e-10)
+        loaded = np.flatnonzero(np.abs(R).sum(axis=1) > 0)
+        assert loaded.size == k and np.isin(loaded, forest.rotated_features_).all()
+        subsets.append(tuple(loaded))
+    assert (len(set(subsets)) > 1) == (k < 39)        # drawn anew for every tree
+    Z = (X - forest.mean_) / forest.scale_
+    Z[:, 7] = 0.0
+    per_tree = [t.predict_proba(Z @ r.toarray())
+                for t, r in zip(forest.estimators_, forest.rotations_)]
+    np.testing.assert_allclose(forest.predict_proba(X), np.mean(per_tree, axis=0),
+                               atol=1e-12)
+    # features that no tree rotates get no importance
+    never = np.setdiff1d(np.arange(40), np.concatenate([list(s) for s in subsets]))
+    assert np.all(forest.feature_importances_[never] == 0.0)
+    assert forest.feature_importances_.sum() == pytest.approx(1.0)
+
+
+def test_narrow_data_forest_does_not_draw_subsets(data):
+    """At most max_rotated_features features: the forest is the one that rotates all of
+    them (no draw is made, so the same seed grows the same trees)."""
+    X, y = data
+    a = RotationForestClassifier(n_estimators=5, random_state=7).fit(X, y)
+    b = RotationForestClassifier(n_estimators=5, max_rotated_features=None,
+                                 random_state=7).fit(X, y)
+    c = RotationForestClassifier(n_estimators=5, max_rotated_features=8,
+                                 random_state=7).fit(X, y)
+    for other in (b, c):
+        np.testing.assert_array_equal(a.predict_proba(X), other.predict_proba(X))
+        for r, s in zip(a.rotations_, other.rotations_):
+            np.testing.assert_array_equal(r.toarray(), s.toarray())
+
+
+def test_warm_start_with_another_subset_size(wide, monkeypatch):
+    """Trees of different axis counts (max_rotated_features changed between warm fits)
+    predict through their own axes, whichever way the projections are batched."""
+    X, y = wide
+    forest = RotationForestClassifier(n_estimators=4, max_rotated_features=5,
+                                      warm_start=True, random_state=1).fit(X, y)
+    forest.set_params(n_estimators=9, max_rotated_features=12).fit(X, y)
+    assert [r.shape[1] for r in forest.rotations_] == [5] * 4 + [12] * 5
+    Z = (X - forest.mean_) / forest.scale_
+    Z[:, 7] = 0.0
+    expected = np.mean([t.predict_proba(Z @ r.toarray())
+                        for t, r in zip(forest.estimators_, forest.rotations_)], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X), expected, atol=1e-12)
+    monkeypatch.setattr("rotforest.rotation._ONE_PROJECTION_CELLS", 0)
+    monkeypatch.setattr("rotforest.rotation._SUM_BLOCK", 2)
+    monkeypatch.setattr("rotforest.rotation._BATCH_CELLS", 50)
+    np.testing.assert_allclose(forest.predict_proba(X), expected, atol=1e-12)
+    again = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_allclose(again.predict_proba(X), expected, atol=1e-12)
+
+
+def test_pca_loadings_of_rounding_size_are_zero(monkeypatch):
+    """A feature constant on a group's rows (a zero count, normalised) has loadings of
+    exactly 0 on the other axes, not rounding noise (~1e-17: rows that differ only in
+    that feature would then be a few ulps apart, and trees could cut between them)."""
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(400, 3))
+    Z[:, 1] += Z[:, 0]
+    Z[:, 2] = -0.030443128277399274
+    y = (Z[:, 0] > 0).astype(int)
+    for noise in (None, 0.0):
+        if noise is not None:       # without the cleanup the test fails
+            monkeypatch.setattr("rotforest.rotation._LOADING_NOISE", noise)
+        alone = 0
+        for seed in range(20):
+            R = draw_rotation(np.random.default_rng(seed), 3, 3, "pca", Z, y).toarray()
+            np.testing.assert_allclose(R.T @ R, np.eye(3), atol=1e-10)
+            alone += np.count_nonzero(R[2]) == 1 and np.count_nonzero(R[:, R[2] != 0]) == 1
+        assert alone == (20 if noise is None else 0)
