@@ -755,7 +755,8 @@ cdef int _finish_column(const double* col, int64_t stride, uint64_t* keys, int64
 # from there (no vectorised numpy sort on some processors, AMD EPYC among them: 2,000
 # rows 17 against 21 ns a cell, 6,700 rows 16 against 28, 20,000 rows 16 against 34;
 # numpy wins below about 1,500 rows, where the radix sort's counts cost more than the
-# sort).  _set_presort_method forces either, for tests.
+# sort), and at any size for columns whose values differ in at most RADIX_BITS bits
+# (binary, small integers: one pass).  _set_presort_method forces either, for tests.
 cdef int64_t PRESORT_RADIX_MIN = 1536
 cdef int _PRESORT = {"numpy": 0, "radix": 1}.get(_os.environ.get("ROTFOREST_PRESORT", ""), 2)
 
@@ -766,21 +767,42 @@ def _set_presort_method(method):
     _PRESORT = {"numpy": 0, "radix": 1, "auto": 2}[method]
 
 
-cdef void _radix_column(uint64_t* keys, uint64_t* tmp, int64_t n, int ib,
-                        int64_t* hist) noexcept nogil:
-    """Sorts one column's keys (made in sample order) by their value bits, stably: the
-    order of the whole keys, as the index bits below are already increasing."""
-    cdef uint64_t lo = ~(<uint64_t> 0), hi = 0, v
+cdef int _column_bits(const uint64_t* keys, int64_t n, int ib, uint64_t* lo,
+                      int* low_zeros) noexcept nogil:
+    """The bits a radix sort of one column's keys must order: the span of their value
+    bits (above the ib index bits), less the low bits that every key shares (integer
+    and few-valued columns share many: 0.0 and 1.0 differ in 10 bits, not 52).  lo gets
+    the least value bits, shifted right by low_zeros."""
+    cdef uint64_t v0 = keys[0] >> ib, v, least = v0, most = v0, varying = 0
     cdef int64_t i
-    for i in range(n):
+    cdef int l = 0
+    for i in range(1, n):
         v = keys[i] >> ib
-        if v < lo:
-            lo = v
-        if v > hi:
-            hi = v
-    if n > 1 and hi > lo:
-        if _radix_sort(keys, tmp, n, ib, ~(<uint64_t> 0) >> ib, lo, _bit_length(hi - lo),
-                       hist, 10 if n < 4096 else RADIX_BITS):
+        varying |= v ^ v0
+        if v < least:
+            least = v
+        if v > most:
+            most = v
+    if varying == 0:
+        low_zeros[0] = 0
+        lo[0] = least
+        return 0
+    while ((varying >> l) & 1) == 0:
+        l += 1
+    low_zeros[0] = l
+    lo[0] = least >> l
+    return _bit_length((most >> l) - (least >> l))
+
+
+cdef void _radix_column(uint64_t* keys, uint64_t* tmp, int64_t n, int ib, uint64_t lo,
+                        int low_zeros, int bits, int64_t* hist) noexcept nogil:
+    """Sorts one column's keys (made in sample order) by their value bits, stably: the
+    order of the whole keys, as the index bits below are already increasing (lo,
+    low_zeros and bits from _column_bits)."""
+    cdef int shift = ib + low_zeros
+    if n > 1 and bits > 0:
+        if _radix_sort(keys, tmp, n, shift, ~(<uint64_t> 0) >> shift, lo, bits, hist,
+                       10 if n < 4096 else RADIX_BITS):
             memcpy(keys, tmp, n * sizeof(uint64_t))
 
 
@@ -849,7 +871,9 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     cdef int64_t cs
     cdef int err = 0
     cdef bint radix = _PRESORT == 1 or (_PRESORT == 2 and n >= PRESORT_RADIX_MIN)
-    tmp_arr = np.empty(n if radix else 1, dtype=np.uint64)
+    cdef uint64_t lo
+    cdef int low_zeros, bits
+    tmp_arr = np.empty(n if _PRESORT != 0 else 1, dtype=np.uint64)
     cdef uint64_t[::1] tmp = tmp_arr
     hist_arr = np.empty(max((1 << RADIX_BITS) + 1, 4 * 256), dtype=np.int64)
     cdef int64_t[::1] hist = hist_arr
@@ -859,11 +883,13 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
             _block_keys(base + f0 * cstride, rstride, cstride, n, m, ib, &keys[0, 0],
                         &vals[0, 0] if strided else NULL, low)
         for j in range(m):
-            if radix:
-                with nogil:
-                    _radix_column(&keys[j, 0], &tmp[0], n, ib, &hist[0])
-            else:
-                keys_arr[j].sort()           # numpy's vectorised sort, without the GIL
+            with nogil:
+                bits = _column_bits(&keys[j, 0], n, ib, &lo, &low_zeros)
+                if radix or (_PRESORT == 2 and bits <= RADIX_BITS):   # one pass: cheap
+                    _radix_column(&keys[j, 0], &tmp[0], n, ib, lo, low_zeros, bits,
+                                  &hist[0])
+            if not radix and not (_PRESORT == 2 and bits <= RADIX_BITS):
+                keys_arr[j].sort()           # numpy's sort, without the GIL
             col = &vals[j, 0] if strided else base + (f0 + j) * cstride
             cs = 1 if strided else rstride
             with nogil:

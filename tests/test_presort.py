@@ -8,7 +8,7 @@ from rotforest import _builder
 @pytest.mark.parametrize("kind", ["continuous", "few_values", "binary", "signed_zeros",
                                   "tenths", "close", "huge_and_tiny"])
 @pytest.mark.parametrize("layout", ["F", "C", "view"])
-@pytest.mark.parametrize("method, n", [("auto", 5000), ("numpy", 5000), ("radix", 5000),
+@pytest.mark.parametrize("method, n", [("auto", 5000), ("auto", 200), ("numpy", 5000), ("radix", 5000),
                                        ("radix", 200), ("numpy", 30)])
 def test_presort_orders_by_value_then_index(kind, layout, method, n):
     # numpy's sort and the radix sort each give the reference order (auto picks by n)
