@@ -762,7 +762,8 @@ cdef int _PRESORT = {"numpy": 0, "radix": 1}.get(_os.environ.get("ROTFOREST_PRES
 
 
 def _set_presort_method(method):
-    """"numpy", "radix" or "auto" (the default: by the number of samples)."""
+    """"numpy", "radix" or "auto" (the default: by the number of samples and the bits a
+    column's values differ in)."""
     global _PRESORT
     _PRESORT = {"numpy": 0, "radix": 1, "auto": 2}[method]
 
@@ -830,10 +831,10 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     values (NaN) come last and count as one value, the highest of their column (a column
     must not hold both NaN and +inf).  4 bytes and one bit a cell: the forest keeps this
     array for its whole fit.  Each column is ordered by sorting 64-bit integer keys, the
-    value's leading bits above the sample index (numpy's sort on few samples, our radix
-    sort on the value bits from PRESORT_RADIX_MIN samples; both without the GIL, and
-    several times faster than an argsort of the values); the rare neighbours whose values
-    differ only in the dropped bits are then put in order.
+    value's leading bits above the sample index (our radix sort on the value bits that
+    differ, from PRESORT_RADIX_MIN samples or when one pass does; numpy's sort otherwise;
+    both without the GIL, and several times faster than an argsort of the values); the
+    rare neighbours whose values differ only in the dropped bits are then put in order.
 
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
     computed, into ``out``: threads can share the work.
@@ -870,7 +871,7 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     cdef const double* col
     cdef int64_t cs
     cdef int err = 0
-    cdef bint radix = _PRESORT == 1 or (_PRESORT == 2 and n >= PRESORT_RADIX_MIN)
+    cdef bint radix
     cdef uint64_t lo
     cdef int low_zeros, bits
     tmp_arr = np.empty(n if _PRESORT != 0 else 1, dtype=np.uint64)
@@ -883,12 +884,16 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
             _block_keys(base + f0 * cstride, rstride, cstride, n, m, ib, &keys[0, 0],
                         &vals[0, 0] if strided else NULL, low)
         for j in range(m):
-            with nogil:
-                bits = _column_bits(&keys[j, 0], n, ib, &lo, &low_zeros)
-                if radix or (_PRESORT == 2 and bits <= RADIX_BITS):   # one pass: cheap
-                    _radix_column(&keys[j, 0], &tmp[0], n, ib, lo, low_zeros, bits,
-                                  &hist[0])
-            if not radix and not (_PRESORT == 2 and bits <= RADIX_BITS):
+            radix = False
+            if _PRESORT != 0:
+                with nogil:
+                    bits = _column_bits(&keys[j, 0], n, ib, &lo, &low_zeros)
+                    # (auto: many samples, or a column sorted in one pass)
+                    radix = _PRESORT == 1 or n >= PRESORT_RADIX_MIN or bits <= RADIX_BITS
+                    if radix:
+                        _radix_column(&keys[j, 0], &tmp[0], n, ib, lo, low_zeros, bits,
+                                      &hist[0])
+            if not radix:
                 keys_arr[j].sort()           # numpy's sort, without the GIL
             col = &vals[j, 0] if strided else base + (f0 + j) * cstride
             cs = 1 if strided else rstride
@@ -935,7 +940,7 @@ def needs_ranks(const uint32_t[:, ::1] keys, Py_ssize_t n, int64_t max_features)
     ``max_features`` may sort in their nodes, and so read :func:`dense_ranks` (the
     plan of :func:`build_tree`'s root, the same for every tree of a forest; a tree that
     needs ranks it was not given computes them)."""
-    cdef int64_t F = keys.shape[0], f, n_varied = 0
+    cdef int64_t F = keys.shape[0]
     if F == 0 or n == 0:
         return False
     tops = np.empty(F, dtype=np.uint64)
@@ -943,11 +948,8 @@ def needs_ranks(const uint32_t[:, ::1] keys, Py_ssize_t n, int64_t max_features)
     cdef uint64_t top
     with nogil:
         top = _column_tops(keys, n, &t[0])
-    for f in range(F):
-        n_varied += t[f] > 0
-    max_features = max(1, min(max_features, F))
-    return (_plan(_METHOD, max_features, F, max(1, _bit_length(top)), n_varied)
-            != METHOD_PRESORT or F * n * sizeof(key_t) > rf_physical_memory() // 4)
+    return _tree_method(max(1, min(max_features, F)), F, max(1, _bit_length(top)),
+                        &t[0], n) != METHOD_PRESORT
 
 
 cdef int _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t a,
@@ -1961,6 +1963,22 @@ cdef int _plan(int method, int64_t max_features, int64_t F, int rbits,
     return METHOD_PRESORT
 
 
+cdef int _tree_method(int64_t max_features, int64_t F, int rbits, const uint64_t* col_top,
+                      int64_t n) noexcept nogil:
+    """_plan for a tree of n samples whose columns have the highest ranks col_top (those
+    constant over all samples do not count), and METHOD_SORT when its lists would take
+    over a quarter of the machine's memory (a forest holds one copy per thread: nodes
+    then sort from ranks of 1 to 4 bytes a cell)."""
+    cdef int64_t f, n_varied = 0
+    cdef int method
+    for f in range(F):
+        n_varied += col_top[f] > 0
+    method = _plan(_METHOD, max_features, F, rbits, n_varied)
+    if method != METHOD_SORT and (F * n + 9) * sizeof(key_t) > rf_physical_memory() // 4:
+        return METHOD_SORT
+    return method
+
+
 cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     """Best split of a frontier node; sets its has_split and split fields.
 
@@ -2618,7 +2636,6 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef bint integral = True
     cdef uint64_t max_rank = 0, ix, bad = 0
     cdef int ibits, rbits, cbits, wbits, spare
-    cdef int64_t n_varied
     cdef bint root_presorted
     cdef const uint8_t[:, ::1] r1
     cdef const uint16_t[:, ::1] r2
@@ -2708,17 +2725,9 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.order_cap = 64
     B.node_cap = 256
     # how the root (and so the tree) starts: with the lists, unless sorting in the nodes
-    # already costs less there (features constant over all samples do not count)
-    n_varied = 0
-    for f in range(F):
-        n_varied += col_top[f] > 0
-    B.method = _plan(_METHOD, B.max_features, F, B.rbits, n_varied)
+    # already costs less there, or the lists would not fit in memory
+    B.method = _tree_method(B.max_features, F, B.rbits, &col_top[0], n_act)
     root_presorted = B.method != METHOD_SORT
-    if root_presorted and (F * n_act + 9) * sizeof(key_t) > rf_physical_memory() // 4:
-        # lists over a quarter of the machine's memory (a forest holds one copy per
-        # thread): sort in the nodes instead, from ranks of 1 to 4 bytes a cell
-        root_presorted = False
-        B.method = METHOD_SORT
     if root_presorted:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
         B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
