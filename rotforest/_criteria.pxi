@@ -1,0 +1,227 @@
+# Criteria: node impurity, split proxies and the scans of the classification criteria.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+cdef inline double _impurity(const Builder* B, const double* c, double w) noexcept nogil:
+    """Impurity of a node with weighted class counts c and total weight w (as scikit-learn
+    computes it; entropy in bits)."""
+    cdef int64_t k
+    cdef double acc = 0.0, p
+    if B.criterion == CRIT_GINI:
+        for k in range(B.n_classes):
+            acc += c[k] * c[k]
+        return 1.0 - acc / (w * w)
+    elif B.criterion == CRIT_ENTROPY:
+        for k in range(B.n_classes):
+            if c[k] > 0.0:
+                p = c[k] / w
+                acc -= p * (log(p) / LN2)
+        return acc
+    else:
+        for k in range(B.n_classes):
+            if c[k] > acc:
+                acc = c[k]
+        return 1.0 - acc / w
+
+
+cdef inline double _proxy_counts(const Builder* B, const double* cl, const double* cr,
+                                 double wl, double wr) noexcept nogil:
+    """A quantity that orders the splits of one node as their impurity decrease does
+    (the same one the scans compute)."""
+    cdef int64_t k
+    cdef double a = 0.0, b = 0.0
+    if B.criterion == CRIT_GINI:
+        for k in range(B.n_classes):
+            a += cl[k] * cl[k]
+            b += cr[k] * cr[k]
+        return a / wl + b / wr
+    elif B.criterion == CRIT_ENTROPY:
+        for k in range(B.n_classes):
+            a += _xlogx(B, cl[k]) + _xlogx(B, cr[k])
+        return a - _xlogx(B, wl) - _xlogx(B, wr)
+    else:
+        for k in range(B.n_classes):
+            if cl[k] > a:
+                a = cl[k]
+            if cr[k] > b:
+                b = cr[k]
+        return a + b
+
+
+cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
+                          double impurity) noexcept nogil:
+    return (depth >= B.max_depth or n < B.min_samples_split
+            or n < 2 * B.min_samples_leaf or w < 2.0 * B.min_weight_leaf
+            or impurity <= EPSILON)
+
+
+# ----------------------------------------------------------------------------------------
+# Scans: the best split of one feature's slice [s, e).  Each returns its proxy (-inf when
+# no position is valid) and sets pos.  Candidates lie only between distinct values, and
+# positions that break min_samples_leaf / min_weight_leaf are never scored.
+# ----------------------------------------------------------------------------------------
+
+cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
+                       const double* tot, double wtot, int64_t* pos,
+                       acc_t zero) noexcept nogil:
+    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask, c
+    cdef const double* w = B.w
+    cdef acc_t* cl
+    cdef acc_t* cr
+    cdef acc_t sql = 0, sqr = 0, wl = 0, wi, a, wr, wt = <acc_t> wtot, minw
+    cdef double best = -INFINITY, num, den, q
+    cdef key_t k
+    if acc_t is int64_t:
+        cl = B.cli
+        cr = B.cri
+        minw = <int64_t> ceil(B.min_weight_leaf)
+    else:
+        cl = B.cl
+        cr = B.cr
+        minw = B.min_weight_leaf
+    for c in range(B.n_classes):
+        cl[c] = 0
+        cr[c] = <acc_t> tot[c]
+        sqr += cr[c] * cr[c]
+    for p in range(s, hi):
+        k = L[p]
+        c = (k >> cs) & cm
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+        else:
+            wi = w[k & im]
+        a = cl[c]
+        cl[c] = a + wi
+        sql += wi * (2 * a + wi)
+        a = cr[c]
+        cr[c] = a - wi
+        sqr -= wi * (2 * a - wi)
+        wl += wi
+        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
+                num = <double> sql * <double> wr + <double> sqr * <double> wl
+                den = <double> wl * <double> wr
+                # the rounded quotients are compared, as in the vector kernels (the
+                # product only screens: a cut failing it cannot be better)
+                if num > best * RF_SCREEN * den:
+                    q = num / den
+                    if q > best:
+                        best = q
+                        pos[0] = p + 1
+    return best
+
+
+cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
+                          const double* tot, double wtot, int64_t* pos,
+                          acc_t zero) noexcept nogil:
+    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
+    cdef int64_t p, c, j
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask
+    cdef const double* w = B.w
+    cdef acc_t* cl
+    cdef acc_t* cr
+    cdef double* fl = B.fl
+    cdef double* fr = B.fr
+    cdef acc_t wl = 0, wi, a, wr, wt = <acc_t> wtot
+    cdef double minw = B.min_weight_leaf, best = -INFINITY, proxy, acc
+    cdef key_t k
+    if acc_t is int64_t:
+        cl = B.cli
+        cr = B.cri
+    else:
+        cl = B.cl
+        cr = B.cr
+    for c in range(K):
+        cl[c] = 0
+        fl[c] = 0.0
+        cr[c] = <acc_t> tot[c]
+        fr[c] = _xlogx(B, tot[c])
+    for p in range(s, hi):
+        k = L[p]
+        c = <int64_t> ((k >> cs) & cm)
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+        else:
+            wi = w[k & im]
+        a = cl[c] + wi
+        cl[c] = a
+        fl[c] = _xlogx(B, <double> a)
+        a = cr[c] - wi
+        cr[c] = a
+        fr[c] = _xlogx(B, <double> a)
+        wl += wi
+        if p + 1 >= lo and ((L[p + 1] ^ k) >> rs) != 0:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
+                acc = 0.0
+                for j in range(K):
+                    acc += fl[j] + fr[j]
+                proxy = acc - _xlogx(B, <double> wl) - _xlogx(B, <double> wr)
+                if proxy > best:
+                    best = proxy
+                    pos[0] = p + 1
+    return best
+
+
+cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
+                        const double* tot, double wtot, int64_t* pos,
+                        acc_t zero) noexcept nogil:
+    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
+    cdef int64_t p, c, j, amr = 0
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask
+    cdef const double* w = B.w
+    cdef acc_t* cl
+    cdef acc_t* cr
+    cdef acc_t wl = 0, wi, a, wr, maxl = 0, wt = <acc_t> wtot
+    cdef double minw = B.min_weight_leaf, best = -INFINITY, proxy
+    cdef key_t k
+    if acc_t is int64_t:
+        cl = B.cli
+        cr = B.cri
+    else:
+        cl = B.cl
+        cr = B.cr
+    for c in range(K):
+        cl[c] = 0
+        cr[c] = <acc_t> tot[c]
+        if cr[c] > cr[amr]:
+            amr = c
+    for p in range(s, hi):
+        k = L[p]
+        c = <int64_t> ((k >> cs) & cm)
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+        else:
+            wi = w[k & im]
+        a = cl[c] + wi
+        cl[c] = a
+        if a > maxl:
+            maxl = a
+        cr[c] -= wi
+        if c == amr:
+            for j in range(K):
+                if cr[j] > cr[amr]:
+                    amr = j
+        wl += wi
+        if p + 1 >= lo and ((L[p + 1] ^ k) >> rs) != 0:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
+                proxy = <double> (maxl + cr[amr])
+                if proxy > best:
+                    best = proxy
+                    pos[0] = p + 1
+    return best
+
+
+cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
+                         const double* tot, double wtot, int64_t* pos,
+                         acc_t zero) noexcept nogil:
+    if B.criterion == CRIT_GINI:
+        return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
+    elif B.criterion == CRIT_ENTROPY:
+        return _scan_entropy(B, L, s, e, tot, wtot, pos, zero)
+    return _scan_error(B, L, s, e, tot, wtot, pos, zero)

@@ -1,0 +1,299 @@
+# Scans with missing values and monotonic constraints, random splits.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+# ----------------------------------------------------------------------------------------
+# Missing values.  A feature's missing samples share its highest rank, so they sit at the
+# end of each of its slices: [s, e - nm) holds the present values in order, [e - nm, e) the
+# missing ones.  Candidates are scored as scikit-learn scores them, in its order, ties
+# going to the first: every cut between distinct present values with the missing samples
+# on the right, then "all present left, all missing right", then every cut with the
+# missing samples on the left.  The proxies are those of the kernels above, so features
+# with and without missing values compare in one node.  (Two classes with Gini: the
+# missing samples are handled by _scan_gini_binary itself.)
+# ----------------------------------------------------------------------------------------
+
+cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, int64_t e,
+                                   uint64_t nan_rank) noexcept nogil:
+    cdef int64_t a = s, b = e, m
+    cdef int rs = B.rshift
+    while a < b:
+        m = (a + b) >> 1
+        if (L[m] >> rs) >= nan_rank:
+            b = m
+        else:
+            a = m + 1
+    return e - a
+
+
+cdef inline int64_t _missing_tail(const Builder* B, const key_t* L, int64_t s, int64_t e,
+                                  uint64_t nan_rank, int64_t* m1, int64_t* mw) noexcept nogil:
+    """The number of missing samples at the end of L[s:e) and, with integer weights in the
+    keys, their class-1 weight and weight (else 0)."""
+    cdef int64_t nm, q, wi
+    cdef key_t k
+    if B.use_avx512 and B.packed:
+        return rf_missing_tail_avx512(L, s, e, nan_rank, B.rshift, B.cshift, B.wshift,
+                                      B.wmask, m1, mw)
+    nm = _count_missing(B, L, s, e, nan_rank)
+    m1[0] = 0
+    mw[0] = 0
+    if B.packed:
+        for q in range(e - nm, e):
+            k = L[q]
+            wi = <int64_t> ((k >> B.wshift) & B.wmask)
+            m1[0] += wi & -(<int64_t> ((k >> B.cshift) & 1))
+            mw[0] += wi
+    return nm
+
+
+cdef inline void _gini2_score(double a1, double aw, double dt1, double dwt, double minw,
+                              int64_t c, double* best, int64_t* pos) noexcept nogil:
+    """Two-class Gini proxy of the cut c whose left child holds weight aw, a1 of it of
+    class 1: (l1^2/wl + r1^2/wr) = num / den; the first of equals kept.  The quotient is
+    only formed for cuts that pass the screen (see RF_SCREEN), as in the AVX-512 kernel."""
+    cdef double rw = dwt - aw, r1, num, den, bound
+    if aw >= minw and rw >= minw:
+        r1 = dt1 - a1
+        num = a1 * a1 * rw + r1 * r1 * aw
+        den = aw * rw
+        # the screen's bound assumes that its product does not underflow: below 1e-290
+        # (tiny real weights) the quotient is always formed
+        bound = best[0] * RF_SCREEN * den
+        if (num > bound or bound < 1e-290) and num / den > best[0]:
+            best[0] = num / den
+            pos[0] = c
+
+
+cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
+                              const double* tot, double wtot, double floor, int64_t* pos,
+                              int64_t* ml, acc_t zero, int64_t m1i, int64_t mwi) noexcept nogil:
+    # For two classes, (l0^2 + l1^2)/wl + (r0^2 + r1^2)/wr equals a constant plus
+    # 2 (l1^2/wl + r1^2/wr): the scan maximises the latter.  The last nm samples of the
+    # slice are missing the feature; one pass over the present ones [s, enm) scores each
+    # cut c with them right (c - s >= msl, e - c >= msl) and, when nm > 0, left
+    # (c - s + nm >= msl, enm - c >= msl); then "present left, missing right".  The
+    # counters are exact integers when the weights are.  Only cuts whose proxy exceeds
+    # floor (the best proxy of the node's features scanned before) can win the node, so
+    # the best cut is searched among those alone (-inf and pos -1 when there is none):
+    # most cuts then fail the kernels' screens and are never divided.  With integer
+    # weights the missing samples' class-1 weight and weight come in (m1i, mwi) (see
+    # _missing_tail); otherwise they are summed here.
+    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, pos1 = -1, pos2 = -1
+    cdef int64_t lo1 = s + msl, hi1 = min(enm - 1, e - msl), lo2 = s + msl - nm
+    cdef int64_t hi2 = enm - msl if nm > 0 else lo2 - 1     # empty without missing samples
+    cdef int64_t hi = max(hi1, hi2), start = s
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, im = B.imask
+    cdef const double* w = B.w
+    cdef acc_t wi, m1 = 0, mw = 0, l1 = 0, wl = 0
+    cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
+    cdef double best1 = floor, best2 = floor
+    cdef key_t k
+    if acc_t is int64_t:
+        m1 = m1i
+        mw = mwi
+        if B.use_avx512 and minw == 0.0 and hi > s:
+            rf_gini_binary_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws, wm, dt1, dwt,
+                                  <double> m1, <double> mw, &best1, &pos1, &best2, &pos2)
+            start = hi                 # every cut scanned
+    else:
+        for p in range(enm, e):
+            wi = w[L[p] & im]
+            m1 += wi * <double> ((L[p] >> cs) & 1)
+            mw += wi
+    for p in range(start, hi):
+        k = L[p]
+        if acc_t is int64_t:
+            wi = <int64_t> ((k >> ws) & wm)
+            l1 += wi & -(<int64_t> ((k >> cs) & 1))
+        else:
+            wi = w[k & im]
+            l1 += wi * <double> ((k >> cs) & 1)
+        wl += wi
+        if ((L[p + 1] ^ k) >> rs) == 0:
+            continue
+        if lo1 <= p + 1 <= hi1:
+            _gini2_score(<double> l1, <double> wl, dt1, dwt, minw, p + 1, &best1, &pos1)
+        if lo2 <= p + 1 <= hi2:
+            _gini2_score(<double> l1 + <double> m1, <double> wl + <double> mw, dt1, dwt,
+                         minw, p + 1, &best2, &pos2)
+    if nm >= msl and enm - s >= msl:         # all present values left, missing ones right
+        _gini2_score(dt1 - <double> m1, dwt - <double> mw, dt1, dwt, minw, enm,
+                     &best1, &pos1)
+    if best2 > best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return best2
+    pos[0] = pos1
+    ml[0] = 0
+    return best1 if pos1 >= 0 else -INFINITY
+
+
+cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, double wl,
+                                const double* tot, double wtot) noexcept nogil:
+    """Proxy of the split whose left child holds the counts cl (plus cm when given).
+    Two classes with Gini: the two-class kernel's proxy (l1^2/wl + r1^2/wr, see
+    _gini2_score), so that its features and the others compare in one node."""
+    cdef int64_t c
+    cdef double* a = B.cr
+    cdef double* b = B.fr
+    cdef double wr, a1, r1
+    if B.criterion == CRIT_GINI and B.n_classes == 2:
+        a1 = cl[1] + (cm[1] if cm != NULL else 0.0)
+        r1 = tot[1] - a1
+        wr = wtot - wl
+        return (a1 * a1 * wr + r1 * r1 * wl) / (wl * wr)
+    if cm != NULL:
+        for c in range(B.n_classes):
+            a[c] = cl[c] + cm[c]
+    else:
+        for c in range(B.n_classes):
+            a[c] = cl[c]
+    for c in range(B.n_classes):
+        b[c] = tot[c] - a[c]
+    wr = wtot - wl
+    return _proxy_counts(B, a, b, wl, wr)
+
+
+cdef inline bint _monotonic_ok(double l0, double wl, double r0, double wr, int cst,
+                               double lower, double upper) noexcept nogil:
+    """Whether a two-class split with class-0 weights l0 / r0 in children of weights wl /
+    wr keeps the constraint cst on the class-0 fraction and the node's bounds (the test
+    scikit-learn applies, in its arithmetic)."""
+    cdef double vl = l0 / wl, vr = r0 / wr
+    return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
+            and (vl - vr) * cst <= 0.0)
+
+
+cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
+                          const double* tot, double wtot, int64_t* pos,
+                          int64_t* ml, int cst=0, double lower=0.0,
+                          double upper=0.0) noexcept nogil:
+    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut).
+    With ``cst`` (a monotonic constraint, two classes) only cuts that keep it and the
+    node's bounds are candidates; it then serves features without missing values too."""
+    cdef int64_t K = B.n_classes, enm = e - nm, msl = B.min_samples_leaf, q, p, c
+    cdef int64_t pos1 = -1, pos2 = -1
+    cdef int rs = B.rshift
+    cdef double* cl = B.cl
+    cdef double* cm = B.fl
+    cdef double minw = B.min_weight_leaf, wl = 0.0, wm = 0.0, wi, proxy
+    cdef double best1 = -INFINITY, best2 = -INFINITY
+    cdef key_t k
+    for c in range(K):
+        cl[c] = 0.0
+        cm[c] = 0.0
+    for q in range(enm, e):
+        wi = _wt(B, L[q])
+        cm[_cls(B, L[q])] += wi
+        wm += wi
+    for q in range(s, enm):
+        k = L[q]
+        wi = _wt(B, k)
+        cl[_cls(B, k)] += wi
+        wl += wi
+        if q + 1 == enm or ((L[q + 1] ^ k) >> rs) == 0:
+            continue
+        p = q + 1
+        if (p - s >= msl and e - p >= msl and wl >= minw and wtot - wl >= minw
+                and (cst == 0 or _monotonic_ok(cl[0], wl, tot[0] - cl[0], wtot - wl, cst,
+                                               lower, upper))):
+            proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
+            if proxy > best1:
+                best1 = proxy
+                pos1 = p
+        if (nm > 0 and p - s + nm >= msl and enm - p >= msl and wl + wm >= minw
+                and wtot - wl - wm >= minw
+                and (cst == 0 or _monotonic_ok(cl[0] + cm[0], wl + wm,
+                                               tot[0] - cl[0] - cm[0], wtot - wl - wm,
+                                               cst, lower, upper))):
+            proxy = _proxy_moved(B, cl, cm, wl + wm, tot, wtot)
+            if proxy > best2:
+                best2 = proxy
+                pos2 = p
+    if (enm - s >= msl and nm >= msl and wl >= minw and wtot - wl >= minw
+            and (cst == 0 or _monotonic_ok(cl[0], wl, tot[0] - cl[0], wtot - wl, cst,
+                                           lower, upper))):
+        proxy = _proxy_moved(B, cl, NULL, wl, tot, wtot)
+        if proxy > best1:
+            best1 = proxy
+            pos1 = enm
+    if best2 > best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return best2
+    pos[0] = pos1
+    ml[0] = 0
+    return best1
+
+
+cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
+                          int64_t nm, const double* tot, double wtot, int64_t* pos,
+                          double* thr, int64_t* ml, double lower,
+                          double upper) noexcept nogil:
+    """Extremely randomised split: one uniform threshold between the node's extremes of
+    the present values; missing samples, if any, go to a side drawn at random."""
+    cdef const double* xf = B.X + f * B.xcs
+    cdef uint64_t im = B.imask
+    cdef int64_t enm = e - nm, rs = B.xrs
+    cdef double lo_v = xf[<int64_t> (L[s] & im) * rs], hi_v = xf[<int64_t> (L[enm - 1] & im) * rs]
+    cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
+    cdef int64_t a, b, m, p, c, n_left
+    cdef double wl = 0.0, wi
+    if not isfinite(t):
+        t = lo_v / 2.0 + hi_v / 2.0
+    if t >= hi_v:
+        t = lo_v
+    ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
+    # first position whose value exceeds t
+    a = s
+    b = enm
+    while a < b:
+        m = (a + b) >> 1
+        if xf[<int64_t> (L[m] & im) * rs] > t:
+            b = m
+        else:
+            a = m + 1
+    p = a
+    n_left = p - s + (nm if ml[0] else 0)
+    if n_left < B.min_samples_leaf or (e - s) - n_left < B.min_samples_leaf:
+        return -INFINITY
+    for c in range(B.n_classes):
+        B.cl[c] = 0.0
+    for m in range(s, p):
+        wi = _wt(B, L[m])
+        B.cl[_cls(B, L[m])] += wi
+        wl += wi
+    if ml[0]:
+        for m in range(enm, e):
+            wi = _wt(B, L[m])
+            B.cl[_cls(B, L[m])] += wi
+            wl += wi
+    if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
+        return -INFINITY
+    for c in range(B.n_classes):
+        B.cr[c] = tot[c] - B.cl[c]
+    if (B.monotonic != NULL and B.monotonic[f] != 0
+            and not _monotonic_ok(B.cl[0], wl, B.cr[0], wtot - wl, B.monotonic[f],
+                                  lower, upper)):
+        return -INFINITY
+    pos[0] = p
+    thr[0] = t
+    return _proxy_counts(B, B.cl, B.cr, wl, wtot - wl)
+
+
+cdef inline void _add_counts2(const Builder* B, const key_t* L, int64_t a, int64_t b,
+                              double* counts, double* weight) noexcept nogil:
+    """Adds the class weights of L[a:b) to counts (two classes, weights in the keys)."""
+    cdef int64_t q, c1 = 0, tw = 0, wi
+    cdef int cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask
+    cdef key_t k
+    for q in range(a, b):
+        k = L[q]
+        wi = <int64_t> ((k >> ws) & wm)
+        c1 += wi & -(<int64_t> ((k >> cs) & 1))
+        tw += wi
+    counts[0] += <double> (tw - c1)
+    counts[1] += <double> c1
+    weight[0] += <double> tw

@@ -1,0 +1,272 @@
+# Sorting in the node, and the cost model that chooses each node's method.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+# ----------------------------------------------------------------------------------------
+# Sorting in the node
+# ----------------------------------------------------------------------------------------
+#
+# Below the nodes where the presorted lists stop paying for themselves (_lists_pay), a
+# node keeps only its samples, in ``samples[start:end)`` in increasing sample index, and
+# sorts the features it scans: each sample's key takes the feature's dense rank (from
+# ``ranks``) and the keys are sorted by rank, stably.  Stable on keys in index order, the
+# result is exactly the slice the presorted list would hold (by rank, then index), so the
+# scans, and the tree, are the same whichever method a node uses.
+
+cdef bint _radix_sort(key_t* a, key_t* tmp, int64_t n, int shift, uint64_t fmask,
+                      uint64_t lo, int bits, int64_t* hist,
+                      int digit_bits=RADIX_BITS) noexcept nogil:
+    """Stable sort of a[0:n) by the field ((k >> shift) & fmask) - lo, of at most `bits`
+    bits, with tmp[0:n) as the other buffer (least significant digit first, digits of at
+    most digit_bits <= RADIX_BITS bits).  True when the result is in tmp, False when in
+    a."""
+    cdef int passes, digit, d, pss
+    cdef int64_t q, i, total, c
+    cdef uint64_t mask, kf
+    cdef key_t k
+    cdef key_t* src = a
+    cdef key_t* dst = tmp
+    cdef key_t* t
+    if n < 2 or bits <= 0:
+        return False
+    if n <= 24:
+        for q in range(1, n):
+            k = a[q]
+            kf = ((k >> shift) & fmask) - lo
+            i = q
+            while i > 0 and (((a[i - 1] >> shift) & fmask) - lo) > kf:
+                a[i] = a[i - 1]
+                i -= 1
+            a[i] = k
+        return False
+    if bits == 1:
+        # two values: a stable partition, counted and placed with the cursors in
+        # registers (a histogram of two counts stalls on its own stores)
+        c = 0
+        for q in range(n):
+            c += <int64_t> ((((a[q] >> shift) & fmask) - lo) & 1)
+        i = 0
+        total = n - c
+        for q in range(n):
+            k = a[q]
+            c = <int64_t> ((((k >> shift) & fmask) - lo) & 1)
+            tmp[total if c else i] = k
+            i += 1 - c
+            total += c
+        return True
+    passes = (bits + digit_bits - 1) // digit_bits
+    digit = (bits + passes - 1) // passes
+    mask = ((<uint64_t> 1) << digit) - 1
+    for pss in range(passes):
+        d = pss * digit
+        if digit <= 8:
+            # few counts: four interleaved histograms, so that runs of one value do
+            # not wait on each other's stores
+            memset(hist, 0, 4 * (mask + 1) * sizeof(int64_t))
+            q = 0
+            while q + 4 <= n:
+                hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
+                hist[(mask + 1) + (((((src[q + 1] >> shift) & fmask) - lo) >> d) & mask)] += 1
+                hist[2 * (mask + 1) + (((((src[q + 2] >> shift) & fmask) - lo) >> d) & mask)] += 1
+                hist[3 * (mask + 1) + (((((src[q + 3] >> shift) & fmask) - lo) >> d) & mask)] += 1
+                q += 4
+            while q < n:
+                hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
+                q += 1
+            for i in range(<int64_t> mask + 1):
+                hist[i] += (hist[(mask + 1) + i] + hist[2 * (mask + 1) + i]
+                            + hist[3 * (mask + 1) + i])
+        else:
+            memset(hist, 0, (mask + 1) * sizeof(int64_t))
+            for q in range(n):
+                hist[((((src[q] >> shift) & fmask) - lo) >> d) & mask] += 1
+        total = 0
+        for i in range(<int64_t> mask + 1):
+            c = hist[i]
+            hist[i] = total
+            total += c
+        for q in range(n):
+            k = src[q]
+            i = <int64_t> (((((k >> shift) & fmask) - lo) >> d) & mask)
+            dst[hist[i]] = k
+            hist[i] += 1
+        t = src
+        src = dst
+        dst = t
+    return src != a
+
+
+cdef inline void _gather_keys(const rank_t* rk, const key_t* S, key_t* out, int64_t s,
+                              int64_t e, uint64_t im, int rs, uint64_t* lo,
+                              uint64_t* hi) noexcept nogil:
+    """out[q] = S[q] with its rank in feature row rk, for q in [s, e); the least and
+    largest rank."""
+    cdef uint64_t r, rmin = <uint64_t> -1, rmax = 0
+    cdef int64_t q
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        r = rk[k & im]
+        rmin = r if r < rmin else rmin
+        rmax = r if r > rmax else rmax
+        out[q] = (r << rs) | k
+    lo[0] = rmin
+    hi[0] = rmax
+
+
+cdef const key_t* _node_keys(Builder* B, int64_t f, int64_t s, int64_t e) noexcept nogil:
+    """The keys of feature f of a sorting node's samples, in the order of the presorted
+    list, at [s, e) of the returned buffer (sorted_keys[0]); NULL when f is constant in
+    the node."""
+    cdef key_t* out = B.sorted_keys[0]
+    cdef key_t* t
+    cdef uint64_t rmin, rmax
+    cdef int64_t row = f * B.n_total
+    if B.rank_bytes == 1:
+        _gather_keys((<const uint8_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
+                     B.rshift, &rmin, &rmax)
+    elif B.rank_bytes == 2:
+        _gather_keys((<const uint16_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
+                     B.rshift, &rmin, &rmax)
+    else:
+        _gather_keys((<const uint32_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
+                     B.rshift, &rmin, &rmax)
+    if rmin == rmax:
+        return NULL
+    if _radix_sort(out + s, B.sort_tmp + s, e - s, B.rshift, <uint64_t> -1, rmin,
+                   _bit_length(rmax - rmin), B.hist):
+        t = B.sorted_keys[0]
+        B.sorted_keys[0] = B.sort_tmp
+        B.sort_tmp = t
+    return B.sorted_keys[0]
+
+
+cdef void _samples_by_index(Builder* B, int64_t s, int64_t e) noexcept nogil:
+    """Sort samples[s:e) by sample index."""
+    if _radix_sort(B.samples + s, B.sort_tmp + s, e - s, 0, B.imask, 0,
+                   _bit_length(B.imask), B.hist):
+        memcpy(B.samples + s, B.sort_tmp + s, (e - s) * sizeof(key_t))
+
+
+cdef void _samples_from_list(Builder* B, const key_t* Lf, int64_t s, int64_t cut,
+                             int64_t enm, int64_t e, bint moved, bint lleaf,
+                             bint rleaf) noexcept nogil:
+    """A presorted node whose children sort: their samples from the split feature's list
+    (left: [s, cut), and the missing [enm, e) when they move left), each child's in index
+    order."""
+    cdef key_t pm = ((<key_t> 1) << B.rshift) - 1
+    cdef key_t* S = B.samples
+    cdef int64_t q, o = s, p
+    for q in range(s, cut):
+        S[o] = Lf[q] & pm
+        o += 1
+    if moved:
+        for q in range(enm, e):
+            S[o] = Lf[q] & pm
+            o += 1
+    p = o
+    for q in range(cut, enm):
+        S[o] = Lf[q] & pm
+        o += 1
+    if not moved:
+        for q in range(enm, e):
+            S[o] = Lf[q] & pm
+            o += 1
+    if not lleaf:
+        _samples_by_index(B, s, p)
+    if not rleaf:
+        _samples_by_index(B, p, e)
+
+
+cdef inline int64_t _split_samples(const rank_t* rk, key_t* S, key_t* R, int64_t s,
+                                   int64_t e, uint64_t im, uint64_t cut_rank,
+                                   uint64_t nr, bint moved) noexcept nogil:
+    """Left keys of S[s:e) packed from S[s], right ones into R; returns their count."""
+    cdef int64_t il = s, ir = 0, q, g
+    cdef uint64_t r
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        r = rk[k & im]
+        g = <int64_t> ((r < cut_rank) | (moved & (r == nr)))
+        S[il] = k
+        R[ir] = k
+        il += g
+        ir += 1 - g
+    return ir
+
+
+cdef void _partition_samples(Builder* B, int64_t s, int64_t e, int64_t p, int64_t f,
+                             uint64_t cut_rank, bint moved) noexcept nogil:
+    """Stable partition of a sorting node's samples[s:e) by its split on feature f: a
+    sample goes left when its rank is below cut_rank, or when it is missing and the
+    missing samples move left."""
+    cdef int64_t row = f * B.n_total, ir
+    cdef uint64_t nr = B.nan_rank[f]
+    if B.rank_bytes == 1:
+        ir = _split_samples((<const uint8_t*> B.ranks) + row, B.samples, B.scratch, s, e,
+                            B.imask, cut_rank, nr, moved)
+    elif B.rank_bytes == 2:
+        ir = _split_samples((<const uint16_t*> B.ranks) + row, B.samples, B.scratch, s, e,
+                            B.imask, cut_rank, nr, moved)
+    else:
+        ir = _split_samples((<const uint32_t*> B.ranks) + row, B.samples, B.scratch, s, e,
+                            B.imask, cut_rank, nr, moved)
+    memcpy(B.samples + p, B.scratch, min(ir, e - p) * sizeof(key_t))
+
+
+# Costs of the two methods per key, relative to partitioning one presorted list: sorting
+# a feature in a node reads each sample's rank and writes its key (GATHER_COST), then
+# moves the key once per digit of the radix sort (DIGIT_COST).  Fitted to forced-method
+# fits on this project's benchmark machine (AVX-512): with all features scanned, the
+# lists win on columns of many values (two digits; 1.2x at 100k rows, 2.6x at 1M) and
+# sorting wins on columns of few values (one digit; 0.67x); with 4 of 20 features drawn
+# per node sorting takes 0.2x to 0.5x of the lists' time, on MNIST 0.1x.
+cdef double GATHER_COST = 0.35
+cdef double DIGIT_COST = 0.5
+
+
+cdef bint _lists_pay(int64_t max_features, int64_t F, int rbits, int64_t d) noexcept nogil:
+    """Whether a node with d features not constant should partition its presorted lists
+    for its children rather than let them (and their subtrees) sort the features they
+    scan (max_features of F drawn; ranks of rbits bits)."""
+    cdef double m
+    # features the children scan: each draws max_features of the n_features, of which a
+    # share d / n_features is not constant (and at least one is)
+    m = <double> max_features * d / F
+    if m < 1.0:
+        m = 1.0
+    if m > d:
+        m = d
+    return d < m * (GATHER_COST + DIGIT_COST * ceil(<double> rbits / RADIX_BITS))
+
+
+cdef int _plan(int method, int64_t max_features, int64_t F, int rbits,
+               int64_t n_varied) noexcept nogil:
+    """How a tree starts: METHOD_SORT (its root sorts already), METHOD_PRESORT (its root
+    keeps the lists, and no node with fewer varied features would switch) or
+    METHOD_AUTO (the root keeps the lists and each node decides)."""
+    cdef int64_t d
+    if method != METHOD_AUTO:
+        return method
+    if not _lists_pay(max_features, F, rbits, n_varied):
+        return METHOD_SORT
+    for d in range(1, n_varied):
+        if not _lists_pay(max_features, F, rbits, d):
+            return METHOD_AUTO
+    return METHOD_PRESORT
+
+
+cdef int _tree_method(int64_t max_features, int64_t F, int rbits, const uint64_t* col_top,
+                      int64_t n) noexcept nogil:
+    """_plan for a tree of n samples whose columns have the highest ranks col_top (those
+    constant over all samples do not count), and METHOD_SORT when its lists would take
+    over a quarter of the machine's memory (a forest holds one copy per thread: nodes
+    then sort from ranks of 1 to 4 bytes a cell)."""
+    cdef int64_t f, n_varied = 0
+    cdef int method
+    for f in range(F):
+        n_varied += col_top[f] > 0
+    method = _plan(_METHOD, max_features, F, rbits, n_varied)
+    if method != METHOD_SORT and (F * n + 9) * sizeof(key_t) > rf_physical_memory() // 4:
+        return METHOD_SORT
+    return method

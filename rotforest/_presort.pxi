@@ -1,0 +1,378 @@
+# The presort: sorted lists of every feature, and their dense ranks.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+# ----------------------------------------------------------------------------------------
+# Presort
+# ----------------------------------------------------------------------------------------
+
+
+
+cdef inline uint64_t _ordered_bits(double v) noexcept nogil:
+    """An unsigned integer that orders as v does: NaN above everything, -0.0 as 0.0."""
+    cdef uint64_t u
+    if v != v:
+        return ~(<uint64_t> 0)
+    if v == 0.0:
+        return (<uint64_t> 1) << 63
+    memcpy(&u, &v, sizeof(double))
+    if u >> 63:
+        return ~u
+    return u | ((<uint64_t> 1) << 63)
+
+
+cdef void _block_keys(const double* X, int64_t rstride, int64_t cstride, int64_t n,
+                      int64_t nb, int ib, uint64_t* keys, double* vals,
+                      uint64_t* low) noexcept nogil:
+    """Sort keys of nb neighbouring columns, read row by row (a row-major X is read once
+    for the block, not once per column): key = the top 64 - ib bits of the value's ordered
+    bits, then the sample index in the low ib bits.  low[j] gathers the dropped bits of
+    column j's present values (0: equal keys mean equal values).  With vals, the
+    columns are also copied there, contiguous."""
+    cdef int64_t i, j
+    cdef uint64_t imask = ((<uint64_t> 1) << ib) - 1, u
+    cdef double v
+    for j in range(nb):
+        low[j] = 0
+    for i in range(n):
+        for j in range(nb):
+            v = X[i * rstride + j * cstride]
+            u = _ordered_bits(v)
+            if v == v:
+                low[j] |= u
+            keys[j * n + i] = (u & ~imask) | <uint64_t> i
+            if vals != NULL:
+                vals[j * n + i] = v
+    for j in range(nb):
+        low[j] &= imask
+
+
+cdef int _finish_column(const double* col, int64_t stride, uint64_t* keys, int64_t n,
+                        int ib, bint exact, uint32_t* out) noexcept nogil:
+    """Given one column's sorted keys, write the sample order to out[:n] and the bits of
+    the positions that start a new value to the words out[n:].
+
+    Keys with equal value bits form a run, in index order.  A run almost always holds
+    one value (ties); when the dropped low bits of the values differ (values within about
+    2^-(52 - ib) of each other), the run is sorted by (value, index) here.  With exact
+    (no present value has dropped bits, as for integer-valued columns) runs are not
+    checked.  Returns -1 when memory runs out."""
+    cdef uint64_t imask = ((<uint64_t> 1) << ib) - 1, pmask = ~imask, pre
+    cdef uint32_t* starts = out + n
+    cdef int64_t p = 0, q, r, m
+    cdef double v0, v
+    cdef bint same
+    cdef rf_vi* buf
+    memset(starts, 0, ((n + 31) >> 5) * sizeof(uint32_t))
+    while p < n:
+        pre = keys[p] & pmask
+        q = p + 1
+        while q < n and (keys[q] & pmask) == pre:
+            q += 1
+        starts[p >> 5] |= (<uint32_t> 1) << (p & 31)
+        m = q - p
+        if m > 1 and not exact:
+            v0 = col[<int64_t> (keys[p] & imask) * stride]
+            same = True
+            for r in range(p + 1, q):
+                v = col[<int64_t> (keys[r] & imask) * stride]
+                if not (v == v0 or (v != v and v0 != v0)):     # -0.0 == 0.0; NaN: one value
+                    same = False
+                    break
+            if not same:
+                buf = <rf_vi*> malloc(m * sizeof(rf_vi))
+                if buf == NULL:
+                    return -1
+                for r in range(m):
+                    buf[r].i = <int64_t> (keys[p + r] & imask)
+                    buf[r].v = col[buf[r].i * stride]
+                qsort(buf, m, sizeof(rf_vi), rf_cmp_vi)
+                for r in range(m):
+                    keys[p + r] = pre | <uint64_t> buf[r].i
+                    if r > 0 and buf[r].v != buf[r - 1].v:
+                        starts[(p + r) >> 5] |= (<uint32_t> 1) << ((p + r) & 31)
+                free(buf)
+        for r in range(p, q):
+            out[r] = <uint32_t> (keys[r] & imask)
+        p = q
+    return 0
+
+
+# presort's column sort: numpy's sort below PRESORT_RADIX_MIN samples, our radix sort
+# from there (no vectorised numpy sort on some processors, AMD EPYC among them: 2,000
+# rows 17 against 21 ns a cell, 6,700 rows 16 against 28, 20,000 rows 16 against 34;
+# numpy wins below about 1,500 rows, where the radix sort's counts cost more than the
+# sort), and at any size for columns whose values differ in at most RADIX_BITS bits
+# (binary, small integers: one pass).  _set_presort_method forces either, for tests.
+cdef int64_t PRESORT_RADIX_MIN = 1536
+cdef int _PRESORT = {"numpy": 0, "radix": 1}.get(_os.environ.get("ROTFOREST_PRESORT", ""), 2)
+
+
+def _set_presort_method(method):
+    """"numpy", "radix" or "auto" (the default: by the number of samples and the bits a
+    column's values differ in)."""
+    global _PRESORT
+    _PRESORT = {"numpy": 0, "radix": 1, "auto": 2}[method]
+
+
+cdef int _column_bits(const uint64_t* keys, int64_t n, int ib, uint64_t* lo,
+                      int* low_zeros) noexcept nogil:
+    """The bits a radix sort of one column's keys must order: the span of their value
+    bits (above the ib index bits), less the low bits that every key shares (integer
+    and few-valued columns share many: 0.0 and 1.0 differ in 10 bits, not 52).  lo gets
+    the least value bits, shifted right by low_zeros."""
+    cdef uint64_t v0 = keys[0] >> ib, v, least = v0, most = v0, varying = 0
+    cdef int64_t i
+    cdef int l = 0
+    for i in range(1, n):
+        v = keys[i] >> ib
+        varying |= v ^ v0
+        if v < least:
+            least = v
+        if v > most:
+            most = v
+    if varying == 0:
+        low_zeros[0] = 0
+        lo[0] = least
+        return 0
+    while ((varying >> l) & 1) == 0:
+        l += 1
+    low_zeros[0] = l
+    lo[0] = least >> l
+    return _bit_length((most >> l) - (least >> l))
+
+
+cdef void _radix_column(uint64_t* keys, uint64_t* tmp, int64_t n, int ib, uint64_t lo,
+                        int low_zeros, int bits, int64_t* hist) noexcept nogil:
+    """Sorts one column's keys (made in sample order) by their value bits, stably: the
+    order of the whole keys, as the index bits below are already increasing (lo,
+    low_zeros and bits from _column_bits)."""
+    cdef int shift = ib + low_zeros
+    if n > 1 and bits > 0:
+        if _radix_sort(keys, tmp, n, shift, ~(<uint64_t> 0) >> shift, lo, bits, hist,
+                       10 if n < 4096 else RADIX_BITS):
+            memcpy(keys, tmp, n * sizeof(uint64_t))
+
+
+cdef int64_t _element_stride(Py_ssize_t stride) except? -1:
+    if stride % <Py_ssize_t> sizeof(double) != 0:
+        raise ValueError("X must be a float64 array with strides that are multiples of 8 bytes")
+    return stride // <Py_ssize_t> sizeof(double)
+
+
+def keys_width(Py_ssize_t n):
+    """Length of one row of :func:`presort`'s output for ``n`` samples."""
+    return n + (n + 31) // 32
+
+
+def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
+    """Sort every column of X once.
+
+    X may have any memory layout (row- or column-major, or a strided view) whose strides
+    are whole float64 cells; it is not copied.  Returns a C-contiguous ``uint32`` array of shape
+    ``(n_features, keys_width(n_samples))``.  In row ``f``, the first ``n_samples``
+    entries list the samples in increasing order of ``X[i, f]``, ties broken by sample
+    index; the remaining ``ceil(n_samples / 32)`` entries are a bitmap (bit ``p`` of word
+    ``p // 32``) of the positions that start a new value, so that the dense rank of the
+    sample at position ``p`` is the number of bits set up to ``p``, minus one.  Missing
+    values (NaN) come last and count as one value, the highest of their column (a column
+    must not hold both NaN and +inf).  4 bytes and one bit a cell: the forest keeps this
+    array for its whole fit.  Each column is ordered by sorting 64-bit integer keys, the
+    value's leading bits above the sample index (our radix sort on the value bits that
+    differ, from PRESORT_RADIX_MIN samples or when one pass does; numpy's sort otherwise;
+    both without the GIL, and several times faster than an argsort of the values); the
+    rare neighbours whose values differ only in the dropped bits are then put in order.
+
+    With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
+    computed, into ``out``: threads can share the work.
+    """
+    cdef int64_t n = X.shape[0], F = X.shape[1], f
+    if n > MAX_SAMPLES:
+        raise ValueError(f"at most {MAX_SAMPLES} samples are supported, got {n}")
+    cdef int64_t width = keys_width(n)
+    if out is None:
+        out = np.empty((F, width), dtype=np.uint32)
+    if out.shape != (F, width) or out.dtype != np.uint32:
+        raise ValueError("out must be a uint32 array of shape (n_features, "
+                         "keys_width(n_samples))")
+    stop = F if stop is None else min(stop, F)
+    if start < 0 or stop < 0:
+        raise ValueError(f"start and stop must be non-negative, got {start} and {stop}")
+    if n == 0 or start >= stop:
+        return out
+    cdef uint32_t[:, ::1] o = out
+    cdef int ib = 1
+    while ((<int64_t> 1) << ib) < n:
+        ib += 1
+    cdef int64_t rstride = _element_stride(X.strides[0]), cstride = _element_stride(X.strides[1])
+    # columns are read in blocks of 4 (and copied, so that runs of equal keys can read
+    # their values nearby) unless they are contiguous already
+    cdef bint strided = rstride != 1
+    cdef int64_t nb = min(4, stop - start) if strided else 1, j, f0, m
+    keys_arr = np.empty((nb, n), dtype=np.uint64)
+    cdef uint64_t[:, ::1] keys = keys_arr
+    vals_arr = np.empty((nb if strided else 1, n if strided else 1), dtype=np.float64)
+    cdef double[:, ::1] vals = vals_arr
+    cdef uint64_t low[4]
+    cdef const double* base = &X[0, 0]
+    cdef const double* col
+    cdef int64_t cs
+    cdef int err = 0
+    cdef bint radix
+    cdef uint64_t lo
+    cdef int low_zeros, bits
+    tmp_arr = np.empty(n if _PRESORT != 0 else 1, dtype=np.uint64)
+    cdef uint64_t[::1] tmp = tmp_arr
+    hist_arr = np.empty(max((1 << RADIX_BITS) + 1, 4 * 256), dtype=np.int64)
+    cdef int64_t[::1] hist = hist_arr
+    for f0 in range(start, stop, nb):
+        m = min(nb, stop - f0)
+        with nogil:
+            _block_keys(base + f0 * cstride, rstride, cstride, n, m, ib, &keys[0, 0],
+                        &vals[0, 0] if strided else NULL, low)
+        for j in range(m):
+            radix = False
+            if _PRESORT != 0:
+                with nogil:
+                    bits = _column_bits(&keys[j, 0], n, ib, &lo, &low_zeros)
+                    # (auto: many samples, or a column sorted in one pass)
+                    radix = _PRESORT == 1 or n >= PRESORT_RADIX_MIN or bits <= RADIX_BITS
+                    if radix:
+                        _radix_column(&keys[j, 0], &tmp[0], n, ib, lo, low_zeros, bits,
+                                      &hist[0])
+            if not radix:
+                keys_arr[j].sort()           # numpy's sort, without the GIL
+            col = &vals[j, 0] if strided else base + (f0 + j) * cstride
+            cs = 1 if strided else rstride
+            with nogil:
+                err = _finish_column(col, cs, &keys[j, 0], n, ib, low[j] == 0, &o[f0 + j, 0])
+            if err:
+                raise MemoryError()
+    return out
+
+
+cdef uint64_t _column_tops(const uint32_t[:, ::1] keys, int64_t n,
+                           uint64_t* col_top) noexcept nogil:
+    """The highest dense rank of every column of presort's output (its count of values,
+    minus one) into col_top; returns the largest."""
+    cdef int64_t f, i
+    cdef uint64_t c, top = 0
+    for f in range(keys.shape[0]):
+        c = 0
+        for i in range((n + 31) >> 5):
+            c += rf_popcount32(keys[f, n + i])
+        col_top[f] = c - 1 if c > 0 else 0
+        top = col_top[f] if col_top[f] > top else top
+    return top
+
+
+cdef object _dtype_for(uint64_t top):
+    return np.dtype(np.uint8 if top < 256 else np.uint16 if top < 65536 else np.uint32)
+
+
+def rank_dtype(const uint32_t[:, ::1] keys, Py_ssize_t n):
+    """The narrowest unsigned integer type that holds every dense rank of
+    :func:`presort`'s output ``keys`` for ``n`` samples."""
+    tops = np.empty(keys.shape[0], dtype=np.uint64)
+    cdef uint64_t[::1] t = tops
+    cdef uint64_t top = 0
+    if keys.shape[0] > 0:
+        with nogil:
+            top = _column_tops(keys, n, &t[0])
+    return _dtype_for(top)
+
+
+def needs_ranks(const uint32_t[:, ::1] keys, Py_ssize_t n, int64_t max_features):
+    """Whether trees grown on :func:`presort`'s output ``keys`` (``n`` samples) with
+    ``max_features`` may sort in their nodes, and so read :func:`dense_ranks` (the
+    plan of :func:`build_tree`'s root, the same for every tree of a forest; a tree that
+    needs ranks it was not given computes them)."""
+    cdef int64_t F = keys.shape[0]
+    if F == 0 or n == 0:
+        return False
+    tops = np.empty(F, dtype=np.uint64)
+    cdef uint64_t[::1] t = tops
+    cdef uint64_t top
+    with nogil:
+        top = _column_tops(keys, n, &t[0])
+    return _tree_method(max(1, min(max_features, F)), F, max(1, _bit_length(top)),
+                        &t[0], n) != METHOD_PRESORT
+
+
+cdef int _rank_rows(const uint32_t[:, ::1] keys, rank_t* o, int64_t n, int64_t a,
+                    int64_t b) noexcept nogil:
+    """Rows a:b of the ranks; -1 when a row of keys is not an order of all n samples
+    (an index out of range, or one twice), -3 when its ranks do not fit in rank_t."""
+    cdef int64_t f, i, i0
+    cdef uint32_t rank, bits, ix
+    cdef uint64_t* seen = <uint64_t*> malloc(((n + 63) >> 6) * sizeof(uint64_t))
+    if seen == NULL:
+        return -2
+    for f in range(a, b):
+        memset(seen, 0, ((n + 63) >> 6) * sizeof(uint64_t))
+        rank = <uint32_t> -1
+        for i0 in range(0, n, 32):
+            bits = keys[f, n + (i0 >> 5)]
+            for i in range(i0, min(i0 + 32, n)):
+                rank += bits & 1
+                bits >>= 1
+                ix = keys[f, i]
+                if ix >= <uint32_t> n or (seen[ix >> 6] >> (ix & 63)) & 1:
+                    free(seen)
+                    return -1
+                seen[ix >> 6] |= (<uint64_t> 1) << (ix & 63)
+                o[f * n + ix] = <rank_t> rank
+        if rank != <uint32_t> <rank_t> rank:
+            free(seen)
+            return -3
+    free(seen)
+    return 0
+
+
+def dense_ranks(const uint32_t[:, ::1] keys, out=None, Py_ssize_t start=0, stop=None):
+    """The dense rank of every cell from :func:`presort`'s output: ``out[f, i]`` is the
+    number of distinct values of column ``f`` below ``X[i, f]`` (missing values last, as
+    one value).  An array of shape ``(n_features, n_samples)`` of the narrowest unsigned
+    type that holds the ranks (:func:`rank_dtype`; 1 byte a cell for columns of at most
+    256 values, such as pixels); nodes that sort their samples read it.  With ``out``
+    only the rows ``start:stop`` are computed, into ``out``, so threads can share the
+    work."""
+    cdef int64_t F = keys.shape[0], width = keys.shape[1], n
+    n = (32 * width) // 33
+    while keys_width(n) < width:
+        n += 1
+    if keys_width(n) != width:
+        raise ValueError("keys is not presort's output")
+    if out is None:
+        out = np.empty((F, n), dtype=rank_dtype(keys, n))
+    if (out.shape != (F, n) or out.dtype not in (np.uint8, np.uint16, np.uint32)
+            or not out.flags.c_contiguous):
+        raise ValueError("out must be a C-contiguous array of shape (n_features, n_samples) "
+                         "and of a type that holds the ranks (rank_dtype)")
+    stop = F if stop is None else min(stop, F)
+    cdef int64_t a = max(0, start), b = stop
+    cdef uint8_t[:, ::1] o1
+    cdef uint16_t[:, ::1] o2
+    cdef uint32_t[:, ::1] o4
+    if n == 0 or a >= b:
+        return out
+    cdef int err
+    if out.dtype == np.uint8:
+        o1 = out
+        with nogil:
+            err = _rank_rows(keys, &o1[0, 0], n, a, b)
+    elif out.dtype == np.uint16:
+        o2 = out
+        with nogil:
+            err = _rank_rows(keys, &o2[0, 0], n, a, b)
+    else:
+        o4 = out
+        with nogil:
+            err = _rank_rows(keys, &o4[0, 0], n, a, b)
+    if err == -2:
+        raise MemoryError()
+    if err == -3:
+        raise ValueError("out must be a C-contiguous array of shape (n_features, n_samples) "
+                         "and of a type that holds the ranks (rank_dtype)")
+    if err:
+        raise ValueError("keys do not belong to X: a row does not order every sample once")
+    return out

@@ -1,0 +1,188 @@
+# The best split of a node over its drawn features.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
+    """Best split of a frontier node; sets its has_split and split fields.
+
+    Features are drawn as scikit-learn draws them: with max_features below n_features,
+    uniformly without replacement among all features, every drawn feature counting
+    towards max_features whether or not it is constant in the node, until max_features
+    are drawn and at least one of them is not constant (or none is left).  Otherwise every
+    feature is visited in index order.  Either way, of features whose cuts are exactly
+    as good, the first visited wins."""
+    cdef Entry* e = &B.ent[ei]
+    cdef int64_t K = B.n_classes, F = B.n_features, s = e.start, end = e.end
+    cdef double* counts = B.ent_counts + ei * 3 * K
+    cdef double* cleft = counts + K
+    cdef double* cright = counts + 2 * K
+    cdef uint64_t* consts = B.ent_const + ei * B.n_words
+    cdef key_t* base = B.lists
+    cdef key_t* swap
+    cdef int64_t f, i, j, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, c, q
+    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
+    cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
+    cdef bint draw = B.max_features < F, presorted = e.presorted, multi_simd
+    cdef const key_t* L
+    # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
+    # the sum of their squares, the same for every feature (at such a node the only other
+    # scan, _scan_missing, keeps its counts in doubles and leaves cri alone)
+    multi_simd = (B.criterion == CRIT_GINI and K > 2 and B.packed and B.use_avx512
+                  and B.min_weight_leaf == 0.0 and not B.random_split)
+    if multi_simd:
+        t2 = 0
+        for c in range(K):
+            B.cri[c] = <int64_t> counts[c]
+            t2 += B.cri[c] * B.cri[c]
+    i = 0
+    while i < F:
+        if draw:
+            if visited >= B.max_features and found > 0:
+                break
+            # B.feats is a permutation of the features kept from node to node: the first
+            # i are this node's draws so far, any arrangement of the rest is as good
+            j = i + <int64_t> _rand_below(&B.rng, F - i)
+            f = B.feats[j]
+            B.feats[j] = B.feats[i]
+            B.feats[i] = f
+        else:
+            f = i
+        i += 1
+        visited += 1
+        if (consts[f >> 6] >> (f & 63)) & 1:
+            continue
+        if presorted:
+            L = base + f * B.n_active
+            if ((L[s] ^ L[end - 1]) >> B.rshift) == 0:
+                L = NULL
+        else:
+            L = _node_keys(B, f, s, end)
+        if L == NULL:
+            consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
+            continue
+        found += 1
+        nm = 0
+        ml = 0
+        m1i = 0
+        mwi = 0
+        if B.any_missing and B.nan_rank[f] != NO_NAN:
+            nm = _missing_tail(B, L, s, end, B.nan_rank[f], &m1i, &mwi)
+        if B.random_split:
+            proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
+                                  e.lower, e.upper)
+        elif B.monotonic != NULL and B.monotonic[f] != 0:
+            # a constrained feature: the portable scan, checking every cut
+            proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml,
+                                  B.monotonic[f], e.lower, e.upper)
+        elif B.criterion == CRIT_GINI and K == 2:
+            if B.packed:
+                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
+                                          &ml, <int64_t> 0, m1i, mwi)
+            else:
+                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
+                                          &ml, <double> 0.0, 0, 0)
+        elif nm > 0:
+            proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
+        elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
+                and B.xlogx_table != NULL and B.min_weight_leaf == 0.0):
+            # the cuts of the AVX-512 kernel that beat the features before (see there)
+            pos = -1
+            proxy = best
+            rf_entropy_binary_avx512(L, s, end - B.min_samples_leaf,
+                                     s + B.min_samples_leaf, end - B.min_samples_leaf,
+                                     B.cshift, B.rshift, B.wshift, B.wmask, counts[1],
+                                     e.weight, B.xlogx_table, &proxy, &pos)
+            if pos < 0:
+                proxy = -INFINITY
+        elif multi_simd:
+            # more than two classes: the cuts of the AVX-512 kernel that beat the
+            # features before (see there)
+            memset(B.cli, 0, K * sizeof(int64_t))
+            pos = -1
+            proxy = best
+            rf_gini_multi_avx512(L, s, end - B.min_samples_leaf, s + B.min_samples_leaf,
+                                 B.cshift, B.rshift, B.wshift, B.cmask, B.wmask, B.cli,
+                                 B.cri, t2, e.weight, &proxy, &pos)
+            if pos < 0:
+                proxy = -INFINITY
+        elif B.packed:
+            proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
+        else:
+            proxy = _scan(B, L, s, end, counts, e.weight, &pos, <double> 0.0)
+        if proxy > best:
+            best = proxy
+            best_f = f
+            best_p = pos
+            best_thr = thr
+            best_nm = nm
+            best_ml = ml
+            if not presorted:        # keep the best feature's sorted keys
+                swap = B.sorted_keys[0]
+                B.sorted_keys[0] = B.sorted_keys[1]
+                B.sorted_keys[1] = swap
+    e.has_split = 0
+    if best_f < 0:
+        return
+    # exact class counts of both children
+    L = base + best_f * B.n_active if presorted else B.sorted_keys[1]
+    enm = end - best_nm
+    e.split.cut_rank = (L[best_p] >> B.rshift) if best_p < enm else B.nan_rank[best_f]
+    for c in range(K):
+        cleft[c] = 0.0
+        cright[c] = 0.0
+    wl = 0.0
+    wr = 0.0
+    if B.packed and K == 2:
+        # integer sums in registers (the loop below carries a dependency through memory
+        # whenever neighbours share a class); the same exact values
+        _add_counts2(B, L, s, best_p, cleft, &wl)
+        _add_counts2(B, L, best_p, enm, cright, &wr)
+        if best_ml:
+            _add_counts2(B, L, enm, end, cleft, &wl)
+        else:
+            _add_counts2(B, L, enm, end, cright, &wr)
+    else:
+        for q in range(s, best_p):
+            wi = _wt(B, L[q])
+            cleft[_cls(B, L[q])] += wi
+            wl += wi
+        for q in range(best_p, enm):
+            wi = _wt(B, L[q])
+            cright[_cls(B, L[q])] += wi
+            wr += wi
+        for q in range(enm, end):
+            wi = _wt(B, L[q])
+            if best_ml:
+                cleft[_cls(B, L[q])] += wi
+                wl += wi
+            else:
+                cright[_cls(B, L[q])] += wi
+                wr += wi
+    n_left = best_p - s + (best_nm if best_ml else 0)
+    e.split.feature = best_f
+    e.split.pos = best_p
+    e.split.n_missing = best_nm
+    # with no missing sample here, NaN at predict time follows the larger child
+    e.split.missing_left = best_ml if best_nm > 0 else (n_left > (end - s) - n_left)
+    e.split.weight_left = wl
+    e.split.weight_right = wr
+    e.split.impurity_left = _impurity(B, cleft, wl)
+    e.split.impurity_right = _impurity(B, cright, wr)
+    e.split.improvement = (e.weight / B.total_weight) * (
+        e.impurity - (wr / e.weight) * e.split.impurity_right
+        - (wl / e.weight) * e.split.impurity_left)
+    if e.split.improvement + EPSILON < B.min_impurity_decrease:
+        return
+    if B.random_split:
+        e.split.threshold = best_thr
+    elif best_p == enm:
+        # all present values left, the missing ones right: NaN <= inf is false
+        e.split.threshold = INFINITY
+    else:
+        # midpoint of the two neighbours, never rounded up onto the right one
+        a = B.X[best_f * B.xcs + <int64_t> (L[best_p - 1] & B.imask) * B.xrs]
+        b = B.X[best_f * B.xcs + <int64_t> (L[best_p] & B.imask) * B.xrs]
+        thr = a / 2.0 + b / 2.0
+        if thr >= b or not isfinite(thr):
+            thr = a
+        e.split.threshold = thr
+    e.has_split = 1

@@ -1,0 +1,153 @@
+# The builder's state: split, frontier entry and builder structs, working-key accessors.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+# ----------------------------------------------------------------------------------------
+# Builder state
+# ----------------------------------------------------------------------------------------
+#
+# Working keys.  When a tree starts, every presorted key (rank << 32 | i) of a sample with
+# non-zero weight is repacked as
+#
+#     rank << rshift | class << cshift | weight << wshift | i
+#
+# with field widths fitted to the problem, so that the scans read the class (and, when the
+# weights are small integers, as for unweighted data or bootstrap counts, the weight)
+# straight from the list instead of from memory all over the place.  With other weights
+# the weight field is empty and weights are read from w[i].
+
+cdef struct SplitInfo:
+    int64_t feature
+    int64_t pos            # first position of the right child in the feature's list
+    double threshold
+    double improvement     # scikit-learn's weighted impurity decrease
+    double impurity_left
+    double impurity_right
+    double weight_left
+    double weight_right
+    int64_t n_missing      # samples of the node missing the split feature (at the list's end)
+    int64_t missing_left   # they go to the left child (when n_missing > 0); the stored
+                           # direction for NaN at predict time in any case
+    uint64_t cut_rank      # the rank of the first present value on the right (the
+                           # feature's missing rank when every present value goes left):
+                           # a sample goes left when its rank is below it
+
+cdef struct Entry:         # a node on the frontier
+    int64_t start
+    int64_t end
+    int64_t depth
+    int64_t parent
+    int64_t node_id
+    int32_t is_left
+    int32_t has_split
+    int32_t presorted      # 1: the node's slice of every list is kept in order (method
+                           # "presort"); 0: its samples are in `samples` and each scanned
+                           # feature is sorted in the node (method "sort")
+    double impurity
+    double weight
+    double lower           # monotonic constraints: bounds on the node's class-0 fraction
+    double upper
+    SplitInfo split
+
+cdef struct Builder:
+    const double* X        # X[i, f] is X[i * xrs + f * xcs] (any layout, never copied)
+    int64_t xrs
+    int64_t xcs
+    const double* w
+    int64_t n_total
+    int64_t n_features
+    int64_t n_classes
+    int64_t n_active       # samples with non-zero weight
+    int rshift
+    int cshift
+    int wshift
+    uint64_t cmask
+    uint64_t wmask
+    uint64_t imask
+    int rbits              # bits of the largest rank
+    bint packed            # weights are read from the keys
+    bint use_avx512        # the processor runs the AVX-512 scan
+    bint borrowed_lists    # lists is the caller's keys array: not freed here
+    key_t* lists           # per feature, the tree's samples in sorted order; each node
+                           # owns the slice [start, end) of every feature's list (NULL
+                           # when the tree sorts in its nodes from the root)
+    const void* ranks      # ranks[f * n_total + i]: the dense rank of X[i, f], of
+    int rank_bytes         # rank_bytes (1, 2 or 4) each (NULL when no node sorts)
+    key_t* samples         # nodes that sort: their samples (working keys without the
+                           # rank) in [start, end), in increasing sample index
+    key_t* sorted_keys[2]  # a node's keys of one feature, sorted in the node, at
+                           # [start, end); the other buffer holds the best feature's
+    key_t* sort_tmp        # the radix sort's other buffer
+    int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
+    int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
+    key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
+    uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
+    uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
+    const int8_t* monotonic  # per feature: 1 / -1 when the class-0 fraction may only
+                           # rise / fall from left to right child, 0 when free; NULL: none
+    bint any_missing
+    int criterion
+    int random_split
+    int64_t max_depth
+    int64_t min_samples_split
+    int64_t min_samples_leaf
+    double min_weight_leaf
+    int64_t max_features
+    double min_impurity_decrease
+    double total_weight
+    uint64_t rng
+    double* xlogx_table
+    double* cl
+    double* cr
+    double* fl
+    double* fr
+    int64_t* cli
+    int64_t* cri
+    int64_t* feats
+    Entry* ent
+    double* ent_counts     # 3 * n_classes per entry: own, left child, right child
+    uint64_t* ent_const    # n_words per entry: features known to be constant
+    int64_t n_words
+    int64_t ent_cap
+    int64_t ent_used
+    int64_t* free_list
+    int64_t n_free
+    int64_t* order         # the stack or the heap of entry indices
+    int64_t order_len
+    int64_t order_cap
+    Node* nodes
+    double* values
+    int64_t node_count
+    int64_t node_cap
+    int64_t depth_reached
+    int error
+
+
+ctypedef fused acc_t:      # class counts: exact integers, or doubles for real weights
+    int64_t
+    double
+
+
+cdef inline uint64_t _rand_below(uint64_t* s, int64_t n) noexcept nogil:
+    return rf_rng_next(s) % <uint64_t> n
+
+
+cdef inline double _rand_uniform(uint64_t* s) noexcept nogil:
+    return (rf_rng_next(s) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline int64_t _cls(const Builder* B, key_t k) noexcept nogil:
+    return <int64_t> ((k >> B.cshift) & B.cmask)
+
+
+cdef inline double _wt(const Builder* B, key_t k) noexcept nogil:
+    if B.packed:
+        return <double> ((k >> B.wshift) & B.wmask)
+    return B.w[k & B.imask]
+
+
+cdef inline double _xlogx(const Builder* B, double v) noexcept nogil:
+    if v <= 0.0:
+        return 0.0
+    if B.xlogx_table != NULL:
+        return B.xlogx_table[<int64_t> v]
+    return v * log(v)
