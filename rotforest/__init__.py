@@ -10,9 +10,9 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
 
 from rotforest.forest import RandomForestClassifier
 from rotforest.rotation import RotationForestClassifier
-from rotforest.tree import DecisionTreeClassifier
+from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
-__all__ = ["DecisionTreeClassifier", "RandomForestClassifier", "RotationForestClassifier",
-           "__version__"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
+           "RotationForestClassifier", "__version__"]

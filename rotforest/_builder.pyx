@@ -39,6 +39,7 @@ parts live in files included here, in this order:
 ``_state.pxi``     the builder, frontier-entry and split structs; working-key fields
 ``_criteria.pxi``  node impurity, split proxies, the classification scans
 ``_missing.pxi``   scans with missing values or monotonic constraints; random splits
+``_regression.pxi`` the scan of the regression criteria (numeric targets)
 ``_node_sort.pxi`` sorting in the node, and the cost model choosing each node's method
 ``_split.pxi``     the best split of a node over its drawn features
 ``_grow.pxi``      frontier, nodes, partitions of the lists, the growth loop
@@ -104,6 +105,9 @@ cdef enum:
     CRIT_GINI = 0
     CRIT_ENTROPY = 1
     CRIT_ERROR = 2
+    CRIT_SQUARED = 3       # regression criteria
+    CRIT_FRIEDMAN = 4
+    CRIT_POISSON = 5
 
 cdef enum:
     METHOD_AUTO = 0        # each node's method from the cost model (_lists_pay)
@@ -115,6 +119,8 @@ METHODS = {"auto": METHOD_AUTO, "presort": METHOD_PRESORT, "sort": METHOD_SORT}
 
 CRITERIA = {"gini": CRIT_GINI, "entropy": CRIT_ENTROPY, "log_loss": CRIT_ENTROPY,
             "error": CRIT_ERROR}
+REGRESSION_CRITERIA = {"squared_error": CRIT_SQUARED, "friedman_mse": CRIT_FRIEDMAN,
+                       "poisson": CRIT_POISSON}
 
 cdef double EPSILON = 2.220446049250313e-16
 cdef double LN2 = 0.6931471805599453
@@ -158,6 +164,7 @@ include "_presort.pxi"
 include "_state.pxi"
 include "_criteria.pxi"
 include "_missing.pxi"
+include "_regression.pxi"
 include "_node_sort.pxi"
 include "_split.pxi"
 include "_grow.pxi"
@@ -170,7 +177,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                bint random_split, int64_t max_depth, int64_t min_samples_split,
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
                int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
-               const int8_t[::1] monotonic=None, ranks=None):
+               const int8_t[::1] monotonic=None, ranks=None,
+               const double[::1] target=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -182,6 +190,11 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     child to the right one, and every node's fraction stays within the bounds its
     ancestors' constrained splits set (scikit-learn's rule; the caller flips the signs
     of constraints stated on the positive class).
+    ``target`` (float64, finite; non-negative for Poisson) makes it a regression tree
+    with a criterion of ``REGRESSION_CRITERIA``: ``y`` is then ignored (None will do),
+    ``n_classes`` must be 1, ``monotonic`` binds the children's means (a split on a
+    feature marked 1 must not lower the mean from the left child to the right one) and
+    the nodes' values are their weighted means.
     ``ranks`` is what :func:`dense_ranks` returns for ``keys`` (computed here when None
     and some node sorts: a forest computes it once for all its trees).
 
@@ -192,9 +205,13 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     methods grow the same tree.  ``_set_node_method`` forces one for tests.
 
     Returns ``(nodes, value, max_depth)``: the node array (``NODE_DTYPE``), the class
-    fractions of every node, shape ``(node_count, 1, n_classes)``, and the depth reached.
+    fractions (or the mean) of every node, shape ``(node_count, 1, n_classes)``, and the
+    depth reached.
     """
-    cdef int64_t n = X.shape[0], F = X.shape[1], K = n_classes
+    cdef int64_t n = X.shape[0], F = X.shape[1], K = n_classes, n_values = n_classes
+    cdef bint regression = target is not None
+    cdef double yi
+    cdef double[::1] ylogy_view
     cdef int64_t i, f, q, n_act = 0, root, tmax
     cdef double tw = 0.0, wi, max_w = 0.0
     cdef bint integral = True
@@ -206,13 +223,27 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef const uint32_t[:, ::1] r4
     cdef Builder B
     cdef key_t* out
-    if (keys.shape[0] != F or keys.shape[1] != keys_width(n) or y.shape[0] != n
+    if regression:
+        if K != 1 or criterion not in REGRESSION_CRITERIA.values():
+            raise ValueError("a regression tree takes n_classes=1 and a regression criterion")
+        if target.shape[0] != n:
+            raise ValueError("X and target do not agree in shape")
+        for i in range(n):
+            yi = target[i]
+            if not isfinite(yi) or (criterion == CRIT_POISSON and yi < 0.0):
+                raise ValueError("targets must be finite (and non-negative for Poisson)")
+        K = 3                  # the statistics a node keeps (see _accumulate)
+        n_values = 1
+    elif (y is None or y.shape[0] != n or criterion in REGRESSION_CRITERIA.values()):
+        raise ValueError("a classification tree takes class codes y and a classification "
+                         "criterion")
+    if (keys.shape[0] != F or keys.shape[1] != keys_width(n)
             or sample_weight.shape[0] != n):
         raise ValueError("X, keys, y and sample_weight do not agree in shape")
     if K < 1 or F < 1 or n < 1 or n > MAX_SAMPLES:
         raise ValueError("empty or oversized problem")
     if monotonic is not None:
-        if monotonic.shape[0] != F or K > 2:
+        if monotonic.shape[0] != F or (K > 2 and not regression):
             raise ValueError("monotonic needs one entry per feature and two classes")
         for f in range(F):
             if monotonic[f] < -1 or monotonic[f] > 1:
@@ -228,7 +259,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 max_w = wi
             if wi != <double> (<int64_t> wi):
                 integral = False
-        if y[i] < 0 or y[i] >= K:
+        if not regression and (y[i] < 0 or y[i] >= K):
             raise ValueError("class codes must lie in [0, n_classes)")
     if n_act == 0:
         raise ValueError("the sample weights sum to zero")
@@ -250,7 +281,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     # layout of the working keys
     ibits = max(1, _bit_length(<uint64_t> (n - 1)))
     rbits = max(1, _bit_length(max_rank))
-    cbits = _bit_length(<uint64_t> (K - 1))
+    cbits = 0 if regression else _bit_length(<uint64_t> (K - 1))
     spare = 64 - ibits - rbits - cbits
     if spare < 0:
         raise ValueError(f"too many classes ({K}) for {n} samples")
@@ -271,6 +302,10 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.n_total = n
     B.n_features = F
     B.n_classes = K
+    B.n_values = n_values
+    B.regression = regression
+    if regression:
+        B.yv = &target[0]
     B.n_active = n_act
     B.criterion = criterion
     B.random_split = random_split
@@ -340,7 +375,14 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.free_list = <int64_t*> malloc(B.ent_cap * sizeof(int64_t))
     B.order = <int64_t*> malloc(B.order_cap * sizeof(int64_t))
     B.nodes = <Node*> malloc(B.node_cap * sizeof(Node))
-    B.values = <double*> malloc(B.node_cap * K * sizeof(double))
+    B.values = <double*> malloc(B.node_cap * n_values * sizeof(double))
+    if regression and criterion == CRIT_POISSON:
+        ylogy = np.asarray(target).copy()
+        positive = ylogy > 0.0
+        ylogy[positive] *= np.log(ylogy[positive])     # 0 log 0 = 0
+        ylogy_view = ylogy
+        B.ylogy = &ylogy_view[0]
+
     payload_arr = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] payload = payload_arr
     if integral and criterion == CRIT_ENTROPY and tw <= XLOGX_TABLE_MAX:
@@ -376,7 +418,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         # sample's class, weight and index are packed once, so the copy reads one array
         for i in range(n):
             if B.w[i] > 0.0:
-                payload[i] = ((<uint64_t> y[i]) << B.cshift) | <uint64_t> i
+                payload[i] = (0 if regression else (<uint64_t> y[i]) << B.cshift) \
+                    | <uint64_t> i
                 if B.packed:
                     payload[i] |= (<uint64_t> B.w[i]) << B.wshift
             else:
@@ -413,7 +456,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         memset(B.ent_const + root * B.n_words, 0, B.n_words * sizeof(uint64_t))
         for i in range(n):
             if B.w[i] > 0.0:
-                B.ent_counts[root * 3 * K + y[i]] += B.w[i]
+                _accumulate(&B, payload[i], B.w[i], B.ent_counts + root * 3 * K)
         B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
         for f in range(F):      # columns constant over this tree's samples
             if root_presorted:
@@ -434,9 +477,9 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     nodes = np.empty(B.node_count, dtype=NODE_DTYPE)
     cdef uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)
     memcpy(&raw[0], B.nodes, B.node_count * sizeof(Node))
-    value = np.empty((B.node_count, 1, K), dtype=np.float64)
+    value = np.empty((B.node_count, 1, n_values), dtype=np.float64)
     cdef double[:, :, ::1] vv = value
-    memcpy(&vv[0, 0, 0], B.values, B.node_count * K * sizeof(double))
+    memcpy(&vv[0, 0, 0], B.values, B.node_count * n_values * sizeof(double))
     depth = B.depth_reached
     _free_builder(&B)
     return nodes, value, depth

@@ -6,6 +6,14 @@ cdef inline double _impurity(const Builder* B, const double* c, double w) noexce
     computes it; entropy in bits)."""
     cdef int64_t k
     cdef double acc = 0.0, p
+    if B.regression:
+        # the weighted variance, or the mean Poisson deviance (0 for a node of zeros)
+        p = c[0] / w
+        if B.criterion == CRIT_POISSON:
+            if p <= EPSILON:
+                return 0.0
+            return (c[2] - c[0] * log(p)) / w
+        return c[1] / w - p * p
     if B.criterion == CRIT_GINI:
         for k in range(B.n_classes):
             acc += c[k] * c[k]
@@ -23,12 +31,30 @@ cdef inline double _impurity(const Builder* B, const double* c, double w) noexce
         return 1.0 - acc / w
 
 
+cdef inline double _reg_proxy(int criterion, double sl, double wl, double sr,
+                             double wr) noexcept nogil:
+    """The split proxy of the regression criteria (scikit-learn's), from the children's
+    sums of w y (sl, sr) and weights (wl, wr): a larger one is a better split."""
+    cdef double d
+    if criterion == CRIT_SQUARED:
+        return (sl * sl * wr + sr * sr * wl) / (wl * wr)
+    if criterion == CRIT_FRIEDMAN:
+        d = wr * sl - wl * sr
+        return d * d / (wl * wr)
+    # Poisson: a child whose sum is (numerically) zero would predict 0: not a candidate
+    if sl <= EPSILON or sr <= EPSILON:
+        return -INFINITY
+    return sl * log(sl / wl) + sr * log(sr / wr)
+
+
 cdef inline double _proxy_counts(const Builder* B, const double* cl, const double* cr,
                                  double wl, double wr) noexcept nogil:
     """A quantity that orders the splits of one node as their impurity decrease does
     (the same one the scans compute)."""
     cdef int64_t k
     cdef double a = 0.0, b = 0.0
+    if B.regression:
+        return _reg_proxy(B.criterion, cl[0], wl, cr[0], wr)
     if B.criterion == CRIT_GINI:
         for k in range(B.n_classes):
             a += cl[k] * cl[k]

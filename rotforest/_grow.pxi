@@ -116,7 +116,7 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
             B.error = 1
             return -1
         B.nodes = <Node*> p
-        p = realloc(B.values, cap * K * sizeof(double))
+        p = realloc(B.values, cap * B.n_values * sizeof(double))
         if p == NULL:
             B.error = 1
             return -1
@@ -133,9 +133,17 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     nd.impurity = e.impurity
     nd.n_node_samples = e.end - e.start
     nd.weighted_n_node_samples = e.weight
-    for c in range(K):
-        B.values[idx * K + c] = counts[c] / e.weight
-    if B.monotonic != NULL and K == 2:
+    if B.regression:
+        # the weighted mean, held within the bounds the constraints set
+        B.values[idx] = counts[0] / e.weight
+        if B.values[idx] < e.lower:
+            B.values[idx] = e.lower
+        elif B.values[idx] > e.upper:
+            B.values[idx] = e.upper
+    else:
+        for c in range(K):
+            B.values[idx * K + c] = counts[c] / e.weight
+    if B.monotonic != NULL and K == 2 and not B.regression:
         # the class-0 fraction is held within the bounds the constraints set (two
         # classes), as scikit-learn does, and the other fraction is its complement
         if B.values[idx * K] < e.lower:

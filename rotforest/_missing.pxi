@@ -262,12 +262,12 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
         B.cl[c] = 0.0
     for m in range(s, p):
         wi = _wt(B, L[m])
-        B.cl[_cls(B, L[m])] += wi
+        _accumulate(B, L[m], wi, B.cl)
         wl += wi
     if ml[0]:
         for m in range(enm, e):
             wi = _wt(B, L[m])
-            B.cl[_cls(B, L[m])] += wi
+            _accumulate(B, L[m], wi, B.cl)
             wl += wi
     if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
         return -INFINITY

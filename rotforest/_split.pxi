@@ -69,6 +69,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         if B.random_split:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
                                   e.lower, e.upper)
+        elif B.regression:
+            proxy = _scan_reg(B, L, s, end, nm, counts, e.weight, &pos, &ml,
+                              B.monotonic[f] if B.monotonic != NULL else 0,
+                              e.lower, e.upper)
         elif B.monotonic != NULL and B.monotonic[f] != 0:
             # a constrained feature: the portable scan, checking every cut
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml,
@@ -122,7 +126,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     e.has_split = 0
     if best_f < 0:
         return
-    # exact class counts of both children
+    # exact class counts (or target sums) of both children
     L = base + best_f * B.n_active if presorted else B.sorted_keys[1]
     enm = end - best_nm
     e.split.cut_rank = (L[best_p] >> B.rshift) if best_p < enm else B.nan_rank[best_f]
@@ -131,7 +135,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         cright[c] = 0.0
     wl = 0.0
     wr = 0.0
-    if B.packed and K == 2:
+    if B.packed and K == 2 and not B.regression:
         # integer sums in registers (the loop below carries a dependency through memory
         # whenever neighbours share a class); the same exact values
         _add_counts2(B, L, s, best_p, cleft, &wl)
@@ -143,19 +147,19 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     else:
         for q in range(s, best_p):
             wi = _wt(B, L[q])
-            cleft[_cls(B, L[q])] += wi
+            _accumulate(B, L[q], wi, cleft)
             wl += wi
         for q in range(best_p, enm):
             wi = _wt(B, L[q])
-            cright[_cls(B, L[q])] += wi
+            _accumulate(B, L[q], wi, cright)
             wr += wi
         for q in range(enm, end):
             wi = _wt(B, L[q])
             if best_ml:
-                cleft[_cls(B, L[q])] += wi
+                _accumulate(B, L[q], wi, cleft)
                 wl += wi
             else:
-                cright[_cls(B, L[q])] += wi
+                _accumulate(B, L[q], wi, cright)
                 wr += wi
     n_left = best_p - s + (best_nm if best_ml else 0)
     e.split.feature = best_f
@@ -167,9 +171,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     e.split.weight_right = wr
     e.split.impurity_left = _impurity(B, cleft, wl)
     e.split.impurity_right = _impurity(B, cright, wr)
-    e.split.improvement = (e.weight / B.total_weight) * (
-        e.impurity - (wr / e.weight) * e.split.impurity_right
-        - (wl / e.weight) * e.split.impurity_left)
+    if B.criterion == CRIT_FRIEDMAN:
+        # Friedman's improvement (scikit-learn's: not scaled by the node's weight share)
+        a = wr * cleft[0] - wl * cright[0]
+        e.split.improvement = a * a / (wl * wr * e.weight)
+    else:
+        e.split.improvement = (e.weight / B.total_weight) * (
+            e.impurity - (wr / e.weight) * e.split.impurity_right
+            - (wl / e.weight) * e.split.impurity_left)
     if e.split.improvement + EPSILON < B.min_impurity_decrease:
         return
     if B.random_split:

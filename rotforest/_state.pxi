@@ -55,7 +55,12 @@ cdef struct Builder:
     const double* w
     int64_t n_total
     int64_t n_features
-    int64_t n_classes
+    int64_t n_classes      # classification: the classes; regression: 3, the statistics
+                           # a node keeps (sums of w y, w y^2 and w y log y)
+    int64_t n_values       # values a node stores: n_classes, or 1 (the mean)
+    bint regression        # a numeric target: yv[i] (the class field of the keys is empty)
+    const double* yv
+    const double* ylogy    # y log y per sample (Poisson), else NULL
     int64_t n_active       # samples with non-zero weight
     int rshift
     int cshift
@@ -143,6 +148,23 @@ cdef inline double _wt(const Builder* B, key_t k) noexcept nogil:
     if B.packed:
         return <double> ((k >> B.wshift) & B.wmask)
     return B.w[k & B.imask]
+
+
+cdef inline void _accumulate(const Builder* B, key_t k, double wi,
+                             double* stats) noexcept nogil:
+    """Adds sample k of weight wi to a node's statistics: its class weight, or with a
+    numeric target the sums of w y, w y^2 and (Poisson) w y log y."""
+    cdef uint64_t i
+    cdef double wy
+    if not B.regression:
+        stats[(k >> B.cshift) & B.cmask] += wi
+        return
+    i = k & B.imask
+    wy = wi * B.yv[i]
+    stats[0] += wy
+    stats[1] += wy * B.yv[i]
+    if B.ylogy != NULL:
+        stats[2] += wi * B.ylogy[i]
 
 
 cdef inline double _xlogx(const Builder* B, double v) noexcept nogil:

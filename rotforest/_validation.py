@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 CRITERIA = ("gini", "entropy", "log_loss", "error")
+REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "poisson")
 
 
 def _is_int(value):
@@ -133,10 +134,11 @@ def resolve_max_features(value, n_features, name="max_features"):
                     f"None; got {value!r}")
 
 
-def resolve_monotonic_cst(value, n_features, n_classes):
+def resolve_monotonic_cst(value, n_features, n_classes, regression=False):
     """The builder's view of ``monotonic_cst`` (constraints on the positive class's
     probability): None, or int8 constraints on the class-0 fraction (signs flipped).
-    Two classes only, as in scikit-learn; with one class there is nothing to constrain."""
+    Two classes only, as in scikit-learn; with one class there is nothing to constrain.
+    ``regression``: constraints on the predicted value, passed as they are."""
     if value is None:
         return None
     cst = np.asarray(value)
@@ -146,6 +148,8 @@ def resolve_monotonic_cst(value, n_features, n_classes):
     if cst.dtype.kind not in "biuf" or not np.all(np.isin(cst, (-1, 0, 1))):
         raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1; got "
                          f"the values {np.unique(cst).tolist()}")
+    if regression:
+        return np.ascontiguousarray(cst.astype(np.int8))
     if n_classes > 2:
         raise ValueError("monotonic_cst is not supported with more than two classes "
                          f"(got {n_classes}): the constraints bind the probability of the "
@@ -155,9 +159,9 @@ def resolve_monotonic_cst(value, n_features, n_classes):
     return np.ascontiguousarray(-cst.astype(np.int8))
 
 
-def check_tree_params(est):
+def check_tree_params(est, criteria=CRITERIA):
     """Check the parameters that do not depend on the data; return the builder's view."""
-    check_option("criterion", est.criterion, CRITERIA)
+    check_option("criterion", est.criterion, criteria)
     check_option("splitter", est.splitter, ("best", "random"))
     max_depth = check_int("max_depth", est.max_depth, 1, allow_none=True)
     max_leaf_nodes = check_int("max_leaf_nodes", est.max_leaf_nodes, 2, allow_none=True)

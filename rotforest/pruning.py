@@ -82,7 +82,7 @@ def cost_complexity_path(tree):
     return cost_complexity_prune(tree.nodes, 0.0, True)
 
 
-def prune_reduced_error(tree, X, y_codes, sample_weight):
+def prune_reduced_error(tree, X, y_codes, sample_weight, regression=False):
     """Reduced-error pruning of a tree with a tuning set.
 
     Bottom-up, from the outermost branches toward the root, a branch becomes a leaf when
@@ -98,9 +98,13 @@ def prune_reduced_error(tree, X, y_codes, sample_weight):
     X : ndarray of shape (n_samples, n_features), float64
         Tuning data, C-contiguous.
     y_codes : ndarray of shape (n_samples,), int
-        Tuning labels as class codes, the indices into the estimator's ``classes_``.
+        Tuning labels as class codes, the indices into the estimator's ``classes_``; for
+        a regression tree, the tuning targets (float).
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights of the tuning samples.
+    regression : bool, default=False
+        The tree is a regression tree: errors are weighted squared errors from each
+        node's mean instead of misclassified weight.
 
     Returns
     -------
@@ -128,18 +132,27 @@ def prune_reduced_error(tree, X, y_codes, sample_weight):
     """
     n_nodes, n_classes = tree.node_count, tree.value.shape[2]
     path = tree.decision_path(X).tocsc()
-    onehot = np.zeros((X.shape[0], n_classes))
     sample_weight = np.asarray(sample_weight, dtype=np.float64)
     if sample_weight.size and sample_weight.max() > 0:
         # only ratios matter: divided by a power of two (exactly) to lie near 1
         sample_weight = sample_weight / power_of_two_below(sample_weight.max())
-    onehot[np.arange(X.shape[0]), y_codes] = sample_weight
-    reached = np.asarray(path.T @ onehot)                  # tuning weight per node, class
-    predicted = np.argmax(tree.value[:, 0, :], axis=1)      # a leaf's class, ties first
-    wrong = np.ones_like(reached, dtype=bool)
-    wrong[np.arange(n_nodes), predicted] = False
-    leaf_error = np.where(wrong, reached, 0.0).sum(axis=1)   # summed, not subtracted
-    # a leaf's and a branch's errors are sums of the same non-negative weights in other
+    if regression:
+        # each node's weighted squared error from its own mean, term by term (sums of
+        # non-negative terms, as below)
+        rows = path.indices
+        node_of = np.repeat(np.arange(n_nodes), np.diff(path.indptr))
+        residual = np.asarray(y_codes, dtype=np.float64)[rows] - tree.value[node_of, 0, 0]
+        leaf_error = np.bincount(node_of, weights=sample_weight[rows] * residual * residual,
+                                 minlength=n_nodes)
+    else:
+        onehot = np.zeros((X.shape[0], n_classes))
+        onehot[np.arange(X.shape[0]), y_codes] = sample_weight
+        reached = np.asarray(path.T @ onehot)               # tuning weight per node, class
+        predicted = np.argmax(tree.value[:, 0, :], axis=1)   # a leaf's class, ties first
+        wrong = np.ones_like(reached, dtype=bool)
+        wrong[np.arange(n_nodes), predicted] = False
+        leaf_error = np.where(wrong, reached, 0.0).sum(axis=1)   # summed, not subtracted
+    # a leaf's and a branch's errors are sums of the same non-negative terms in other
     # groupings: they differ by at most their rounding (m terms: m * eps of the sums)
     # when equal, and such differences are ties, so that the pruned tree depends on the
     # ratios of the weights alone

@@ -1,9 +1,10 @@
-"""DecisionTreeClassifier: greedy CART on presorted lists."""
+"""DecisionTreeClassifier and DecisionTreeRegressor: greedy CART on presorted lists."""
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.tree import DecisionTreeClassifier as _SklearnDecisionTreeClassifier
+from sklearn.tree import DecisionTreeRegressor as _SklearnDecisionTreeRegressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
@@ -14,6 +15,8 @@ from rotforest import _builder
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
+    CRITERIA,
+    REGRESSION_CRITERIA,
     check_real,
     check_tree_params,
     densify,
@@ -24,7 +27,7 @@ from rotforest._validation import (
     resolve_monotonic_cst,
 )
 
-__all__ = ["DecisionTreeClassifier"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 _MAX_DEPTH_NONE = np.iinfo(np.int32).max
 
@@ -108,6 +111,48 @@ def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
     return X, y, classes, y_enc, sw
 
 
+def regression_data(est, X, y, sample_weight, reset=True):
+    """training_data for a numeric target: X (float64), y (float64, finite, 1-D) and the
+    sample weights (ones when None).  A 2-D y (several outputs) is refused with a clear
+    error: one target per estimator for now."""
+    y_arr = np.asarray(y) if not hasattr(y, "iloc") else y
+    if getattr(y_arr, "ndim", 1) == 2 and y_arr.shape[1] != 1:
+        raise ValueError(f"y has {y_arr.shape[1]} columns: rotforest's regressors take one "
+                         "target (a 1-D y); fit one estimator per output")
+    X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
+                         accept_sparse=True, reset=reset, y_numeric=True,
+                         multi_output=False)
+    X = densify(X)
+    if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
+        X = np.ascontiguousarray(X)
+    if X.shape[0] > _builder.MAX_SAMPLES:
+        raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y must be finite: it holds NaN or infinite values")
+    sw = _check_sample_weight(sample_weight, X.shape[0])
+    total = sw.sum()
+    if not total > 0:
+        raise ValueError("the sample weights sum to zero: nothing to learn from")
+    if not np.isfinite(total):
+        raise ValueError("the sample weights sum to more than the largest float: only "
+                         "their ratios matter, so divide them by a large number")
+    return X, y, sw
+
+
+def check_targets(y, criterion, sw):
+    """Numeric targets the builder can take for ``criterion``: sums of squares must not
+    overflow, and Poisson needs non-negative targets of positive (weighted) sum."""
+    if y.size and float(np.abs(y).max()) > 1e150:
+        raise ValueError("y holds values above 1e150 in magnitude, whose squares overflow: "
+                         "rescale y (a tree's splits do not change with the scale)")
+    if criterion == "poisson":
+        if np.any(y < 0):
+            raise ValueError("criterion='poisson' needs non-negative y")
+        if not float(np.dot(sw, y)) > 0:
+            raise ValueError("criterion='poisson' needs y of positive (weighted) sum")
+
+
 def weight_scale(sw):
     """The power of two by which weights far from 1 are divided so that their sums and
     squares (and a bootstrap count times a weight) neither overflow nor underflow, or 1.
@@ -142,7 +187,232 @@ class _AtomicFit:
             raise
 
 
-class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstimator):
+class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
+    """What both trees share: the fit on presorted lists, the one call into the
+    builder, pruning, and the tree's structure (apply, decision_path, depth, leaves,
+    importances).  Subclasses check the targets and say what the leaves hold."""
+
+    _regression = False      # a numeric target (leaves hold means), not class codes
+
+    # ------------------------------------------------------------------ fitting
+    def _fit(self, X, y, sample_weight):
+        limits = check_tree_params(self, self._criteria)   # cheap checks first
+        X, target, sw, fitted = self._training_data(X, y, sample_weight)
+        rng = check_random_state(self.random_state)
+        tune = None
+        if self.validation_fraction is not None:
+            frac = check_real("validation_fraction", self.validation_fraction, 0.0, 1.0,
+                              low_open=True, high_open=True)
+            stratify = target if not self._regression else None
+            try:
+                grow, tune = train_test_split(np.arange(X.shape[0]), test_size=frac,
+                                              stratify=stratify, random_state=rng)
+            except ValueError as error:
+                what = "a stratified tuning set" if not self._regression else "a tuning set"
+                raise ValueError(f"validation_fraction={frac} cannot hold out {what} "
+                                 f"from these {X.shape[0]} samples: {error}") from error
+            grow.sort()
+            X_tune, y_tune, w_tune = X[tune], target[tune], sw[tune]
+            X, target, sw = X[grow], target[grow], sw[grow]
+            if not sw.sum() > 0:
+                raise ValueError("the sample weights of the growing part sum to zero")
+            if not w_tune.sum() > 0:
+                raise ValueError("the sample weights of the tuning part held out by "
+                                 "validation_fraction sum to zero: nothing to prune on")
+        settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits,
+                                          n_classes=fitted.get("n_classes_", 1))
+        seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
+        keys = _builder.presort(X)
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        self._grow(X, keys, target, sw, settings, seed)
+        if tune is not None:
+            self.tree_ = prune_reduced_error(self.tree_, np.ascontiguousarray(X_tune),
+                                             y_tune, w_tune,
+                                             regression=self._regression)
+        return self
+
+    def _builder_settings(self, n_samples, n_features, sw, max_depth, max_leaf_nodes, *,
+                          n_classes):
+        """Every parameter resolved to the plain numbers the builder takes (max_depth and
+        max_leaf_nodes as check_tree_params returns them)."""
+        # counts beyond the data mean the same as the largest useful ones (a leaf of more
+        # than n samples, a depth or leaf count no tree of n samples reaches): clamped,
+        # so that any int the checks accept reaches the builder
+        min_leaf = min(resolve_min_samples_leaf(self.min_samples_leaf, n_samples),
+                       n_samples + 1)
+        min_split = min(resolve_min_samples_split(self.min_samples_split, n_samples),
+                        n_samples + 1)
+        self.max_features_ = resolve_max_features(self.max_features, n_features)
+        frac = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf,
+                          0.0, 0.5)
+        check_real("ccp_alpha", self.ccp_alpha, 0.0)
+        return dict(
+            criterion=self._criterion_code(),
+            random_split=self.splitter == "random",
+            max_depth=_MAX_DEPTH_NONE if max_depth is None else min(max_depth,
+                                                                    _MAX_DEPTH_NONE),
+            min_samples_split=max(min_split, 2 * min_leaf),
+            min_samples_leaf=min_leaf,
+            min_weight_fraction_leaf=frac,
+            max_features=self.max_features_,
+            max_leaf_nodes=(-1 if max_leaf_nodes is None
+                            else min(max_leaf_nodes, max(2, n_samples))),
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            monotonic=resolve_monotonic_cst(self.monotonic_cst, n_features, n_classes,
+                                            regression=self._regression),
+        )
+    def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None):
+        """The one call into the builder, on lists presorted by the caller (a forest
+        shares them, and their dense ``ranks``, between its trees).  ``target``: class
+        codes (int32) or numeric targets (float64); ``scaled_by``: the power of two by
+        which the caller already divided the weights."""
+        # A tree depends only on the ratios of the weights: weights far from 1 are scaled
+        # so that sums and squares neither overflow nor underflow, and the node weights
+        # are scaled back afterwards.
+        step = weight_scale(sw)
+        if step != 1.0:
+            sw = sw / step
+        scale = scaled_by * step
+        settings = dict(settings)
+        frac = settings.pop("min_weight_fraction_leaf")
+        n_values = self._n_values()
+        if not self._regression:
+            codes, numeric = target, None
+        else:
+            codes, numeric = None, target
+        nodes, value, depth = _builder.build_tree(
+            X, keys, codes, sw, n_values, seed=seed,
+            min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric, **settings)
+        # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
+        # would be subnormal and round), then the node weights scaled back
+        tree = prune_cost_complexity(Tree(X.shape[1], n_values, nodes, value, depth),
+                                     float(self.ccp_alpha))
+        if scale != 1.0:
+            nodes = tree.nodes.copy()
+            nodes["weighted_n_node_samples"] *= scale
+            if not np.all(np.isfinite(nodes["weighted_n_node_samples"])):
+                # a bootstrap's counts times weights: the inputs' own sum was finite
+                raise ValueError("the weights of a tree's samples sum to more than the "
+                                 "largest float: divide the sample weights by a large "
+                                 "number (only their ratios matter)")
+            tree = Tree(tree.n_features, n_values, nodes, tree.value, tree.max_depth)
+        self.tree_ = tree
+        return self
+    # ------------------------------------------------------------------ pruning
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The pruning path of minimal cost-complexity pruning, as scikit-learn gives it.
+
+        A tree is grown on (X, y) with ``ccp_alpha=0`` and pruned weakest link by weakest
+        link. Choose ``ccp_alpha`` among the returned alphas, for instance by
+        cross-validation. The estimator itself is not changed.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels (a classifier) or numeric targets (a regressor).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative sample weights.
+
+        Returns
+        -------
+        path : sklearn.utils.Bunch
+            ``ccp_alphas``: the effective alpha of each pruning step, increasing from 0;
+            ``impurities``: the total weighted leaf impurity after each step.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from rotforest import DecisionTreeClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X, y)
+        >>> len(path.ccp_alphas), float(path.ccp_alphas[0])
+        (14, 0.0)
+        >>> clf = DecisionTreeClassifier(ccp_alpha=path.ccp_alphas[-3], random_state=0)
+        >>> clf.fit(X, y).get_n_leaves()
+        3
+        """
+        est = clone(self).set_params(ccp_alpha=0.0, validation_fraction=None)
+        est.fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = cost_complexity_path(est.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+    # --------------------------------------------------------------- prediction
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return densify(validate_data(self, X, reset=False, dtype=np.float64,
+                                     ensure_all_finite="allow-nan", accept_sparse=True))
+
+    def apply(self, X):
+        """Index of the leaf that each sample reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        leaves : ndarray of shape (n_samples,)
+            Node id (in ``tree_``) of each sample's leaf.
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.apply(X)
+
+    def decision_path(self, X):
+        """The nodes that each sample visits, from the root to its leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, node_count)
+            Entry (i, j) is 1 when sample i passes through node j.
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
+
+    def get_depth(self):
+        """Depth of the tree.
+
+        Returns
+        -------
+        depth : int
+            Length of the longest root-to-leaf path (a single leaf has depth 0).
+        """
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves.
+
+        Returns
+        -------
+        n_leaves : int
+            Number of leaves of the fitted (and possibly pruned) tree.
+        """
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total impurity decrease brought by each feature.
+
+        Returns
+        -------
+        importances : ndarray of shape (n_features,)
+            Non-negative, summing to 1 (all zero for a single-leaf tree).
+        """
+        check_is_fitted(self)
+        return self.tree_.compute_feature_importances()
+
+
+class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     """A CART decision tree classifier grown on presorted feature lists.
 
     The features are sorted once per fit; every node is then split by scanning the
@@ -304,145 +574,22 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         """
         return self._atomic(self._fit, X, y, sample_weight)
 
-    def _fit(self, X, y, sample_weight):
-        limits = check_tree_params(self)   # cheap checks first, before touching the data
+    _criteria = CRITERIA
+
+    def _criterion_code(self):
+        return _builder.CRITERIA[self.criterion]
+
+    def _n_values(self):
+        return self.n_classes_
+
+    def _training_data(self, X, y, sample_weight):
+        """X, the class codes (int32), the weights, and the attributes a fit sets."""
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
                                                  self.class_weight)
-        rng = check_random_state(self.random_state)
-        tune = None
-        if self.validation_fraction is not None:
-            frac = check_real("validation_fraction", self.validation_fraction, 0.0, 1.0,
-                              low_open=True, high_open=True)
-            try:
-                grow, tune = train_test_split(np.arange(X.shape[0]), test_size=frac,
-                                              stratify=y_enc, random_state=rng)
-            except ValueError as error:
-                raise ValueError(f"validation_fraction={frac} cannot hold out a stratified "
-                                 f"tuning set from these {X.shape[0]} samples: {error}"
-                                 ) from error
-            grow.sort()
-            X_tune, y_tune, w_tune = X[tune], y_enc[tune], sw[tune]
-            X, y_enc, sw = X[grow], y_enc[grow], sw[grow]
-            if not sw.sum() > 0:
-                raise ValueError("the sample weights of the growing part sum to zero")
-            if not w_tune.sum() > 0:
-                raise ValueError("the sample weights of the tuning part held out by "
-                                 "validation_fraction sum to zero: nothing to prune on")
-        settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits,
-                                          n_classes=len(classes))
-        seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
-        keys = _builder.presort(X)
-        self.classes_ = classes
-        self.n_classes_ = len(classes)
-        self.n_outputs_ = 1
-        self._grow(X, keys, y_enc.astype(np.int32), sw, settings, seed)
-        if tune is not None:
-            self.tree_ = prune_reduced_error(self.tree_, np.ascontiguousarray(X_tune),
-                                             y_tune, w_tune)
-        return self
-
-    def _builder_settings(self, n_samples, n_features, sw, max_depth, max_leaf_nodes, *,
-                          n_classes):
-        """Every parameter resolved to the plain numbers the builder takes (max_depth and
-        max_leaf_nodes as check_tree_params returns them)."""
-        # counts beyond the data mean the same as the largest useful ones (a leaf of more
-        # than n samples, a depth or leaf count no tree of n samples reaches): clamped,
-        # so that any int the checks accept reaches the builder
-        min_leaf = min(resolve_min_samples_leaf(self.min_samples_leaf, n_samples),
-                       n_samples + 1)
-        min_split = min(resolve_min_samples_split(self.min_samples_split, n_samples),
-                        n_samples + 1)
-        self.max_features_ = resolve_max_features(self.max_features, n_features)
-        frac = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf,
-                          0.0, 0.5)
-        check_real("ccp_alpha", self.ccp_alpha, 0.0)
-        return dict(
-            criterion=_builder.CRITERIA[self.criterion],
-            random_split=self.splitter == "random",
-            max_depth=_MAX_DEPTH_NONE if max_depth is None else min(max_depth,
-                                                                    _MAX_DEPTH_NONE),
-            min_samples_split=max(min_split, 2 * min_leaf),
-            min_samples_leaf=min_leaf,
-            min_weight_fraction_leaf=frac,
-            max_features=self.max_features_,
-            max_leaf_nodes=(-1 if max_leaf_nodes is None
-                            else min(max_leaf_nodes, max(2, n_samples))),
-            min_impurity_decrease=float(self.min_impurity_decrease),
-            monotonic=resolve_monotonic_cst(self.monotonic_cst, n_features, n_classes),
-        )
-
-    def _grow(self, X, keys, y_enc, sw, settings, seed, scaled_by=1.0, ranks=None):
-        """The one call into the builder, on lists presorted by the caller (a forest
-        shares them, and their dense ``ranks``, between its trees).  ``scaled_by``: the
-        power of two by which the caller already divided the weights."""
-        # A tree depends only on the ratios of the weights: weights far from 1 are scaled
-        # so that sums and squares neither overflow nor underflow, and the node weights
-        # are scaled back afterwards.
-        step = weight_scale(sw)
-        if step != 1.0:
-            sw = sw / step
-        scale = scaled_by * step
-        settings = dict(settings)
-        frac = settings.pop("min_weight_fraction_leaf")
-        nodes, value, depth = _builder.build_tree(
-            X, keys, y_enc, sw, self.n_classes_, seed=seed,
-            min_weight_leaf=frac * float(sw.sum()), ranks=ranks, **settings)
-        # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
-        # would be subnormal and round), then the node weights scaled back
-        tree = prune_cost_complexity(Tree(X.shape[1], self.n_classes_, nodes, value, depth),
-                                     float(self.ccp_alpha))
-        if scale != 1.0:
-            nodes = tree.nodes.copy()
-            nodes["weighted_n_node_samples"] *= scale
-            if not np.all(np.isfinite(nodes["weighted_n_node_samples"])):
-                # a bootstrap's counts times weights: the inputs' own sum was finite
-                raise ValueError("the weights of a tree's samples sum to more than the "
-                                 "largest float: divide the sample weights by a large "
-                                 "number (only their ratios matter)")
-            tree = Tree(tree.n_features, self.n_classes_, nodes, tree.value, tree.max_depth)
-        self.tree_ = tree
-        return self
+        fitted = dict(classes_=classes, n_classes_=len(classes), n_outputs_=1)
+        return X, y_enc.astype(np.int32), sw, fitted
 
     # ------------------------------------------------------------------ pruning
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
-        """The pruning path of minimal cost-complexity pruning, as scikit-learn gives it.
-
-        A tree is grown on (X, y) with ``ccp_alpha=0`` and pruned weakest link by weakest
-        link. Choose ``ccp_alpha`` among the returned alphas, for instance by
-        cross-validation. The estimator itself is not changed.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative sample weights.
-
-        Returns
-        -------
-        path : sklearn.utils.Bunch
-            ``ccp_alphas``: the effective alpha of each pruning step, increasing from 0;
-            ``impurities``: the total weighted leaf impurity after each step.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from rotforest import DecisionTreeClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X, y)
-        >>> len(path.ccp_alphas), float(path.ccp_alphas[0])
-        (14, 0.0)
-        >>> clf = DecisionTreeClassifier(ccp_alpha=path.ccp_alphas[-3], random_state=0)
-        >>> clf.fit(X, y).get_n_leaves()
-        3
-        """
-        est = clone(self).set_params(ccp_alpha=0.0, validation_fraction=None)
-        est.fit(X, y, sample_weight=sample_weight)
-        alphas, impurities = cost_complexity_path(est.tree_)
-        return Bunch(ccp_alphas=alphas, impurities=impurities)
-
     def reduced_error_prune(self, X, y, sample_weight=None):
         """Prune the fitted tree by reduced-error pruning on the tuning set (X, y).
 
@@ -499,43 +646,6 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         return self
 
     # --------------------------------------------------------------- prediction
-    def _validate_X_predict(self, X):
-        check_is_fitted(self)
-        return densify(validate_data(self, X, reset=False, dtype=np.float64,
-                                     ensure_all_finite="allow-nan", accept_sparse=True))
-
-    def apply(self, X):
-        """Index of the leaf that each sample reaches.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        leaves : ndarray of shape (n_samples,)
-            Node id (in ``tree_``) of each sample's leaf.
-        """
-        X = self._validate_X_predict(X)
-        return self.tree_.apply(X)
-
-    def decision_path(self, X):
-        """The nodes that each sample visits, from the root to its leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        indicator : scipy.sparse.csr_matrix of shape (n_samples, node_count)
-            Entry (i, j) is 1 when sample i passes through node j.
-        """
-        X = self._validate_X_predict(X)
-        return self.tree_.decision_path(X)
-
     def predict_proba(self, X):
         """Class probabilities: the weighted class fractions of each sample's leaf.
 
@@ -585,39 +695,230 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
         leaf_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
         return self.classes_.take(leaf_class[leaves], axis=0)
 
-    def get_depth(self):
-        """Depth of the tree.
+
+class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
+    """A CART regression tree grown on presorted feature lists.
+
+    The same builder as :class:`DecisionTreeClassifier`: the features are sorted once per
+    fit and every node is split by scanning the sorted lists with running sums of the
+    weights and of the weighted targets.  Leaves hold the weighted mean of their
+    samples' targets.
+
+    Read more in the user guide: :doc:`/user_guide/regression`.
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "friedman_mse", "poisson"}, default="squared_error"
+        Impurity to reduce: the weighted variance (mean squared error), the same with
+        Friedman's improvement score, or the half mean Poisson deviance (for counts and
+        other non-negative targets; a child whose targets sum to zero is never made).
+    splitter : {"best", "random"}, default="best"
+        "best" scans every threshold of the drawn features; "random" draws one threshold
+        per drawn feature uniformly between its extremes in the node.
+    max_depth : int or None, default=None
+        Maximum depth of the tree; None grows until the other rules stop it.
+    min_samples_split : int or float, default=2
+        Minimum number of samples a node needs to be split (a float is a fraction of the
+        training samples).
+    min_samples_leaf : int or float, default=1
+        Minimum number of samples in each child of a split (a float is a fraction of the
+        training samples).
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum fraction of the total sample weight in each child of a split.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Number of features drawn at random at each node (a float is a fraction of the
+        features; None: all of them).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the feature draws, the random splitter and the hold-out of
+        ``validation_fraction``.
+    max_leaf_nodes : int or None, default=None
+        Grow best-first (largest impurity decrease first) up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        A node is split only if the weighted impurity decrease is at least this.
+    ccp_alpha : float, default=0.0
+        Complexity parameter of minimal cost-complexity pruning (see
+        :meth:`cost_complexity_pruning_path`).
+    validation_fraction : float or None, default=None
+        If set, ``fit`` holds out this fraction of the training data (drawn with
+        ``random_state``), grows the tree on the rest and prunes it by reduced-error
+        pruning (squared error) on the held-out part (see :meth:`reduced_error_prune`).
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Per feature, 1 when the prediction may only rise with the feature, -1 when it
+        may only fall, 0 for no constraint; None: no constraint.  As in scikit-learn, a
+        split on a constrained feature is a candidate only if its children's means are
+        in that order and within the bounds set by the constrained splits above it, and
+        every node's value is held within those bounds.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during fit; only when X had string column names.
+    max_features_ : int
+        The resolved number of features drawn at each node.
+    n_outputs_ : int
+        Always 1 (one target).
+    tree_ : rotforest._tree.Tree
+        The fitted nodes, with scikit-learn's field names (``value`` of shape
+        (node_count, 1, 1) holds each node's weighted mean), so scikit-learn's
+        ``export_text``, ``export_graphviz`` and ``plot_tree`` read it.
+    feature_importances_ : ndarray of shape (n_features,)
+        Normalised total impurity decrease brought by each feature.
+
+    See Also
+    --------
+    RandomForestRegressor : Bagged regression trees sharing one presort.
+    sklearn.tree.DecisionTreeRegressor : scikit-learn's tree, which sorts at every node.
+
+    Notes
+    -----
+    Without exact ties between features, the tree equals scikit-learn's node for node
+    (feature, threshold, impurity, value). Where two features give exactly the same
+    impurity decrease, rotforest takes the lower-indexed one.  Several outputs (a 2-D
+    ``y``) are not supported: fit one tree per output.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from rotforest import DecisionTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    >>> reg.get_depth(), reg.get_n_leaves()
+    (3, 8)
+    >>> round(reg.score(X, y), 3)
+    0.501
+    >>> reg.predict(X[:2]).round(1).tolist()
+    [208.6, 83.4]
+    """
+
+    _regression = True
+    _criteria = REGRESSION_CRITERIA
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        splitter="best",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
+        validation_fraction=None,
+        monotonic_cst=None,
+    ):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+        self.validation_fraction = validation_fraction
+        self.monotonic_cst = monotonic_cst
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on (X, y), optionally weighting the samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (converted to float64; NaN marks a missing value; a scipy
+            sparse matrix is expanded to a dense array).
+        y : array-like of shape (n_samples,)
+            Numeric targets, finite (and non-negative for ``criterion="poisson"``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; samples of weight zero are ignored.
 
         Returns
         -------
-        depth : int
-            Length of the longest root-to-leaf path (a single leaf has depth 0).
+        self : DecisionTreeRegressor
+            The fitted tree.
         """
-        check_is_fitted(self)
-        return self.tree_.max_depth
+        return self._atomic(self._fit, X, y, sample_weight)
 
-    def get_n_leaves(self):
-        """Number of leaves.
+    def _criterion_code(self):
+        return _builder.REGRESSION_CRITERIA[self.criterion]
+
+    def _n_values(self):
+        return 1
+
+    def _training_data(self, X, y, sample_weight):
+        """X, the targets (float64), the weights, and the attributes a fit sets."""
+        X, y, sw = regression_data(self, X, y, sample_weight)
+        check_targets(y, self.criterion, sw)
+        return X, y, sw, dict(n_outputs_=1)
+
+    def reduced_error_prune(self, X, y, sample_weight=None):
+        """Prune the fitted tree by reduced-error pruning on the tuning set (X, y).
+
+        Bottom-up, a branch is replaced by a leaf whenever the leaf's weighted squared
+        error on the tuning set is no larger than the branch's; ties prune, and so do
+        branches that no tuning sample reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Tuning data, not used to grow the tree.
+        y : array-like of shape (n_samples,)
+            Targets of the tuning data.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the tuning samples.
 
         Returns
         -------
-        n_leaves : int
-            Number of leaves of the fitted (and possibly pruned) tree.
+        self : DecisionTreeRegressor
+            The tree, pruned in place.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_friedman1
+        >>> from rotforest import DecisionTreeRegressor
+        >>> X, y = make_friedman1(600, noise=1.0, random_state=0)
+        >>> reg = DecisionTreeRegressor(random_state=0).fit(X[:400], y[:400])
+        >>> before = reg.get_n_leaves()
+        >>> after = reg.reduced_error_prune(X[400:], y[400:]).get_n_leaves()
+        >>> before, after
+        (400, 95)
         """
         check_is_fitted(self)
-        return self.tree_.n_leaves
+        X = densify(validate_data(self, X, reset=False, dtype=np.float64,
+                                  ensure_all_finite="allow-nan", accept_sparse=True))
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must be 1-D with {X.shape[0]} targets; got shape {y.shape}")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y must be finite: it holds NaN or infinite values")
+        sw = _check_sample_weight(sample_weight, X.shape[0])
+        if not sw.sum() > 0:
+            raise ValueError("the tuning sample weights sum to zero: nothing to prune on")
+        self.tree_ = prune_reduced_error(self.tree_, X, y, sw, regression=True)
+        return self
 
-    @property
-    def feature_importances_(self):
-        """Normalised total impurity decrease brought by each feature.
+    def predict(self, X):
+        """The mean target of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
-        importances : ndarray of shape (n_features,)
-            Non-negative, summing to 1 (all zero for a single-leaf tree).
+        y : ndarray of shape (n_samples,)
+            Predicted values.
         """
-        check_is_fitted(self)
-        return self.tree_.compute_feature_importances()
+        leaves = self.apply(X)
+        return self.tree_.value[leaves, 0, 0]
 
 
 # scikit-learn's export_text and plot_tree accept only instances of its own tree classes
@@ -625,3 +926,5 @@ class DecisionTreeClassifier(_AcceptsNaN, _AtomicFit, ClassifierMixin, BaseEstim
 # has the same ``tree_`` fields, so it is registered as a virtual subclass (scikit-learn's
 # tree classes use ABCMeta).  Nothing else in scikit-learn tests for these classes.
 _SklearnDecisionTreeClassifier.register(DecisionTreeClassifier)
+_SklearnDecisionTreeRegressor.register(DecisionTreeRegressor)
+

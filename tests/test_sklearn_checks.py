@@ -1,7 +1,8 @@
 """scikit-learn's estimator contract, checked by scikit-learn's own test generator."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+                       RotationForestClassifier)
 
 # Expected failures, each with its reason.
 _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not the same as "
@@ -28,6 +29,9 @@ def _expected_failed_checks(estimator):
         DecisionTreeClassifier(random_state=0),
         DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=8, random_state=0),
         DecisionTreeClassifier(splitter="random", max_features="sqrt", random_state=0),
+        DecisionTreeRegressor(random_state=0),
+        DecisionTreeRegressor(criterion="friedman_mse", max_leaf_nodes=8, random_state=0),
+        DecisionTreeRegressor(splitter="random", max_features="sqrt", random_state=0),
         RandomForestClassifier(n_estimators=5, random_state=0),
         RandomForestClassifier(n_estimators=5, n_jobs=2, oob_score=True, max_samples=0.8,
                                random_state=0),

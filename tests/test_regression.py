@@ -1,0 +1,313 @@
+"""DecisionTreeRegressor against independent references: scikit-learn's tree on tie-free
+data, and a brute-force split search written here for every node of a tree."""
+import numpy as np
+import pytest
+from scipy.stats import rankdata
+from sklearn.tree import DecisionTreeRegressor as SkTree
+from sklearn.tree import export_text
+
+from rotforest import DecisionTreeRegressor
+from test_exactness import assert_same_tree
+
+
+def tie_free_regression(n, n_features, seed, poisson=False):
+    """Columns that are permutations of 0..n-1 (exact in float32, as scikit-learn's trees
+    read them) and a continuous target of distinct values."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, n_features))
+    signal = 1.5 * Z[:, 0] + np.sin(2.0 * Z[:, 1]) + 0.5 * Z[:, 2] * Z[:, 3]
+    if poisson:
+        y = rng.gamma(2.0, np.exp(0.4 * signal) / 2.0)       # positive, continuous
+    else:
+        y = signal + 0.3 * rng.normal(size=n)
+    X = np.column_stack([rankdata(Z[:, j], method="ordinal") - 1 for j in range(n_features)])
+    return X.astype(np.float64), y
+
+
+SETTINGS = [
+    dict(max_depth=1),
+    dict(max_depth=4),
+    dict(min_samples_leaf=25),
+    dict(max_depth=8, min_samples_leaf=5, min_samples_split=40),
+    dict(min_weight_fraction_leaf=0.02),
+    dict(min_impurity_decrease=0.002, min_samples_leaf=10),
+]
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+@pytest.mark.parametrize("weights", ["none", "real", "integer"])
+@pytest.mark.parametrize("settings", SETTINGS,
+                         ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()))
+def test_equals_sklearn(criterion, weights, settings):
+    X, y = tie_free_regression(1200, 6, seed=3, poisson=criterion == "poisson")
+    rng = np.random.default_rng(1)
+    sw = {"none": None, "real": rng.uniform(0.2, 3.0, len(y)),
+          "integer": rng.integers(0, 4, len(y)).astype(float)}[weights]
+    ours = DecisionTreeRegressor(criterion=criterion, **settings).fit(X, y, sw)
+    theirs = SkTree(criterion=criterion, random_state=0, **settings).fit(X, y, sw)
+    ties, compared = assert_same_tree(ours, theirs, max_ties=0)
+    assert compared == theirs.tree_.node_count
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(ours.apply(X), theirs.apply(X.astype(np.float32)))
+
+
+def test_equals_sklearn_fully_grown():
+    """Grown to single samples, small nodes tie between features; every disagreement must
+    be an exact tie, and the trees fit the training data alike."""
+    X, y = tie_free_regression(1500, 5, seed=8)
+    sw = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
+    ours = DecisionTreeRegressor().fit(X, y, sw)
+    theirs = SkTree(random_state=0).fit(X, y, sw)
+    ties, compared = assert_same_tree(ours, theirs, max_ties=None)
+    assert compared >= 0.4 * theirs.tree_.node_count     # ties cut whole subtrees off
+    np.testing.assert_allclose(ours.predict(X), y)       # every leaf one sample
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [2, 9, 40])
+def test_equals_sklearn_best_first(max_leaf_nodes):
+    X, y = tie_free_regression(2000, 5, seed=4)
+    sw = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    ours = DecisionTreeRegressor(max_leaf_nodes=max_leaf_nodes).fit(X, y, sw)
+    theirs = SkTree(max_leaf_nodes=max_leaf_nodes, random_state=0).fit(X, y, sw)
+    assert_same_tree(ours, theirs, max_ties=0)
+    assert ours.get_n_leaves() == max_leaf_nodes
+
+
+def test_friedman_mse_splits_as_squared_error():
+    """Friedman's score orders the cuts of a node as the squared error's does (both grow
+    the same tree depth-first); only the improvement it reports differs:
+    wl wr (mean_l - mean_r)^2 / w, not scaled by the node's share of the weight."""
+    X, y = tie_free_regression(800, 5, seed=5)
+    a = DecisionTreeRegressor(criterion="friedman_mse", min_samples_leaf=5).fit(X, y)
+    b = DecisionTreeRegressor(min_samples_leaf=5).fit(X, y)
+    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    np.testing.assert_allclose(a.tree_.impurity, b.tree_.impurity)
+    # best-first order follows Friedman's improvement: recompute it for the root's
+    # children and check the larger one was split first
+    t = DecisionTreeRegressor(criterion="friedman_mse", max_leaf_nodes=3).fit(X, y).tree_
+
+    def friedman(node):
+        l, r = t.children_left[node], t.children_right[node]
+        wl, wr = t.weighted_n_node_samples[l], t.weighted_n_node_samples[r]
+        d = t.value[l, 0, 0] - t.value[r, 0, 0]
+        return wl * wr * d * d / (wl + wr)
+
+    full = DecisionTreeRegressor(criterion="friedman_mse", max_depth=2).fit(X, y).tree_
+    kids = [full.children_left[0], full.children_right[0]]
+    scores = []
+    for node in kids:
+        l, r = full.children_left[node], full.children_right[node]
+        wl, wr = full.weighted_n_node_samples[l], full.weighted_n_node_samples[r]
+        d = full.value[l, 0, 0] - full.value[r, 0, 0]
+        scores.append(wl * wr * d * d / (wl + wr))
+    first = kids[int(np.argmax(scores))]
+    split_side = 0 if t.children_left[t.children_left[0]] != -1 else 1
+    assert kids.index(first) == split_side
+    assert friedman(0) > 0
+
+
+# ----------------------------------------------------------------------------------------
+# Brute force: the best split of every node, from the definitions
+# ----------------------------------------------------------------------------------------
+
+def _loss(y, w, criterion):
+    """The node's weighted loss: sum of w (y - mean)^2, or the Poisson deviance / 2."""
+    W = w.sum()
+    mean = np.dot(w, y) / W
+    if criterion == "squared_error":
+        return float(np.dot(w, (y - mean) ** 2))
+    if mean <= 0:
+        return 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(y > 0, y * np.log(y / mean), 0.0)
+    return float(np.dot(w, t - y + mean))
+
+
+def brute_force_node(X, y, w, criterion, min_samples_leaf):
+    """Every cut of the node (between distinct present values, missing values sent
+    either way, and "all present left, missing right"): the best loss decrease."""
+    parent = _loss(y, w, criterion)
+    best = -np.inf
+    for f in range(X.shape[1]):
+        x = X[:, f]
+        miss = np.isnan(x)
+        values = np.unique(x[~miss])
+        cuts = [(x <= lo) & ~miss for lo in values[:-1]]
+        if miss.any():
+            cuts += [c | miss for c in cuts] + [~miss]
+        for left in cuts:
+            right = ~left
+            if left.sum() < min_samples_leaf or right.sum() < min_samples_leaf:
+                continue
+            if criterion == "poisson" and (np.dot(w[left], y[left]) <= 1e-12
+                                           or np.dot(w[right], y[right]) <= 1e-12):
+                continue
+            gain = parent - _loss(y[left], w[left], criterion) - _loss(y[right], w[right],
+                                                                      criterion)
+            best = max(best, gain)
+    return parent, best
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+@pytest.mark.parametrize("seed", range(6))
+def test_every_split_matches_brute_force(criterion, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 90))
+    X = rng.integers(0, 4, size=(n, 3)).astype(float)       # heavy ties
+    X = np.column_stack([X, rng.normal(size=n)])             # one continuous column
+    if seed % 2:
+        X[rng.random(X.shape) < 0.15] = np.nan               # missing values
+    y = rng.poisson(2.0, n).astype(float) if criterion == "poisson" else rng.normal(size=n)
+    w = rng.choice([0.5, 1.0, 2.0], size=n)
+    msl = int(rng.integers(1, 4))
+    tree = DecisionTreeRegressor(criterion=criterion, min_samples_leaf=msl, max_depth=4)
+    t = tree.fit(X, y, sample_weight=w).tree_
+    path = tree.decision_path(X).toarray().astype(bool)
+    checked = 0
+    for node in range(t.node_count):
+        inside = path[:, node]
+        parent, best = brute_force_node(X[inside], y[inside], w[inside], criterion, msl)
+        if t.children_left[node] == -1:
+            # a leaf: no split was allowed, or none helps (or the depth limit held it)
+            depth_limited = t.compute_node_depths()[node] == 5
+            assert depth_limited or best <= 1e-9 * max(1.0, parent) or inside.sum() < 2 * msl
+            continue
+        l, r = t.children_left[node], t.children_right[node]
+        gain = parent - _loss(y[path[:, l]], w[path[:, l]], criterion) \
+            - _loss(y[path[:, r]], w[path[:, r]], criterion)
+        assert gain == pytest.approx(best, rel=1e-9, abs=1e-9)
+        # the stored impurities are the node losses per unit weight
+        W = w[inside].sum()
+        assert t.impurity[node] == pytest.approx(parent / W, rel=1e-9, abs=1e-12)
+        checked += 1
+    assert checked >= 1
+
+
+def test_leaves_hold_weighted_means():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = rng.normal(size=300)
+    w = rng.uniform(0.1, 3.0, 300)
+    reg = DecisionTreeRegressor(min_samples_leaf=20, random_state=0).fit(X, y, w)
+    leaves = reg.apply(X)
+    for leaf in np.unique(leaves):
+        m = leaves == leaf
+        assert reg.tree_.value[leaf, 0, 0] == pytest.approx(np.average(y[m], weights=w[m]))
+    assert reg.predict(X).shape == (300,)
+
+
+@pytest.mark.parametrize("cst", [1, -1])
+def test_monotonic_constraints_equal_sklearn_and_hold(cst):
+    X, y = tie_free_regression(1000, 4, seed=9)
+    y = y + cst * 0.002 * X[:, 1]
+    mono = [0, cst, 0, 0]
+    ours = DecisionTreeRegressor(monotonic_cst=mono, min_samples_leaf=10).fit(X, y)
+    theirs = SkTree(monotonic_cst=mono, min_samples_leaf=10, random_state=0).fit(X, y)
+    assert_same_tree(ours, theirs, max_ties=0)
+    grid = np.tile(X[:200], (1, 1))
+    low, high = grid.copy(), grid.copy()
+    low[:, 1] = 0.0
+    high[:, 1] = X[:, 1].max()
+    assert np.all(cst * (ours.predict(high) - ours.predict(low)) >= 0)
+
+
+def test_random_splitter_fits_and_partitions():
+    X, y = tie_free_regression(500, 5, seed=2)
+    reg = DecisionTreeRegressor(splitter="random", min_samples_leaf=5, random_state=0).fit(X, y)
+    assert reg.get_n_leaves() > 10
+    # every leaf's value is the mean of the training samples it receives
+    leaves = reg.apply(X)
+    for leaf in np.unique(leaves):
+        assert reg.tree_.value[leaf, 0, 0] == pytest.approx(y[leaves == leaf].mean())
+    again = DecisionTreeRegressor(splitter="random", min_samples_leaf=5, random_state=0)
+    np.testing.assert_array_equal(again.fit(X, y).tree_.threshold, reg.tree_.threshold)
+
+
+def test_cost_complexity_path_equals_sklearn():
+    X, y = tie_free_regression(600, 4, seed=6)
+    ours = DecisionTreeRegressor(min_samples_leaf=8).cost_complexity_pruning_path(X, y)
+    theirs = SkTree(min_samples_leaf=8, random_state=0).cost_complexity_pruning_path(X, y)
+    np.testing.assert_allclose(ours.ccp_alphas, theirs.ccp_alphas, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.impurities, theirs.impurities, rtol=1e-9, atol=1e-12)
+    alpha = ours.ccp_alphas[-4]
+    a = DecisionTreeRegressor(min_samples_leaf=8, ccp_alpha=alpha).fit(X, y)
+    b = SkTree(min_samples_leaf=8, ccp_alpha=alpha, random_state=0).fit(X, y)
+    assert_same_tree(a, b, max_ties=0)
+
+
+def test_reduced_error_pruning_by_squared_error():
+    """Against a direct bottom-up computation of the tuning set's squared errors."""
+    X, y = tie_free_regression(700, 4, seed=10)
+    y = y + np.random.default_rng(0).normal(size=len(y))
+    reg = DecisionTreeRegressor(min_samples_leaf=3).fit(X[:400], y[:400])
+    t = reg.tree_
+    Xt, yt = X[400:], y[400:]
+    path = reg.decision_path(Xt).toarray().astype(bool)
+    own = np.array([np.sum((yt[path[:, j]] - t.value[j, 0, 0]) ** 2)
+                    for j in range(t.node_count)])
+    keep_leaf = np.zeros(t.node_count, bool)
+    best = own.copy()
+    for j in range(t.node_count - 1, -1, -1):
+        if t.children_left[j] == -1:
+            continue
+        below = best[t.children_left[j]] + best[t.children_right[j]]
+        if own[j] <= below + 1e-9:
+            keep_leaf[j] = True
+        else:
+            best[j] = below
+    # leaves of the expected pruned tree: nodes made leaves with no leaf above them
+    expected = 0
+    stack = [0]
+    while stack:
+        j = stack.pop()
+        if keep_leaf[j] or t.children_left[j] == -1:
+            expected += 1
+        else:
+            stack += [t.children_left[j], t.children_right[j]]
+    before = reg.get_n_leaves()
+    reg.reduced_error_prune(Xt, yt)
+    assert reg.get_n_leaves() == expected < before
+    assert np.sum((reg.predict(Xt) - yt) ** 2) == pytest.approx(best[0])
+
+
+def test_validation_fraction_prunes_on_held_out_rows():
+    X, y = tie_free_regression(800, 4, seed=11)
+    y = y + np.random.default_rng(1).normal(size=len(y))
+    full = DecisionTreeRegressor(random_state=0).fit(X, y)
+    pruned = DecisionTreeRegressor(validation_fraction=0.3, random_state=0).fit(X, y)
+    assert pruned.get_n_leaves() < full.get_n_leaves() / 5
+
+
+def test_exporters_read_the_regressor():
+    X, y = tie_free_regression(200, 4, seed=1)
+    reg = DecisionTreeRegressor(max_depth=2).fit(X, y)
+    text = export_text(reg, feature_names=["a", "b", "c", "d"])
+    assert "value: [" in text and "a <=" in text
+
+
+@pytest.mark.parametrize("y, message", [
+    (np.r_[np.nan, np.zeros(9)], "NaN"),
+    (np.r_[np.inf, np.zeros(9)], "infinity|infinite"),
+    (np.array(list("abcdefghij")), "could not convert|numeric|string"),
+    (np.zeros(7), "inconsistent|samples"),
+    (np.zeros((10, 2)), "one target|1-D|columns"),
+    (np.r_[1e200, np.zeros(9)], "1e150"),
+])
+def test_bad_targets_give_clear_errors(y, message):
+    X = np.arange(20.0).reshape(10, 2)
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeRegressor().fit(X, y)
+
+
+def test_poisson_needs_non_negative_targets():
+    X = np.arange(20.0).reshape(10, 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        DecisionTreeRegressor(criterion="poisson").fit(X, np.r_[-1.0, np.ones(9)])
+    with pytest.raises(ValueError, match="positive"):
+        DecisionTreeRegressor(criterion="poisson").fit(X, np.zeros(10))
+
+
+def test_classification_criterion_refused():
+    with pytest.raises(ValueError, match="criterion"):
+        DecisionTreeRegressor(criterion="gini").fit(np.eye(4), np.arange(4.0))
