@@ -8,11 +8,11 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
         "do not run Python from inside the source folder of a non-editable install."
     ) from exc
 
-from rotforest.forest import RandomForestClassifier
+from rotforest.forest import RandomForestClassifier, RandomForestRegressor
 from rotforest.rotation import RotationForestClassifier
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
-           "RotationForestClassifier", "__version__"]
+           "RandomForestRegressor", "RotationForestClassifier", "__version__"]

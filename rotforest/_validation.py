@@ -54,6 +54,14 @@ def densify(X):
     return X.toarray()
 
 
+def store_params(est, arguments):
+    """Store an estimator's constructor arguments unchanged, as scikit-learn requires
+    (``arguments``: the ``locals()`` of its ``__init__``)."""
+    for name, value in arguments.items():
+        if name != "self":
+            setattr(est, name, value)
+
+
 def check_option(name, value, options):
     if not isinstance(value, str) or value not in options:
         raise ValueError(

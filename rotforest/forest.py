@@ -1,4 +1,5 @@
-"""RandomForestClassifier: bagged presorted trees sharing one presort, built in threads."""
+"""RandomForestClassifier and RandomForestRegressor: bagged presorted trees sharing one
+presort, built in threads."""
 import numbers
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -8,25 +9,28 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse import hstack as sparse_hstack
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics import accuracy_score
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
 from rotforest._validation import (check_int, check_real, check_tree_params, densify,
-                                   resolve_max_features)
+                                   resolve_max_features, store_params)
 from rotforest.pruning import prune_reduced_error
 from rotforest.tree import (
     DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    check_targets,
+    regression_data,
     _AcceptsNaN,
     _AtomicFit,
     training_data,
     weight_scale,
 )
 
-__all__ = ["RandomForestClassifier"]
+__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
@@ -61,12 +65,14 @@ def draw_probabilities(sw, bootstrap):
     return sw / sw.sum()
 
 
-def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_seed,
-                n_draws, bootstrap, balanced_subsample, oob_pruning, progress, scaled_by,
-                p, ranks=None):
-    """Build the trees ``indices`` one after the other (one worker's share); ``sw`` was
-    divided by ``scaled_by`` (see weight_scale); ``p``: draw_probabilities; ``ranks``:
-    the presort's dense ranks, or None."""
+def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_classes,
+                base_seed, n_draws, bootstrap, balanced_subsample, oob_pruning, progress,
+                scaled_by, p, ranks=None):
+    """Build the trees ``indices`` one after the other (one worker's share), instances
+    of ``tree_class``: ``y_enc`` holds class codes (n_classes of them) or, for regression
+    trees, the numeric targets (n_classes 1); ``sw`` was divided by ``scaled_by`` (see
+    weight_scale); ``p``: draw_probabilities; ``ranks``: the presort's dense ranks, or
+    None."""
     n = X.shape[0]
     trees = []
     for index in indices:
@@ -78,12 +84,13 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
         if balanced_subsample:
             weights *= compute_sample_weight("balanced", y, indices=drawn)
         del drawn
-        tree = DecisionTreeClassifier(random_state=seed, **forest_params)
-        limits = check_tree_params(tree)
+        tree = tree_class(random_state=seed, **forest_params)
+        limits = check_tree_params(tree, tree._criteria)
         settings = tree._builder_settings(n, X.shape[1], weights, *limits,
                                           n_classes=n_classes)
-        tree.classes_ = np.arange(n_classes)
-        tree.n_classes_ = n_classes
+        if not tree._regression:
+            tree.classes_ = np.arange(n_classes)
+            tree.n_classes_ = n_classes
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
@@ -91,7 +98,8 @@ def _grow_trees(forest_params, indices, X, keys, y, y_enc, sw, n_classes, base_s
                    ranks=ranks)
         if oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
-                tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out])
+                tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out],
+                regression=tree._regression)
         trees.append(tree)
         if progress is not None:
             progress()
@@ -220,7 +228,8 @@ def check_warm_start(est, classes, n_samples, n_draws):
     if est.n_estimators < len(est.estimators_):
         raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
                          f"{len(est.estimators_)} trees already fitted when warm_start is on")
-    if len(classes) != est.n_classes_ or np.any(classes != est.classes_):
+    if classes is not None and (len(classes) != est.n_classes_
+                                or np.any(classes != est.classes_)):
         raise ValueError("warm_start: y has other classes than the fitted forest")
     if est.oob_score:
         records = draw_records(est)[:, :3]
@@ -239,10 +248,9 @@ def check_warm_start(est, classes, n_samples, n_draws):
                 f"bootstrap={bool(b0)}: its out-of-bag samples are not this data's")
 
 
-def oob_scored(est, y, decision, seen):
-    """Set ``oob_score_`` from the out-of-bag class probabilities of the samples ``seen``
-    (a mask), with a warning when some samples were in every tree's bootstrap sample and
-    a clear error when all were."""
+def check_oob_seen(seen):
+    """A warning when some samples were in every tree's bootstrap sample, and a clear
+    error when all were (``seen``: the mask of samples some tree left out)."""
     if not seen.any():
         n = seen.size
         raise ValueError(f"oob_score: with {n} sample{'' if n == 1 else 's'}, every tree "
@@ -252,6 +260,12 @@ def oob_scored(est, y, decision, seen):
         warnings.warn("Some inputs do not have OOB scores. This probably means too few "
                       "trees were used to compute any reliable OOB estimates.",
                       UserWarning)
+
+
+def oob_scored(est, y, decision, seen):
+    """Set ``oob_score_`` from the out-of-bag class probabilities of the samples ``seen``
+    (a mask), after check_oob_seen."""
+    check_oob_seen(seen)
     predicted = est.classes_.take(np.argmax(decision[seen], axis=1), axis=0)
     scorer = est.oob_score if callable(est.oob_score) else accuracy_score
     est.oob_score_ = float(scorer(y[seen], predicted))
@@ -304,10 +318,9 @@ class _Progress:
                       f"{time.perf_counter() - self.start:.1f} s elapsed", flush=True)
 
 
-class _VotingPredictions:
-    """predict and predict_log_proba of a forest, from its predict_proba; apply and
-    decision_path, from ``_tree_rows(X)``: the (tree, rows it reads) pairs, X checked
-    when it is called."""
+class _ForestStructure:
+    """apply and decision_path of a forest, from ``_tree_rows(X)``: the (tree, rows it
+    reads) pairs, X checked when it is called."""
 
     def _prediction_jobs(self, n_rows):
         # threads pay off only when there is enough work per thread
@@ -350,6 +363,10 @@ class _VotingPredictions:
         n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
         return sparse_hstack(paths).tocsr(), n_nodes_ptr
 
+
+class _VotingPredictions(_ForestStructure):
+    """predict and predict_log_proba of a classifying forest, from its predict_proba."""
+
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
@@ -383,8 +400,216 @@ class _VotingPredictions:
         return self.classes_.take(np.argmax(proba, axis=1), axis=0)
 
 
-class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, ClassifierMixin,
-                             BaseEstimator):
+class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
+    """What both random forests share: bagging on one shared presort, trees built in
+    threads, warm starts, out-of-bag sums, importances and draws.  Subclasses check the
+    targets, say which trees they grow and how out-of-bag sums become a score."""
+
+    _tree_class = DecisionTreeClassifier
+
+    def fit(self, X, y, sample_weight=None):
+        """Build the forest on (X, y), optionally weighting the samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (converted to float64; NaN marks a missing value; a scipy
+            sparse matrix is expanded to a dense array).
+        y : array-like of shape (n_samples,)
+            Class labels (strings or numbers) for a classifier; numeric targets for a
+            regressor (finite, and non-negative for ``criterion="poisson"``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights. With bootstrap, unequal weights (times class weights)
+            set the probabilities with which each tree draws the samples, and the trees
+            take the counts alone, as in scikit-learn 1.9; without bootstrap, or with
+            equal weights, they multiply the counts.
+
+        Returns
+        -------
+        self : object
+            The fitted forest.
+        """
+        return self._atomic(self._fit, X, y, sample_weight)
+
+    def _tree_params(self):
+        return {name: getattr(self, name) for name in _TREE_PARAMS}
+
+    def _check_params(self):
+        check_ensemble_params(self)
+        if not isinstance(self.oob_pruning, (bool, np.bool_)):
+            raise TypeError(f"oob_pruning must be a bool; got {self.oob_pruning!r}")
+        if self.oob_pruning and not self.bootstrap:
+            raise ValueError("oob_pruning needs bootstrap=True: without it no sample is "
+                             "out of bag")
+        if self.oob_pruning and self.oob_score:
+            raise ValueError("oob_score with oob_pruning would score every tree on the "
+                             "samples it was pruned on (an optimistic score); use one of "
+                             "them, or cross-validation")
+        tree = self._tree_class(**self._tree_params())
+        check_tree_params(tree, tree._criteria)
+
+    def _fit(self, X, y, sample_weight):
+        self._check_params()
+        warm = self.warm_start and hasattr(self, "estimators_")
+        X, y, codes, sw, classes = self._forest_data(X, y, sample_weight, warm)
+        n_values = 1 if classes is None else len(classes)
+        n = X.shape[0]
+        n_draws = resolve_max_samples(self.max_samples, n)
+        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
+        sw = sw / scaled_by if scaled_by != 1.0 else sw
+        # (unequal weights are drawn by, not multiplied: no bootstrap total can overflow;
+        # equal ones total at most their sum, which training_data checked)
+        p = draw_probabilities(sw, self.bootstrap)
+        if warm:
+            check_warm_start(self, classes, n, n_draws)
+            trees = list(self.estimators_)
+            base_seed = self._base_seed
+        else:
+            trees = []
+            base_seed = int(check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max))
+        new = list(range(len(trees), self.n_estimators))
+        if warm and not new:
+            warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
+                          UserWarning)
+            if self.oob_score:          # asked for now, or again: as scikit-learn does
+                self._set_oob(X, y, effective_n_jobs(self.n_jobs))
+            return self
+
+        n_jobs = effective_n_jobs(self.n_jobs)
+        keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
+        keys.setflags(write=False)
+        # the trees' nodes may sort the features they draw (see the builder): their
+        # dense ranks, also once per forest (1 to 4 bytes a cell)
+        ranks = None
+        if _builder.needs_ranks(keys, X.shape[0], resolve_max_features(self.max_features,
+                                                                       X.shape[1])):
+            ranks = _ranks_in_threads(keys, X.shape[0], n_jobs)
+            ranks.setflags(write=False)
+        progress = _Progress(len(new), self.verbose) if self.verbose else None
+        # the same array objects for every chunk: a distributed joblib backend (dask)
+        # ships each argument once per fit, recognising it by identity
+        workers = min(n_jobs, len(new))
+        results = Parallel(n_jobs=workers, prefer="threads")(
+            delayed(_grow_trees)(
+                self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
+                n_values, base_seed, n_draws, self.bootstrap,
+                getattr(self, "class_weight", None) == "balanced_subsample",
+                bool(self.oob_pruning), progress, scaled_by, p, ranks)
+            for chunk in _chunks(new, workers))
+        for chunk_trees in results:
+            trees.extend(chunk_trees)
+
+        if classes is not None:
+            self.classes_ = classes
+            self.n_classes_ = len(classes)
+        self.n_outputs_ = 1
+        self._base_seed = base_seed
+        # each tree's draw: samples, draws, bootstrap, and which of _draw_p it drew with
+        # (-1: uniformly)
+        probabilities = list(getattr(self, "_draw_p", [])) if warm else []
+        which = next((i for i, q in enumerate(probabilities) if np.array_equal(q, p)),
+                     None) if p is not None else -1
+        if which is None:
+            probabilities.append(p)
+            which = len(probabilities) - 1
+        old = draw_records(self) if warm else np.zeros((0, 4), dtype=np.int64)
+        if old.shape[1] == 3:                   # forests fitted before weighted draws
+            old = np.hstack([old, np.full((old.shape[0], 1), -1, dtype=np.int64)])
+        self._draw_records = np.vstack(
+            [old, np.tile(np.array([n, n_draws, int(self.bootstrap), which], dtype=np.int64),
+                          (len(new), 1))])
+        self._draw_p = probabilities
+        self.estimators_ = trees
+        self.estimator_ = self._tree_class(**self._tree_params())
+        for tree in trees:
+            if classes is not None:
+                tree.classes_ = classes
+            if hasattr(self, "feature_names_in_"):
+                tree.feature_names_in_ = self.feature_names_in_
+        if self.oob_score:
+            self._set_oob(X, y, n_jobs)
+        return self
+
+    def _tree_probabilities(self):
+        """Each fitted tree's draw probabilities (None: uniform)."""
+        records = draw_records(self)
+        if records.shape[1] == 3:
+            return [None] * records.shape[0]
+        return [None if k < 0 else self._draw_p[k] for k in records[:, 3]]
+
+    def _oob_sums(self, X, n_jobs, n_values):
+        """The sums of the out-of-bag trees' leaf values of every sample, and how many
+        trees left it out."""
+        draws = draw_records(self)[:, 1]            # every tree's own draw: same samples
+        probabilities = self._tree_probabilities()  # (check_warm_start), maybe other weights
+        both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(
+            self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed,
+            draws[chunk.start:chunk.stop], n_values,
+            probabilities[chunk.start:chunk.stop]))
+        return both[:, :-1], both[:, -1]
+
+    # --------------------------------------------------------------- prediction
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return densify(validate_data(self, X, reset=False, dtype=np.float64,
+                                     ensure_all_finite="allow-nan", accept_sparse=True))
+
+    def _mean_leaf_values(self, X, n_values):
+        """The mean over the trees of their leaves' values (n_values columns), summed in
+        fixed blocks of trees whatever the number of threads."""
+        X = self._validate_X_predict(X)
+        n_jobs = self._prediction_jobs(X.shape[0])
+
+        def block(trees):
+            total = np.zeros((X.shape[0], n_values))
+            for tree in self.estimators_[trees.start:trees.stop]:
+                total += tree.tree_.value[tree.tree_.apply(X), 0, :]
+            return total
+
+        return _sum_over_trees(len(self.estimators_), n_jobs, block) / len(self.estimators_)
+
+    def _tree_rows(self, X):
+        X = self._validate_X_predict(X)
+        return ((tree, X) for tree in self.estimators_)
+
+    @property
+    def feature_importances_(self):
+        """Mean over the trees of their normalised impurity-decrease importances.
+
+        Returns
+        -------
+        importances : ndarray of shape (n_features,)
+            Non-negative, summing to 1 (all zero when every tree is a single leaf).
+        """
+        check_is_fitted(self)
+        per_tree = [t.tree_.compute_feature_importances() for t in self.estimators_
+                    if t.tree_.node_count > 1]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(per_tree, axis=0)
+        total = mean.sum()     # 0 when every split decreased the impurity by nothing
+        return mean / total if total > 0 else mean
+
+    @property
+    def estimators_samples_(self):
+        """The in-bag sample indices of every tree, regenerated from the seeds.
+
+        Returns
+        -------
+        samples : list of ndarray
+            One array per tree of the drawn sample indices, with repeats (every index
+            when ``bootstrap=False``).
+        """
+        check_is_fitted(self)
+        records = draw_records(self)
+        return [_draw_tree(self._base_seed, i, int(n), int(draws),
+                           bool(self.bootstrap if boot < 0 else boot), p)[0]  # < 0: unknown
+                for i, ((n, draws, boot), p) in enumerate(zip(records[:, :3],
+                                                             self._tree_probabilities()))]
+
+
+class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomForest):
     """A random forest of presorted CART trees.
 
     The features are sorted once per fit and the sorted lists are shared, read-only, by
@@ -521,77 +746,22 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         oob_pruning=False,
         monotonic_cst=None,
     ):
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.max_samples = max_samples
-        self.ccp_alpha = ccp_alpha
-        self.oob_pruning = oob_pruning
-        self.monotonic_cst = monotonic_cst
+        store_params(self, locals())
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, sample_weight=None):
-        """Build the forest on (X, y), optionally weighting the samples.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (converted to float64; NaN marks a missing value; a scipy
-            sparse matrix is expanded to a dense array).
-        y : array-like of shape (n_samples,)
-            Class labels (strings or numbers).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights. With bootstrap, unequal weights (times class weights)
-            set the probabilities with which each tree draws the samples, and the trees
-            take the counts alone, as in scikit-learn 1.9; without bootstrap, or with
-            equal weights, they multiply the counts.
-
-        Returns
-        -------
-        self : RandomForestClassifier
-            The fitted forest.
-        """
-        return self._atomic(self._fit, X, y, sample_weight)
-
-    def _tree_params(self):
-        return {name: getattr(self, name) for name in _TREE_PARAMS}
-
     def _check_params(self):
-        check_ensemble_params(self)
         cw = self.class_weight
         if cw is not None and not isinstance(cw, dict) and cw not in ("balanced",
                                                                       "balanced_subsample"):
             raise ValueError("class_weight must be a dict, 'balanced', "
                              f"'balanced_subsample' or None; got {cw!r}")
-        if not isinstance(self.oob_pruning, (bool, np.bool_)):
-            raise TypeError(f"oob_pruning must be a bool; got {self.oob_pruning!r}")
-        if self.oob_pruning and not self.bootstrap:
-            raise ValueError("oob_pruning needs bootstrap=True: without it no sample is "
-                             "out of bag")
-        if self.oob_pruning and self.oob_score:
-            raise ValueError("oob_score with oob_pruning would score every tree on the "
-                             "samples it was pruned on (an optimistic score); use one of "
-                             "them, or cross-validation")
-        check_tree_params(DecisionTreeClassifier(**self._tree_params()))
+        super()._check_params()
 
-    def _fit(self, X, y, sample_weight):
-        self._check_params()
+    def _forest_data(self, X, y, sample_weight, warm):
+        """X, y, the class codes (int32), the weights (times class weights) and the
+        classes."""
         # "balanced" from the weighted class totals, as scikit-learn 1.9's forests do
         whole = self.class_weight if isinstance(self.class_weight, dict) else None
-        warm = self.warm_start and hasattr(self, "estimators_")
         warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
                                                  reset=not warm)
@@ -600,108 +770,15 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
             share = np.divide(totals.sum(), len(classes) * totals,
                               out=np.zeros_like(totals), where=totals > 0)
             sw = sw * share[y_enc]
-        n = X.shape[0]
-        n_draws = resolve_max_samples(self.max_samples, n)
-        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
-        sw = sw / scaled_by if scaled_by != 1.0 else sw
-        # (unequal weights are drawn by, not multiplied: no bootstrap total can overflow;
-        # equal ones total at most their sum, which training_data checked)
-        p = draw_probabilities(sw, self.bootstrap)
-        if warm:
-            check_warm_start(self, classes, n, n_draws)
-            trees = list(self.estimators_)
-            base_seed = self._base_seed
-        else:
-            trees = []
-            base_seed = int(check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max))
-        new = list(range(len(trees), self.n_estimators))
-        if warm and not new:
-            warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
-                          UserWarning)
-            if self.oob_score:          # asked for now, or again: as scikit-learn does
-                self._set_oob(X, y, effective_n_jobs(self.n_jobs))
-            return self
-
-        n_jobs = effective_n_jobs(self.n_jobs)
-        keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
-        keys.setflags(write=False)
-        # the trees' nodes may sort the features they draw (see the builder): their
-        # dense ranks, also once per forest (1 to 4 bytes a cell)
-        ranks = None
-        if _builder.needs_ranks(keys, X.shape[0], resolve_max_features(self.max_features,
-                                                                       X.shape[1])):
-            ranks = _ranks_in_threads(keys, X.shape[0], n_jobs)
-            ranks.setflags(write=False)
-        progress = _Progress(len(new), self.verbose) if self.verbose else None
-        # the same array objects for every chunk: a distributed joblib backend (dask)
-        # ships each argument once per fit, recognising it by identity
-        codes = y_enc.astype(np.int32)
-        workers = min(n_jobs, len(new))
-        results = Parallel(n_jobs=workers, prefer="threads")(
-            delayed(_grow_trees)(
-                self._tree_params(), chunk, X, keys, y, codes, sw,
-                len(classes), base_seed, n_draws, self.bootstrap,
-                self.class_weight == "balanced_subsample", bool(self.oob_pruning), progress,
-                scaled_by, p, ranks)
-            for chunk in _chunks(new, workers))
-        for chunk_trees in results:
-            trees.extend(chunk_trees)
-
-        self.classes_ = classes
-        self.n_classes_ = len(classes)
-        self.n_outputs_ = 1
-        self._base_seed = base_seed
-        # each tree's draw: samples, draws, bootstrap, and which of _draw_p it drew with
-        # (-1: uniformly)
-        probabilities = list(getattr(self, "_draw_p", [])) if warm else []
-        which = next((i for i, q in enumerate(probabilities) if np.array_equal(q, p)),
-                     None) if p is not None else -1
-        if which is None:
-            probabilities.append(p)
-            which = len(probabilities) - 1
-        old = draw_records(self) if warm else np.zeros((0, 4), dtype=np.int64)
-        if old.shape[1] == 3:                   # forests fitted before weighted draws
-            old = np.hstack([old, np.full((old.shape[0], 1), -1, dtype=np.int64)])
-        self._draw_records = np.vstack(
-            [old, np.tile(np.array([n, n_draws, int(self.bootstrap), which], dtype=np.int64),
-                          (len(new), 1))])
-        self._draw_p = probabilities
-        self.estimators_ = trees
-        self.estimator_ = DecisionTreeClassifier(**self._tree_params())
-        for tree in trees:
-            tree.classes_ = classes
-            if hasattr(self, "feature_names_in_"):
-                tree.feature_names_in_ = self.feature_names_in_
-        if self.oob_score:
-            self._set_oob(X, y, n_jobs)
-        return self
-
-    def _tree_probabilities(self):
-        """Each fitted tree's draw probabilities (None: uniform)."""
-        records = draw_records(self)
-        if records.shape[1] == 3:
-            return [None] * records.shape[0]
-        return [None if k < 0 else self._draw_p[k] for k in records[:, 3]]
+        return X, y, y_enc.astype(np.int32), sw, classes
 
     def _set_oob(self, X, y, n_jobs):
-        draws = draw_records(self)[:, 1]            # every tree's own draw: same samples
-        probabilities = self._tree_probabilities()  # (check_warm_start), maybe other weights
-        both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(
-            self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed,
-            draws[chunk.start:chunk.stop], self.n_classes_,
-            probabilities[chunk.start:chunk.stop]))
-        sums, counts = both[:, :-1], both[:, -1]
+        sums, counts = self._oob_sums(X, n_jobs, self.n_classes_)
         with np.errstate(invalid="ignore", divide="ignore"):
             self.oob_decision_function_ = sums / counts[:, None]
         oob_scored(self, y, self.oob_decision_function_, counts > 0)
 
     # --------------------------------------------------------------- prediction
-    def _validate_X_predict(self, X):
-        check_is_fitted(self)
-        return densify(validate_data(self, X, reset=False, dtype=np.float64,
-                                     ensure_all_finite="allow-nan", accept_sparse=True))
-
     def predict_proba(self, X):
         """Class probabilities: the mean of the trees' leaf class fractions.
 
@@ -715,52 +792,162 @@ class RandomForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Classi
         proba : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        X = self._validate_X_predict(X)
-        n_jobs = self._prediction_jobs(X.shape[0])
+        check_is_fitted(self)
+        return self._mean_leaf_values(X, self.n_classes_)
 
-        def block(trees):
-            total = np.zeros((X.shape[0], self.n_classes_))
-            for tree in self.estimators_[trees.start:trees.stop]:
-                total += tree.tree_.value[tree.tree_.apply(X), 0, :]
-            return total
 
-        return _sum_over_trees(len(self.estimators_), n_jobs, block) / len(self.estimators_)
+class RandomForestRegressor(_ForestStructure, RegressorMixin, _BaseRandomForest):
+    """A random forest of presorted CART regression trees.
 
-    def _tree_rows(self, X):
-        X = self._validate_X_predict(X)
-        return ((tree, X) for tree in self.estimators_)
+    The same forest as :class:`RandomForestClassifier` (one presort shared by all trees,
+    bootstrap samples as integer counts, trees built by ``n_jobs`` threads, the same
+    forest for a ``random_state`` whatever ``n_jobs`` is), grown with
+    :class:`DecisionTreeRegressor` trees; the prediction is the mean of the trees'.
 
-    @property
-    def feature_importances_(self):
-        """Mean over the trees of their normalised impurity-decrease importances.
+    Read more in the user guide: :doc:`/user_guide/regression`.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion : {"squared_error", "friedman_mse", "poisson"}, default="squared_error"
+        Impurity that every tree reduces (see :class:`DecisionTreeRegressor`).
+    max_depth : int or None, default=None
+        Maximum depth of every tree; None grows until the other rules stop it.
+    min_samples_split : int or float, default=2
+        Minimum number of samples a node needs to be split.
+    min_samples_leaf : int or float, default=1
+        Minimum number of samples in each child of a split.
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum fraction of the total sample weight in each child of a split.
+    max_features : int, float, {"sqrt", "log2"} or None, default=1.0
+        Features drawn at random at each node of each tree (1.0, scikit-learn's
+        default for regression: all of them, so the trees differ by their bootstrap
+        samples alone).
+    max_leaf_nodes : int or None, default=None
+        Grow every tree best-first up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        A node is split only if the weighted impurity decrease is at least this.
+    bootstrap : bool, default=True
+        Draw each tree's samples with replacement; otherwise every tree sees all samples.
+    oob_score : bool or callable, default=False
+        Estimate the generalisation score on the out-of-bag samples (R², or
+        ``oob_score(y_true, y_pred)``). Needs ``bootstrap=True``.
+    n_jobs : int or None, default=None
+        Threads that build (and predict with) the trees; None means 1, -1 all cores.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the bootstrap samples and the trees; the same seed gives the same forest
+        whatever ``n_jobs`` is.
+    verbose : int, default=0
+        1 reports progress every tenth of the trees, 2 after every tree.
+    warm_start : bool, default=False
+        Keep the fitted trees and add new ones up to ``n_estimators``.
+    max_samples : int, float or None, default=None
+        Size of each bootstrap sample (a float is a fraction of the samples; None: as
+        many as there are samples).
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning of every tree.
+    oob_pruning : bool, default=False
+        Prune every tree by reduced-error pruning (squared error), with its own
+        out-of-bag samples as the tuning set. Needs ``bootstrap=True``.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraints of every tree on the prediction (1 rising, -1 falling, 0
+        free); the forest's average keeps them.
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeRegressor
+        The fitted trees, each usable on its own.
+    estimator_ : DecisionTreeRegressor
+        The unfitted template of the trees.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during fit; only when X had string column names.
+    n_outputs_ : int
+        Always 1 (one target).
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean of the trees' normalised impurity-decrease importances.
+    oob_score_ : float
+        Out-of-bag score over the samples that some tree left out; only with
+        ``oob_score``.
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Mean out-of-bag prediction of every training sample (NaN for a sample that
+        every tree drew); only with ``oob_score``.
+    estimators_samples_ : list of ndarray
+        The in-bag sample indices (with repeats) of every tree.
+
+    See Also
+    --------
+    DecisionTreeRegressor : The trees of this forest.
+    sklearn.ensemble.RandomForestRegressor : scikit-learn's random forest.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from rotforest import RandomForestRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> forest = RandomForestRegressor(n_estimators=50, oob_score=True, n_jobs=2,
+    ...                                random_state=0).fit(X, y)
+    >>> round(forest.oob_score_, 3)
+    0.405
+    >>> forest.predict(X[:2]).round(1).tolist()
+    [191.5, 84.2]
+    """
+
+    _tree_class = DecisionTreeRegressor
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=True,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        max_samples=None,
+        ccp_alpha=0.0,
+        oob_pruning=False,
+        monotonic_cst=None,
+    ):
+        store_params(self, locals())
+
+    def _forest_data(self, X, y, sample_weight, warm):
+        """X, y, the targets (float64) twice, the weights, and no classes."""
+        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm)
+        check_targets(y, self.criterion, sw)
+        return X, y, y, sw, None
+
+    def _set_oob(self, X, y, n_jobs):
+        sums, counts = self._oob_sums(X, n_jobs, 1)
+        seen = counts > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.oob_prediction_ = sums[:, 0] / counts
+        check_oob_seen(seen)
+        scorer = self.oob_score if callable(self.oob_score) else r2_score
+        self.oob_score_ = float(scorer(y[seen], self.oob_prediction_[seen]))
+
+    def predict(self, X):
+        """The mean of the trees' predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
-        importances : ndarray of shape (n_features,)
-            Non-negative, summing to 1 (all zero when every tree is a single leaf).
+        y : ndarray of shape (n_samples,)
+            Predicted values.
         """
-        check_is_fitted(self)
-        per_tree = [t.tree_.compute_feature_importances() for t in self.estimators_
-                    if t.tree_.node_count > 1]
-        if not per_tree:
-            return np.zeros(self.n_features_in_)
-        mean = np.mean(per_tree, axis=0)
-        total = mean.sum()     # 0 when every split decreased the impurity by nothing
-        return mean / total if total > 0 else mean
-
-    @property
-    def estimators_samples_(self):
-        """The in-bag sample indices of every tree, regenerated from the seeds.
-
-        Returns
-        -------
-        samples : list of ndarray
-            One array per tree of the drawn sample indices, with repeats (every index
-            when ``bootstrap=False``).
-        """
-        check_is_fitted(self)
-        records = draw_records(self)
-        return [_draw_tree(self._base_seed, i, int(n), int(draws),
-                           bool(self.bootstrap if boot < 0 else boot), p)[0]  # < 0: unknown
-                for i, ((n, draws, boot), p) in enumerate(zip(records[:, :3],
-                                                             self._tree_probabilities()))]
+        return self._mean_leaf_values(X, 1)[:, 0]

@@ -25,6 +25,7 @@ from rotforest._validation import (
     resolve_min_samples_leaf,
     resolve_min_samples_split,
     resolve_monotonic_cst,
+    store_params,
 )
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
@@ -193,8 +194,30 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
     importances).  Subclasses check the targets and say what the leaves hold."""
 
     _regression = False      # a numeric target (leaves hold means), not class codes
+    _criteria = CRITERIA     # the criterion names the tree takes
 
     # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on (X, y), optionally weighting the samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (converted to float64; NaN marks a missing value; a scipy
+            sparse matrix is expanded to a dense array).
+        y : array-like of shape (n_samples,)
+            Class labels (strings or numbers) for a classifier; numeric targets for a
+            regressor (finite, and non-negative for ``criterion="poisson"``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; samples of weight zero are ignored.
+
+        Returns
+        -------
+        self : object
+            The fitted tree.
+        """
+        return self._atomic(self._fit, X, y, sample_weight)
+
     def _fit(self, X, y, sample_weight):
         limits = check_tree_params(self, self._criteria)   # cheap checks first
         X, target, sw, fitted = self._training_data(X, y, sample_weight)
@@ -538,44 +561,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         validation_fraction=None,
         monotonic_cst=None,
     ):
-        self.criterion = criterion
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.class_weight = class_weight
-        self.ccp_alpha = ccp_alpha
-        self.validation_fraction = validation_fraction
-        self.monotonic_cst = monotonic_cst
+        store_params(self, locals())
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on (X, y), optionally weighting the samples.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (converted to float64; NaN marks a missing value; a scipy
-            sparse matrix is expanded to a dense array).
-        y : array-like of shape (n_samples,)
-            Class labels (strings or numbers).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; samples of weight zero are ignored.
-
-        Returns
-        -------
-        self : DecisionTreeClassifier
-            The fitted tree.
-        """
-        return self._atomic(self._fit, X, y, sample_weight)
-
-    _criteria = CRITERIA
-
     def _criterion_code(self):
         return _builder.CRITERIA[self.criterion]
 
@@ -812,39 +800,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         validation_fraction=None,
         monotonic_cst=None,
     ):
-        self.criterion = criterion
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.ccp_alpha = ccp_alpha
-        self.validation_fraction = validation_fraction
-        self.monotonic_cst = monotonic_cst
-
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on (X, y), optionally weighting the samples.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (converted to float64; NaN marks a missing value; a scipy
-            sparse matrix is expanded to a dense array).
-        y : array-like of shape (n_samples,)
-            Numeric targets, finite (and non-negative for ``criterion="poisson"``).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; samples of weight zero are ignored.
-
-        Returns
-        -------
-        self : DecisionTreeRegressor
-            The fitted tree.
-        """
-        return self._atomic(self._fit, X, y, sample_weight)
+        store_params(self, locals())
 
     def _criterion_code(self):
         return _builder.REGRESSION_CRITERIA[self.criterion]

@@ -61,7 +61,7 @@ PUBLIC = _public_objects()
 def test_the_public_api_is_what_the_docs_list():
     assert sorted(PUBLIC) == [
         "rotforest.DecisionTreeClassifier", "rotforest.DecisionTreeRegressor",
-        "rotforest.RandomForestClassifier",
+        "rotforest.RandomForestClassifier", "rotforest.RandomForestRegressor",
         "rotforest.RotationForestClassifier", "rotforest.pruning.cost_complexity_path",
         "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
     ]

@@ -311,3 +311,101 @@ def test_poisson_needs_non_negative_targets():
 def test_classification_criterion_refused():
     with pytest.raises(ValueError, match="criterion"):
         DecisionTreeRegressor(criterion="gini").fit(np.eye(4), np.arange(4.0))
+
+
+# ----------------------------------------------------------------------------------------
+# RandomForestRegressor
+# ----------------------------------------------------------------------------------------
+
+from sklearn.ensemble import RandomForestRegressor as SkForest  # noqa: E402
+from sklearn.metrics import r2_score  # noqa: E402
+
+from rotforest import RandomForestRegressor  # noqa: E402
+
+
+def test_forest_without_bootstrap_equals_sklearn():
+    """Without bootstrap and with every feature drawn, every tree is the deterministic
+    CART tree, so on tie-free data both forests predict alike."""
+    X, y = tie_free_regression(800, 5, seed=12)
+    ours = RandomForestRegressor(n_estimators=3, bootstrap=False, min_samples_leaf=10,
+                                 random_state=0).fit(X, y)
+    theirs = SkForest(n_estimators=3, bootstrap=False, min_samples_leaf=10,
+                      random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+    for a, b in zip(ours.estimators_, theirs.estimators_):
+        assert_same_tree(a, b, max_ties=0)
+
+
+def test_forest_is_the_mean_of_its_trees_and_reproducible():
+    X, y = tie_free_regression(600, 6, seed=13)
+    X[::7, 2] = np.nan
+    forest = RandomForestRegressor(n_estimators=12, max_features=0.5, random_state=3)
+    forest.fit(X, y)
+    mean = np.mean([t.predict(X) for t in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict(X), mean, rtol=1e-12)
+    again = RandomForestRegressor(n_estimators=12, max_features=0.5, n_jobs=2,
+                                  random_state=3).fit(X, y)
+    np.testing.assert_array_equal(forest.predict(X), again.predict(X))
+    # a warm start to 12 trees from 5 gives the same forest
+    warm = RandomForestRegressor(n_estimators=5, max_features=0.5, random_state=3,
+                                 warm_start=True).fit(X, y)
+    warm.set_params(n_estimators=12).fit(X, y)
+    np.testing.assert_array_equal(forest.predict(X), warm.predict(X))
+
+
+def test_forest_oob_prediction_from_the_trees_that_left_a_sample_out():
+    X, y = tie_free_regression(300, 4, seed=14)
+    forest = RandomForestRegressor(n_estimators=30, oob_score=True, random_state=0).fit(X, y)
+    sums = np.zeros(len(y))
+    counts = np.zeros(len(y))
+    for tree, drawn in zip(forest.estimators_, forest.estimators_samples_):
+        out = np.bincount(drawn, minlength=len(y)) == 0
+        sums[out] += tree.predict(X[out])
+        counts[out] += 1
+    seen = counts > 0
+    np.testing.assert_allclose(forest.oob_prediction_[seen], sums[seen] / counts[seen])
+    assert forest.oob_score_ == pytest.approx(r2_score(y[seen], sums[seen] / counts[seen]))
+    scored = RandomForestRegressor(n_estimators=30, random_state=0,
+                                   oob_score=lambda t, p: float(np.mean(np.abs(t - p))))
+    assert scored.fit(X, y).oob_score_ == pytest.approx(
+        np.mean(np.abs(y[seen] - forest.oob_prediction_[seen])))
+
+
+def test_forest_accuracy_close_to_sklearn():
+    """Bagged trees of the same kind: the held-out R^2 of both forests is close."""
+    from sklearn.datasets import make_friedman1
+    X, y = make_friedman1(1500, noise=1.0, random_state=0)
+    ours = RandomForestRegressor(n_estimators=60, random_state=0).fit(X[:1000], y[:1000])
+    theirs = SkForest(n_estimators=60, random_state=0).fit(X[:1000], y[:1000])
+    a, b = ours.score(X[1000:], y[1000:]), theirs.score(X[1000:], y[1000:])
+    assert a > 0.8 and abs(a - b) < 0.01
+
+
+def test_forest_oob_pruning_and_monotonic():
+    X, y = tie_free_regression(500, 4, seed=15)
+    y = y + np.random.default_rng(0).normal(size=len(y))
+    plain = RandomForestRegressor(n_estimators=10, random_state=0).fit(X, y)
+    pruned = RandomForestRegressor(n_estimators=10, oob_pruning=True, random_state=0).fit(X, y)
+    assert (sum(t.get_n_leaves() for t in pruned.estimators_)
+            < 0.5 * sum(t.get_n_leaves() for t in plain.estimators_))
+    mono = RandomForestRegressor(n_estimators=10, monotonic_cst=[1, 0, 0, 0],
+                                 random_state=0).fit(X, y)
+    low, high = X[:100].copy(), X[:100].copy()
+    low[:, 0] = 0.0
+    high[:, 0] = X[:, 0].max()
+    assert np.all(mono.predict(high) >= mono.predict(low))
+
+
+def test_forest_bad_targets():
+    X = np.arange(40.0).reshape(20, 2)
+    with pytest.raises(ValueError, match="NaN"):
+        RandomForestRegressor(n_estimators=2).fit(X, np.r_[np.nan, np.zeros(19)])
+    with pytest.raises(ValueError, match="one target|columns"):
+        RandomForestRegressor(n_estimators=2).fit(X, np.zeros((20, 3)))
+    with pytest.raises(ValueError, match="criterion"):
+        RandomForestRegressor(n_estimators=2, criterion="gini").fit(X, np.zeros(20))
+    forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, np.arange(20.0))
+    before = forest.predict(X)
+    with pytest.raises(ValueError):
+        forest.set_params(warm_start=True, n_estimators=4).fit(X[:, :1], np.arange(20.0))
+    np.testing.assert_array_equal(forest.predict(X), before)    # left as it was

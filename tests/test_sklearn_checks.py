@@ -2,17 +2,19 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
-                       RotationForestClassifier)
+                       RandomForestRegressor, RotationForestClassifier)
 
 # Expected failures, each with its reason.
 _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not the same as "
-            "two copies of it (scikit-learn's own RandomForestClassifier fails this check "
+            "two copies of it (scikit-learn's own random forests fail this check "
             "for the same reason)")
 _PCA_SUBSAMPLE = ("PCA rotations are fitted on a random 75% of the rows, and bootstrap "
                   "draws by index: neither treats a sample of weight 2 as two copies")
 EXPECTED_FAILED_CHECKS = {
     "RandomForestClassifier": {"check_sample_weight_equivalence_on_dense_data": _BAGGING,
                                "check_sample_weight_equivalence_on_sparse_data": _BAGGING},
+    "RandomForestRegressor": {"check_sample_weight_equivalence_on_dense_data": _BAGGING,
+                              "check_sample_weight_equivalence_on_sparse_data": _BAGGING},
 }
 
 
@@ -35,6 +37,9 @@ def _expected_failed_checks(estimator):
         RandomForestClassifier(n_estimators=5, random_state=0),
         RandomForestClassifier(n_estimators=5, n_jobs=2, oob_score=True, max_samples=0.8,
                                random_state=0),
+        RandomForestRegressor(n_estimators=5, random_state=0),
+        RandomForestRegressor(n_estimators=5, n_jobs=2, oob_score=True, max_features=0.5,
+                              random_state=0),
         RotationForestClassifier(n_estimators=5, random_state=0),
         RotationForestClassifier(n_estimators=5, rotation="gaussian", bootstrap=True,
                                  oob_score=True, n_jobs=2, random_state=0),
