@@ -178,7 +178,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
                int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
                const int8_t[::1] monotonic=None, ranks=None,
-               const double[::1] target=None):
+               const double[::1] target=None, bint shuffle_features=False):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -195,6 +195,10 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     ``n_classes`` must be 1, ``monotonic`` binds the children's means (a split on a
     feature marked 1 must not lower the mean from the left child to the right one) and
     the nodes' values are their weighted means.
+    ``shuffle_features``: with every feature drawn (max_features >= n_features), visit
+    them in a random order all the same, as scikit-learn does, so that exact ties
+    between features go to a random one instead of the first (forests: more diverse
+    trees); otherwise a lone tree takes the lowest-indexed of tied features.
     ``ranks`` is what :func:`dense_ranks` returns for ``keys`` (computed here when None
     and some node sorts: a forest computes it once for all its trees).
 
@@ -309,6 +313,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.n_active = n_act
     B.criterion = criterion
     B.random_split = random_split
+    B.shuffle = shuffle_features
     B.max_depth = max_depth
     B.min_samples_split = min_samples_split
     B.min_samples_leaf = max(min_samples_leaf, 1)

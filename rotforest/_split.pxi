@@ -8,8 +8,8 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     uniformly without replacement among all features, every drawn feature counting
     towards max_features whether or not it is constant in the node, until max_features
     are drawn and at least one of them is not constant (or none is left).  Otherwise every
-    feature is visited in index order.  Either way, of features whose cuts are exactly
-    as good, the first visited wins."""
+    feature is visited, in a random order (B.shuffle, forests) or in index order.  Either
+    way, of features whose cuts are exactly as good, the first visited wins."""
     cdef Entry* e = &B.ent[ei]
     cdef int64_t K = B.n_classes, F = B.n_features, s = e.start, end = e.end
     cdef double* counts = B.ent_counts + ei * 3 * K
@@ -21,7 +21,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef int64_t f, i, j, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, c, q
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
-    cdef bint draw = B.max_features < F, presorted = e.presorted, multi_simd
+    cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_simd
     cdef const key_t* L
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
     # the sum of their squares, the same for every feature (at such a node the only other

@@ -92,6 +92,8 @@ cdef struct Builder:
     bint any_missing
     int criterion
     int random_split
+    bint shuffle           # visit the features in random order even when all are
+                           # drawn (forests: ties between features go to a random one)
     int64_t max_depth
     int64_t min_samples_split
     int64_t min_samples_leaf

@@ -88,6 +88,10 @@ def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_cla
         limits = check_tree_params(tree, tree._criteria)
         settings = tree._builder_settings(n, X.shape[1], weights, *limits,
                                           n_classes=n_classes)
+        # features visited in a random order even when all are drawn: exact ties between
+        # features (frequent in small nodes) go to a random one, as in scikit-learn's
+        # forests, not always to the first (more diverse trees)
+        settings["shuffle_features"] = True
         if not tree._regression:
             tree.classes_ = np.arange(n_classes)
             tree.n_classes_ = n_classes

@@ -286,3 +286,20 @@ def test_accuracy_benchmark_runs_paired_and_ranked(tmp_path, capsys):
     assert "hindsight oracle" in summary
     with pytest.raises(SystemExit, match="unknown model keys"):
         bench.main(["--data", str(tmp_path), "--models", "forest,nope"])
+
+
+def test_bench_regression_runs_every_part(tmp_path, capsys):
+    bench = _load("bench_regression")
+    rng = np.random.default_rng(0)
+    for name in ("one", "two"):
+        X = rng.normal(size=(120, 4))
+        X[::9, 1] = np.nan                          # missing cells: imputed where needed
+        np.savez(tmp_path / f"{name}.npz", X=X, y=X[:, 0] * 3 + rng.normal(size=120))
+    bench.main(["--parts", "tree,forest,suite", "--sizes", "400", "--repeat", "1",
+                "--forest-sizes", "300", "--n-estimators", "3", "--n-jobs", "1",
+                "--data", str(tmp_path), "--folds", "2", "--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "| 400 | squared_error |" in out and "| 400 | poisson |" in out
+    assert "| 300 |" in out
+    assert "| one | 120 | 4 |" in out and "| two | 120 | 4 |" in out
+    assert "rotforest RF - sklearn RF: mean" in out
