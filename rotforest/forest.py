@@ -894,9 +894,9 @@ class RandomForestRegressor(_ForestStructure, RegressorMixin, _BaseRandomForest)
     >>> forest = RandomForestRegressor(n_estimators=50, oob_score=True, n_jobs=2,
     ...                                random_state=0).fit(X, y)
     >>> round(forest.oob_score_, 3)
-    0.405
+    0.413
     >>> forest.predict(X[:2]).round(1).tolist()
-    [191.5, 84.2]
+    [189.5, 84.1]
     """
 
     _tree_class = DecisionTreeRegressor
