@@ -37,18 +37,11 @@ from sklearn.tree import DecisionTreeRegressor as SkTree
 
 from rotforest import DecisionTreeRegressor, RandomForestRegressor
 
+from bench_tree import best_time   # (benchmarks/ is on the path when a script runs)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared",
                             "datasets_regression")
-
-
-def best_time(fn, repeat):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def make_data(n, seed=0, n_features=20):
