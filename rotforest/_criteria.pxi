@@ -35,12 +35,11 @@ cdef inline double _reg_proxy(int criterion, double sl, double wl, double sr,
                              double wr) noexcept nogil:
     """The split proxy of the regression criteria (scikit-learn's), from the children's
     sums of w y (sl, sr) and weights (wl, wr): a larger one is a better split."""
-    cdef double d
-    if criterion == CRIT_SQUARED:
+    if criterion != CRIT_POISSON:
+        # squared error; Friedman's score orders the cuts of a node the same way (it is
+        # this proxy less a constant of the node, times the node's weight), so it only
+        # reports another improvement (see _find_split)
         return (sl * sl * wr + sr * sr * wl) / (wl * wr)
-    if criterion == CRIT_FRIEDMAN:
-        d = wr * sl - wl * sr
-        return d * d / (wl * wr)
     # Poisson: a child whose sum is (numerically) zero would predict 0: not a candidate
     if sl <= EPSILON or sr <= EPSILON:
         return -INFINITY
@@ -246,6 +245,8 @@ cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
 cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
                          const double* tot, double wtot, int64_t* pos,
                          acc_t zero) noexcept nogil:
+    if B.regression:
+        return _scan_regression(B, L, s, e, tot, wtot, pos)
     if B.criterion == CRIT_GINI:
         return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
     elif B.criterion == CRIT_ENTROPY:

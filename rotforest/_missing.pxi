@@ -169,9 +169,12 @@ cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int6
                           const double* tot, double wtot, int64_t* pos,
                           int64_t* ml, int cst=0, double lower=0.0,
                           double upper=0.0) noexcept nogil:
-    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut).
-    With ``cst`` (a monotonic constraint, two classes) only cuts that keep it and the
-    node's bounds are candidates; it then serves features without missing values too."""
+    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut;
+    with a numeric target, the sums of _accumulate in place of the counts).  With ``cst``
+    (a monotonic constraint: two classes, or a numeric target) only cuts that keep it and
+    the node's bounds are candidates; it then serves features without missing values
+    too.  The regression criteria's scan without missing values or constraints goes
+    through here for Poisson as well (see _scan_regression)."""
     cdef int64_t K = B.n_classes, enm = e - nm, msl = B.min_samples_leaf, q, p, c
     cdef int64_t pos1 = -1, pos2 = -1
     cdef int rs = B.rshift
@@ -185,12 +188,12 @@ cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int6
         cm[c] = 0.0
     for q in range(enm, e):
         wi = _wt(B, L[q])
-        cm[_cls(B, L[q])] += wi
+        _accumulate(B, L[q], wi, cm)
         wm += wi
     for q in range(s, enm):
         k = L[q]
         wi = _wt(B, k)
-        cl[_cls(B, k)] += wi
+        _accumulate(B, k, wi, cl)
         wl += wi
         if q + 1 == enm or ((L[q + 1] ^ k) >> rs) == 0:
             continue

@@ -69,10 +69,6 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         if B.random_split:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
                                   e.lower, e.upper)
-        elif B.regression:
-            proxy = _scan_reg(B, L, s, end, nm, counts, e.weight, &pos, &ml,
-                              B.monotonic[f] if B.monotonic != NULL else 0,
-                              e.lower, e.upper)
         elif B.monotonic != NULL and B.monotonic[f] != 0:
             # a constrained feature: the portable scan, checking every cut
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml,
