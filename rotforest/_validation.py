@@ -7,8 +7,6 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-CRITERIA = ("gini", "entropy", "log_loss", "error")
-REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "poisson")
 
 
 def _is_int(value):
@@ -167,9 +165,10 @@ def resolve_monotonic_cst(value, n_features, n_classes, regression=False):
     return np.ascontiguousarray(-cst.astype(np.int8))
 
 
-def check_tree_params(est, criteria=CRITERIA):
-    """Check the parameters that do not depend on the data; return the builder's view."""
-    check_option("criterion", est.criterion, criteria)
+def check_tree_params(est):
+    """Check a tree's parameters that do not depend on the data (the criterion among
+    those of its class, ``est._criteria``); return the builder's view."""
+    check_option("criterion", est.criterion, tuple(est._criteria))
     check_option("splitter", est.splitter, ("best", "random"))
     max_depth = check_int("max_depth", est.max_depth, 1, allow_none=True)
     max_leaf_nodes = check_int("max_leaf_nodes", est.max_leaf_nodes, 2, allow_none=True)

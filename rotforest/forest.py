@@ -85,7 +85,7 @@ def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_cla
             weights *= compute_sample_weight("balanced", y, indices=drawn)
         del drawn
         tree = tree_class(random_state=seed, **forest_params)
-        limits = check_tree_params(tree, tree._criteria)
+        limits = check_tree_params(tree)
         settings = tree._builder_settings(n, X.shape[1], weights, *limits,
                                           n_classes=n_classes)
         # features visited in a random order even when all are drawn: exact ties between
@@ -449,8 +449,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             raise ValueError("oob_score with oob_pruning would score every tree on the "
                              "samples it was pruned on (an optimistic score); use one of "
                              "them, or cross-validation")
-        tree = self._tree_class(**self._tree_params())
-        check_tree_params(tree, tree._criteria)
+        check_tree_params(self._tree_class(**self._tree_params()))
 
     def _fit(self, X, y, sample_weight):
         self._check_params()

@@ -15,8 +15,6 @@ from rotforest import _builder
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
-    CRITERIA,
-    REGRESSION_CRITERIA,
     check_real,
     check_tree_params,
     densify,
@@ -74,25 +72,40 @@ def _encode(y):
     return np.unique(y, return_inverse=True)
 
 
-def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
-    """The checks and conversions every estimator's fit starts with.
-
-    Returns X (float64, in the caller's memory layout: the builder reads any), y, the
-    sorted classes, y as class codes, and the sample weights (ones when None) multiplied by ``class_weight`` (a dict
-    or "balanced"; None for none).  ``reset=False`` (a warm-started fit) checks X
-    against the fitted estimator's number of features and feature names instead of
-    setting them anew."""
+def _validated(est, X, y, sample_weight, reset, **target_checks):
+    """X (float64, in the caller's memory layout: the builder reads any), y as
+    scikit-learn's ``validate_data`` checks it with ``target_checks``, and the sample
+    weights (ones when None).  ``reset=False`` (a warm-started fit) checks X against the
+    fitted estimator's number of features and feature names instead of setting them."""
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
-                         accept_sparse=True, reset=reset)
+                         accept_sparse=True, reset=reset, **target_checks)
     X = densify(X)
     if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
         X = np.ascontiguousarray(X)    # e.g. a field of a structured array: the builder
                                        # reads X through strides counted in cells
-    check_classification_targets(y)
     if X.shape[0] > _builder.MAX_SAMPLES:
         raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
+    return X, y, _check_sample_weight(sample_weight, X.shape[0])
+
+
+def _check_total(sw, weights="the sample weights"):
+    total = sw.sum()
+    if not total > 0:
+        raise ValueError("the sample weights sum to zero: nothing to learn from")
+    if not np.isfinite(total):
+        raise ValueError(f"{weights} sum to more than the largest float: only their ratios "
+                         "matter, so divide them by a large number")
+
+
+def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
+    """The checks and conversions every classifier's fit starts with.
+
+    Returns X and y (see _validated), the sorted classes, y as class codes, and the
+    sample weights (ones when None) multiplied by ``class_weight`` (a dict or
+    "balanced"; None for none)."""
+    X, y, sw = _validated(est, X, y, sample_weight, reset)
+    check_classification_targets(y)
     classes, y_enc = _encode(y)
-    sw = _check_sample_weight(sample_weight, X.shape[0])
     if class_weight is not None:
         if not (isinstance(class_weight, dict) or class_weight == "balanced"):
             raise ValueError("class_weight must be a dict, 'balanced' or None; got "
@@ -102,43 +115,22 @@ def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
                 raise ValueError("class_weight values must be finite, non-negative "
                                  f"numbers; got {value!r} for class {label!r}")
         sw = sw * compute_sample_weight(class_weight, y)
-    total = sw.sum()
-    if not total > 0:
-        raise ValueError("the sample weights sum to zero: nothing to learn from")
-    if not np.isfinite(total):
-        raise ValueError("the sample weights (times class_weight) sum to more than the "
-                         "largest float: only their ratios matter, so divide them by a "
-                         "large number")
+    _check_total(sw, "the sample weights (times class_weight)")
     return X, y, classes, y_enc, sw
 
 
 def regression_data(est, X, y, sample_weight, reset=True):
-    """training_data for a numeric target: X (float64), y (float64, finite, 1-D) and the
-    sample weights (ones when None).  A 2-D y (several outputs) is refused with a clear
-    error: one target per estimator for now."""
-    y_arr = np.asarray(y) if not hasattr(y, "iloc") else y
-    if getattr(y_arr, "ndim", 1) == 2 and y_arr.shape[1] != 1:
-        raise ValueError(f"y has {y_arr.shape[1]} columns: rotforest's regressors take one "
+    """training_data for a numeric target: X, y (float64, finite, 1-D: a 2-D y of several
+    outputs is refused with a clear error, one target per estimator for now) and the
+    sample weights."""
+    shape = np.asarray(y).shape
+    if len(shape) == 2 and shape[1] != 1:
+        raise ValueError(f"y has {shape[1]} columns: rotforest's regressors take one "
                          "target (a 1-D y); fit one estimator per output")
-    X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
-                         accept_sparse=True, reset=reset, y_numeric=True,
-                         multi_output=False)
-    X = densify(X)
-    if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
-        X = np.ascontiguousarray(X)
-    if X.shape[0] > _builder.MAX_SAMPLES:
-        raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y must be finite: it holds NaN or infinite values")
-    sw = _check_sample_weight(sample_weight, X.shape[0])
-    total = sw.sum()
-    if not total > 0:
-        raise ValueError("the sample weights sum to zero: nothing to learn from")
-    if not np.isfinite(total):
-        raise ValueError("the sample weights sum to more than the largest float: only "
-                         "their ratios matter, so divide them by a large number")
-    return X, y, sw
+    X, y, sw = _validated(est, X, y, sample_weight, reset, y_numeric=True,
+                          multi_output=False)       # (scikit-learn refuses NaN and inf)
+    _check_total(sw)
+    return X, np.ascontiguousarray(y, dtype=np.float64), sw
 
 
 def check_targets(y, criterion, sw):
@@ -194,7 +186,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
     importances).  Subclasses check the targets and say what the leaves hold."""
 
     _regression = False      # a numeric target (leaves hold means), not class codes
-    _criteria = CRITERIA     # the criterion names the tree takes
+    _criteria = _builder.CRITERIA    # the criteria the tree takes, and their codes
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -219,7 +211,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         return self._atomic(self._fit, X, y, sample_weight)
 
     def _fit(self, X, y, sample_weight):
-        limits = check_tree_params(self, self._criteria)   # cheap checks first
+        limits = check_tree_params(self)   # cheap checks first, before touching the data
         X, target, sw, fitted = self._training_data(X, y, sample_weight)
         rng = check_random_state(self.random_state)
         tune = None
@@ -271,7 +263,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                           0.0, 0.5)
         check_real("ccp_alpha", self.ccp_alpha, 0.0)
         return dict(
-            criterion=self._criterion_code(),
+            criterion=self._criteria[self.criterion],
             random_split=self.splitter == "random",
             max_depth=_MAX_DEPTH_NONE if max_depth is None else min(max_depth,
                                                                     _MAX_DEPTH_NONE),
@@ -285,6 +277,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             monotonic=resolve_monotonic_cst(self.monotonic_cst, n_features, n_classes,
                                             regression=self._regression),
         )
+
     def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them, and their dense ``ranks``, between its trees).  ``target``: class
@@ -299,7 +292,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         scale = scaled_by * step
         settings = dict(settings)
         frac = settings.pop("min_weight_fraction_leaf")
-        n_values = self._n_values()
+        n_values = 1 if self._regression else self.n_classes_
         if not self._regression:
             codes, numeric = target, None
         else:
@@ -322,6 +315,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             tree = Tree(tree.n_features, n_values, nodes, tree.value, tree.max_depth)
         self.tree_ = tree
         return self
+
     # ------------------------------------------------------------------ pruning
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """The pruning path of minimal cost-complexity pruning, as scikit-learn gives it.
@@ -361,6 +355,21 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         est.fit(X, y, sample_weight=sample_weight)
         alphas, impurities = cost_complexity_path(est.tree_)
         return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+    def _prune_on(self, X, y, sample_weight):
+        """reduced_error_prune: the tuning set checked (its y by _tuning_targets), then
+        the fitted tree pruned on it."""
+        X = self._validate_X_predict(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must be 1-D with {X.shape[0]} values; got shape {y.shape}")
+        targets = self._tuning_targets(y)
+        sw = _check_sample_weight(sample_weight, X.shape[0])
+        if not sw.sum() > 0:
+            raise ValueError("the tuning sample weights sum to zero: nothing to prune on")
+        self.tree_ = prune_reduced_error(self.tree_, X, targets, sw,
+                                         regression=self._regression)
+        return self
 
     # --------------------------------------------------------------- prediction
     def _validate_X_predict(self, X):
@@ -564,12 +573,6 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         store_params(self, locals())
 
     # ------------------------------------------------------------------ fitting
-    def _criterion_code(self):
-        return _builder.CRITERIA[self.criterion]
-
-    def _n_values(self):
-        return self.n_classes_
-
     def _training_data(self, X, y, sample_weight):
         """X, the class codes (int32), the weights, and the attributes a fit sets."""
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
@@ -612,12 +615,10 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         >>> before, after
         (61, 5)
         """
-        check_is_fitted(self)
-        X = densify(validate_data(self, X, reset=False, dtype=np.float64,
-                                  ensure_all_finite="allow-nan", accept_sparse=True))
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must be 1-D with {X.shape[0]} labels; got shape {y.shape}")
+        return self._prune_on(X, y, sample_weight)
+
+    def _tuning_targets(self, y):
+        """The tuning labels as class codes; a clear error for labels not fitted on."""
         try:
             codes = np.searchsorted(self.classes_, y)
         except TypeError as error:          # labels that do not compare with the classes
@@ -627,11 +628,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         if np.any(unknown):
             raise ValueError(f"y holds labels the tree was not fitted on: "
                              f"{np.unique(y[unknown])[:5].tolist()}")
-        sw = _check_sample_weight(sample_weight, X.shape[0])
-        if not sw.sum() > 0:
-            raise ValueError("the tuning sample weights sum to zero: nothing to prune on")
-        self.tree_ = prune_reduced_error(self.tree_, X, codes, sw)
-        return self
+        return codes
 
     # --------------------------------------------------------------- prediction
     def predict_proba(self, X):
@@ -781,7 +778,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     """
 
     _regression = True
-    _criteria = REGRESSION_CRITERIA
+    _criteria = _builder.REGRESSION_CRITERIA
 
     def __init__(
         self,
@@ -801,12 +798,6 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         monotonic_cst=None,
     ):
         store_params(self, locals())
-
-    def _criterion_code(self):
-        return _builder.REGRESSION_CRITERIA[self.criterion]
-
-    def _n_values(self):
-        return 1
 
     def _training_data(self, X, y, sample_weight):
         """X, the targets (float64), the weights, and the attributes a fit sets."""
@@ -846,19 +837,14 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         >>> before, after
         (400, 95)
         """
-        check_is_fitted(self)
-        X = densify(validate_data(self, X, reset=False, dtype=np.float64,
-                                  ensure_all_finite="allow-nan", accept_sparse=True))
-        y = np.asarray(y, dtype=np.float64)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must be 1-D with {X.shape[0]} targets; got shape {y.shape}")
+        return self._prune_on(X, y, sample_weight)
+
+    def _tuning_targets(self, y):
+        """The tuning targets as floats; a clear error for NaN or infinite ones."""
+        y = y.astype(np.float64)
         if not np.all(np.isfinite(y)):
             raise ValueError("y must be finite: it holds NaN or infinite values")
-        sw = _check_sample_weight(sample_weight, X.shape[0])
-        if not sw.sum() > 0:
-            raise ValueError("the tuning sample weights sum to zero: nothing to prune on")
-        self.tree_ = prune_reduced_error(self.tree_, X, y, sw, regression=True)
-        return self
+        return y
 
     def predict(self, X):
         """The mean target of each sample's leaf.
