@@ -397,8 +397,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             B.xlogx_table[0] = 0.0
             for i in range(1, tmax):
                 B.xlogx_table[i] = i * log(<double> i)
-    if ((root_presorted and B.lists == NULL) or B.scratch == NULL or B.goleft == NULL or B.cl == NULL
-            or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
+    if ((root_presorted and B.lists == NULL) or B.scratch == NULL or B.goleft == NULL
+            or B.cl == NULL or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
             or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL
             or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
             or B.free_list == NULL or B.order == NULL or B.nodes == NULL

@@ -675,8 +675,8 @@ class RotationForestClassifier(_VotingPredictions, _AcceptsNaN, _AtomicFit, Clas
         return np.asfortranarray(Z), mask      # the projections read columns
 
     def _stacked(self):
-        """All rotations side by side (n_features x the trees' axes, built in fit), so that one sparse-dense product projects a batch of rows for a block of
-        trees."""
+        """All rotations side by side (n_features x the trees' axes, built in fit), so
+        that one sparse-dense product projects a batch of rows for a block of trees."""
         return self._stacked_rotations
 
     def _per_tree(self, X, fn):
