@@ -409,3 +409,16 @@ def test_forest_bad_targets():
     with pytest.raises(ValueError):
         forest.set_params(warm_start=True, n_estimators=4).fit(X[:, :1], np.arange(20.0))
     np.testing.assert_array_equal(forest.predict(X), before)    # left as it was
+
+
+def test_forest_trees_break_exact_feature_ties_at_random():
+    """With every feature drawn, a lone tree takes the first of two identical columns at
+    every split, while a forest's trees visit the features in a random order (as
+    scikit-learn's do), so both copies get used."""
+    X, y = tie_free_regression(400, 4, seed=16)
+    X = np.column_stack([X[:, 0], X])                 # columns 0 and 1 are the same
+    tree = DecisionTreeRegressor(random_state=0).fit(X, y)
+    assert tree.feature_importances_[1] == 0.0 and tree.feature_importances_[0] > 0.2
+    forest = RandomForestRegressor(n_estimators=20, max_features=1.0, random_state=0)
+    importances = forest.fit(X, y).feature_importances_
+    assert importances[0] > 0.05 and importances[1] > 0.05
