@@ -9,10 +9,11 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
     ) from exc
 
 from rotforest.forest import RandomForestClassifier, RandomForestRegressor
-from rotforest.rotation import RotationForestClassifier
+from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
-           "RandomForestRegressor", "RotationForestClassifier", "__version__"]
+           "RandomForestRegressor", "RotationForestClassifier",
+           "RotationForestRegressor", "__version__"]

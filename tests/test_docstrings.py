@@ -62,7 +62,8 @@ def test_the_public_api_is_what_the_docs_list():
     assert sorted(PUBLIC) == [
         "rotforest.DecisionTreeClassifier", "rotforest.DecisionTreeRegressor",
         "rotforest.RandomForestClassifier", "rotforest.RandomForestRegressor",
-        "rotforest.RotationForestClassifier", "rotforest.pruning.cost_complexity_path",
+        "rotforest.RotationForestClassifier", "rotforest.RotationForestRegressor",
+        "rotforest.pruning.cost_complexity_path",
         "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
     ]
 
@@ -147,12 +148,15 @@ def test_fitted_attributes_are_documented():
     Attributes section."""
     from sklearn.datasets import load_iris
 
-    X, y = load_iris(return_X_y=True)
+    from sklearn.datasets import load_diabetes
+
     for name in ("DecisionTreeClassifier", "RandomForestClassifier",
-                 "RotationForestClassifier"):
+                 "RotationForestClassifier", "DecisionTreeRegressor",
+                 "RandomForestRegressor", "RotationForestRegressor"):
+        X, y = (load_diabetes if "Regressor" in name else load_iris)(return_X_y=True)
         cls = getattr(rotforest, name)
         params = {"n_estimators": 25} if "Forest" in name else {}
-        if name != "DecisionTreeClassifier":
+        if "Forest" in name:
             params["bootstrap"] = True
             params["oob_score"] = True
         est = cls(random_state=0, **params).fit(X, y)

@@ -2,7 +2,8 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
-                       RandomForestRegressor, RotationForestClassifier)
+                       RandomForestRegressor, RotationForestClassifier,
+                       RotationForestRegressor)
 
 # Expected failures, each with its reason.
 _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not the same as "
@@ -19,7 +20,7 @@ EXPECTED_FAILED_CHECKS = {
 
 
 def _expected_failed_checks(estimator):
-    if (type(estimator).__name__ == "RotationForestClassifier"
+    if (type(estimator).__name__.startswith("RotationForest")
             and (estimator.rotation == "pca" or estimator.bootstrap)):
         return {"check_sample_weight_equivalence_on_dense_data": _PCA_SUBSAMPLE,
                 "check_sample_weight_equivalence_on_sparse_data": _PCA_SUBSAMPLE}
@@ -44,6 +45,10 @@ def _expected_failed_checks(estimator):
         RotationForestClassifier(n_estimators=5, rotation="gaussian", bootstrap=True,
                                  oob_score=True, n_jobs=2, random_state=0),
         RotationForestClassifier(n_estimators=5, rotation="gaussian", random_state=0),
+        RotationForestRegressor(n_estimators=5, random_state=0),
+        RotationForestRegressor(n_estimators=5, rotation="gaussian", bootstrap=True,
+                                oob_score=True, n_jobs=2, random_state=0),
+        RotationForestRegressor(n_estimators=5, rotation="gaussian", random_state=0),
     ],
     expected_failed_checks=_expected_failed_checks,
 )
