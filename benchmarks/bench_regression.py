@@ -8,10 +8,12 @@ Three parts (choose with --parts):
 ``forest``  RandomForestRegressor against scikit-learn's (100 trees, n_jobs=2 by default)
             at --forest-sizes rows of the same data.
 ``suite``   Repeated K-fold R^2 on the shared regression data sets (--data, default
-            ../shared/datasets_regression beside the project): our random forest against
-            scikit-learn's random forest, extra trees and histogram gradient boosting (and
-            aeon's RotationForestRegressor when aeon is installed and --aeon is given),
-            each data set's mean R^2, the models' mean R^2 and mean rank, and fit times.
+            ../shared/datasets_regression beside the project): our random forest and
+            rotation forest against scikit-learn's random forest, extra trees and
+            histogram gradient boosting (and aeon's RotationForestRegressor when aeon is
+            installed and --aeon is given), each data set's mean R^2, the models' mean
+            R^2 and mean rank, fit times, and paired differences (ours against theirs)
+            with the Nadeau-Bengio corrected standard error of each data set's folds.
             Missing cells are left as NaN for the models that take them and imputed with
             the training means for the others.
 
@@ -35,7 +37,8 @@ from sklearn.model_selection import RepeatedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeRegressor as SkTree
 
-from rotforest import DecisionTreeRegressor, RandomForestRegressor
+from rotforest import (DecisionTreeRegressor, RandomForestRegressor,
+                       RotationForestRegressor)
 
 from bench_tree import best_time   # (benchmarks/ is on the path when a script runs)
 
@@ -100,6 +103,8 @@ def suite_models(n_estimators, n_jobs, aeon):
     models = {
         "rotforest RF": lambda: RandomForestRegressor(n_estimators=n_estimators,
                                                       n_jobs=n_jobs, random_state=0),
+        "rotforest RoF": lambda: RotationForestRegressor(n_estimators=n_estimators,
+                                                         n_jobs=n_jobs, random_state=0),
         "sklearn RF": lambda: SkForest(n_estimators=n_estimators, n_jobs=n_jobs,
                                        random_state=0),
         "sklearn ET": lambda: imputed(ExtraTreesRegressor(n_estimators=n_estimators,
@@ -126,6 +131,16 @@ def load_suite(folder, max_rows):
     return data
 
 
+def corrected_se(diffs, folds):
+    """Nadeau and Bengio's corrected standard error of the mean of paired fold
+    differences from repeated K-fold (test share 1/K of the data, train (K-1)/K): the
+    folds overlap, so the plain standard error understates the spread."""
+    k = len(diffs)
+    if k < 2:
+        return float("inf")
+    return float(np.sqrt(np.var(diffs, ddof=1) * (1 / k + 1 / (folds - 1))))
+
+
 def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, aeon):
     if not os.path.isdir(folder):
         print(f"\n(no regression data sets at {folder}: suite skipped)")
@@ -140,6 +155,7 @@ def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, ae
           + " | ".join(f"{m} fit (s)" for m in models) + " |")
     print("|---|---:|---:|" + "---:|" * (2 * len(models)))
     scores = {m: [] for m in models}
+    folds_of = {m: [] for m in models}       # every data set's fold scores
     fits = {m: 0.0 for m in models}
     for name, (X, y) in data.items():
         cv = RepeatedKFold(n_splits=folds, n_repeats=repeats, random_state=0)
@@ -154,6 +170,7 @@ def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, ae
                 row[m].append(est.score(X[test], y[test]))
         for m in models:
             scores[m].append(np.mean(row[m]))
+            folds_of[m].append(np.array(row[m]))
             fits[m] += times[m]
         print(f"| {name} | {len(y):,} | {X.shape[1]} | "
               + " | ".join(f"{np.mean(row[m]):.4f}" for m in models) + " | "
@@ -164,11 +181,19 @@ def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, ae
     print("\n| model | mean R^2 | mean rank | total fit (s) |\n|---|---:|---:|---:|")
     for i, m in enumerate(models):
         print(f"| {m} | {table[i].mean():.4f} | {ranks[i]:.2f} | {fits[m]:.1f} |")
-    ours, theirs = table[0], table[1]
-    diff = ours - theirs
-    print(f"\nrotforest RF - sklearn RF: mean {diff.mean():+.4f} R^2 "
-          f"(per-set differences: sd {diff.std(ddof=1) if len(diff) > 1 else 0:.4f}); "
-          f"fit time ratio {fits['rotforest RF'] / fits['sklearn RF']:.3f}")
+    print("\n| ours - theirs | mean R^2 difference | sets better / worse | significantly "
+          "better / worse (corrected) | fit time ratio |\n|---|---:|---:|---:|---:|")
+    pairs = [("rotforest RF", "sklearn RF"), ("rotforest RoF", "sklearn RF"),
+             ("rotforest RoF", "sklearn ET"), ("rotforest RoF", "aeon RotF")]
+    for ours, theirs in pairs:
+        if ours not in models or theirs not in models:
+            continue
+        diffs = [a - b for a, b in zip(folds_of[ours], folds_of[theirs])]
+        means = np.array([d.mean() for d in diffs])
+        se = np.array([corrected_se(d, folds) for d in diffs])
+        print(f"| {ours} - {theirs} | {means.mean():+.4f} | {np.sum(means > 0)} / "
+              f"{np.sum(means < 0)} | {np.sum(means > 2 * se)} / {np.sum(means < -2 * se)} "
+              f"| {fits[ours] / fits[theirs]:.3f} |")
     return table
 
 

@@ -1,4 +1,4 @@
-"""Cross-validated comparison of rotforest's classifiers with scikit-learn's (and aeon's).
+"""Cross-validated comparison of rotforest's estimators with scikit-learn's (and aeon's).
 
 Every model is scored with scikit-learn's ``cross_validate`` (the function behind
 ``cross_val_score``, which also records fit and predict times) on the same stratified,
@@ -23,7 +23,14 @@ every model alike; ``--nan native`` passes them to every model that handles NaN 
 (rotforest's three estimators and scikit-learn's trees and forests) and imputes only for
 the others.
 
+With ``--task regression`` the same comparison runs for the regressors (rotforest's
+DecisionTreeRegressor, RandomForestRegressor and RotationForestRegressor against
+scikit-learn's tree, random forest and extra trees, and aeon's RotationForestRegressor),
+scored by R^2 on shuffled K-fold splits; the built-in data are scikit-learn's diabetes
+data and synthetic regression problems, and ``--data`` folders hold a float ``y``.
+
     python benchmarks/compare.py                          # the README's table
+    python benchmarks/compare.py --task regression
     python benchmarks/compare.py --data ../shared/datasets --max-rows 5000 --cv 3
 """
 import argparse
@@ -36,23 +43,30 @@ from datetime import date
 import numpy as np
 import sklearn
 from scipy.stats import rankdata
-from sklearn.datasets import (load_breast_cancer, load_digits, load_iris, load_wine,
-                              make_classification, make_moons)
-from sklearn.ensemble import ExtraTreesClassifier
+from sklearn.datasets import (load_breast_cancer, load_diabetes, load_digits, load_iris,
+                              load_wine, make_classification, make_friedman1,
+                              make_friedman2, make_friedman3, make_moons, make_regression)
+from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor
 from sklearn.ensemble import RandomForestClassifier as SkForest
+from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
 from sklearn.impute import SimpleImputer
-from sklearn.model_selection import StratifiedKFold, cross_validate
+from sklearn.model_selection import KFold, StratifiedKFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier as SkTree
+from sklearn.tree import DecisionTreeRegressor as SkTreeRegressor
 
 import rotforest
-from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+                       RandomForestRegressor, RotationForestClassifier,
+                       RotationForestRegressor)
 
 # ----------------------------------------------------------------------------- models
 
 
-def available_models(n_estimators, n_jobs):
+def available_models(n_estimators, n_jobs, task="classification"):
     """Short key -> (label, factory) of every model that can run here, in table order."""
+    if task == "regression":
+        return regression_models(n_estimators, n_jobs)
     models = {
         "tree": ("rotforest tree", lambda: DecisionTreeClassifier(random_state=0)),
         "sk-tree": ("sklearn tree", lambda: SkTree(random_state=0)),
@@ -72,6 +86,30 @@ def available_models(n_estimators, n_jobs):
     }
     try:
         from aeon.classification.sklearn import RotationForestClassifier as AeonRotation
+    except ImportError:
+        pass
+    else:
+        models["aeon"] = ("aeon rotation forest", lambda: AeonRotation(
+            n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
+    return models
+
+
+def regression_models(n_estimators, n_jobs):
+    """available_models for regression: the same keys, regressors."""
+    models = {
+        "tree": ("rotforest tree", lambda: DecisionTreeRegressor(random_state=0)),
+        "sk-tree": ("sklearn tree", lambda: SkTreeRegressor(random_state=0)),
+        "forest": ("rotforest random forest", lambda: RandomForestRegressor(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+        "sk-forest": ("sklearn random forest", lambda: SkForestRegressor(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+        "sk-extra": ("sklearn extra trees", lambda: ExtraTreesRegressor(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+        "rotation": ("rotforest rotation forest", lambda: RotationForestRegressor(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+    }
+    try:
+        from aeon.regression.sklearn import RotationForestRegressor as AeonRotation
     except ImportError:
         pass
     else:
@@ -127,6 +165,24 @@ def default_datasets():
             for k, (X, y) in out.items()}
 
 
+def default_regression_datasets():
+    """name -> (X, y): scikit-learn's diabetes data and synthetic regression problems
+    (Friedman's three, a sparse linear one, an oblique one and one with junk features)."""
+    rng = np.random.default_rng(0)
+    out = {"diabetes": load_diabetes(return_X_y=True)}
+    out["friedman1"] = make_friedman1(2000, noise=1.0, random_state=0)
+    out["friedman2"] = make_friedman2(2000, noise=50.0, random_state=0)
+    out["friedman3"] = make_friedman3(2000, noise=0.1, random_state=0)
+    out["linear_20f"] = make_regression(2000, 20, n_informative=8, noise=10.0,
+                                        random_state=0)[:2]
+    X = rng.normal(size=(2000, 8))
+    out["oblique_sum"] = (X, np.tanh(X[:, :4].sum(axis=1)) + rng.normal(0, 0.1, 2000))
+    X = rng.normal(size=(1500, 40))
+    out["junk_features"] = (X, X[:, 0] * X[:, 1] + np.sin(X[:, 2]) + rng.normal(0, 0.2, 1500))
+    return {k: (np.asarray(X, np.float64), np.asarray(y, np.float64))
+            for k, (X, y) in out.items()}
+
+
 def save_datasets(datasets, folder):
     """Write each data set as NAME.npz with X, y, feature_names and class_names."""
     os.makedirs(folder, exist_ok=True)
@@ -134,7 +190,8 @@ def save_datasets(datasets, folder):
         np.savez_compressed(
             os.path.join(folder, name + ".npz"), X=X, y=y,
             feature_names=np.array([f"x{j}" for j in range(X.shape[1])]),
-            class_names=np.array([str(c) for c in np.unique(y)]))
+            **({} if y.dtype.kind == "f" else
+               {"class_names": np.array([str(c) for c in np.unique(y)])}))
 
 
 def load_folder(folder):
@@ -149,12 +206,14 @@ def load_folder(folder):
     return out
 
 
-def prepared(X, y, max_rows, n_folds, rng):
+def prepared(X, y, max_rows, n_folds, rng, task="classification"):
     """At most ``max_rows`` rows drawn at random; classes with fewer rows than folds
     dropped (stratified folds need one per fold)."""
     if max_rows is not None and len(y) > max_rows:
         keep = np.sort(rng.choice(len(y), max_rows, replace=False))
         X, y = X[keep], y[keep]
+    if task == "regression":
+        return X, y.astype(np.float64)
     classes, counts = np.unique(y, return_counts=True)
     ok = np.isin(y, classes[counts >= n_folds])
     return X[ok], y[ok]
@@ -209,22 +268,25 @@ def accepts_nan(model):
         return False
 
 
-def evaluate(models, datasets, n_folds, nan_mode, verbose=True):
-    """acc[d, m, fold], fit[d, m], predict[d, m] (mean seconds per fold)."""
+def evaluate(models, datasets, n_folds, nan_mode, verbose=True, task="classification"):
+    """acc[d, m, fold] (accuracy, or R^2 for regression), fit[d, m], predict[d, m] (mean
+    seconds per fold)."""
     names = list(datasets)
     acc = np.full((len(names), len(models), n_folds), np.nan)
     fit = np.full((len(names), len(models)), np.nan)
     pred = np.full((len(names), len(models)), np.nan)
     for d, name in enumerate(names):
         X, y = datasets[name]
-        folds = StratifiedKFold(n_folds, shuffle=True, random_state=0)
+        folds = (KFold if task == "regression" else StratifiedKFold)(
+            n_folds, shuffle=True, random_state=0)
         has_nan = np.isnan(X).any()
         for m, (label, factory) in enumerate(models.values()):
             model = factory()
             if has_nan and (nan_mode == "impute" or not accepts_nan(model)):
                 model = make_pipeline(SimpleImputer(strategy="median"), model)
             t0 = time.perf_counter()
-            res = cross_validate(model, X, y, cv=folds, scoring="accuracy")
+            res = cross_validate(model, X, y, cv=folds,
+                                 scoring="r2" if task == "regression" else "accuracy")
             acc[d, m] = res["test_score"]
             fit[d, m] = res["fit_time"].mean()
             pred[d, m] = res["score_time"].mean()
@@ -234,13 +296,15 @@ def evaluate(models, datasets, n_folds, nan_mode, verbose=True):
     return acc, fit, pred
 
 
-def markdown(labels, info, acc, fit, pred):
+def markdown(labels, info, acc, fit, pred, metric="accuracy"):
     """The per-data-set and summary tables; ``info`` maps each data set's name to its
-    (rows, features, classes)."""
+    (rows, features, classes); classes are 0 for regression."""
     names = list(info)
     mean = acc.mean(axis=2)
     ranks = np.array([rankdata(-np.round(row, 10)) for row in mean])
-    lines = ["| data set | rows x features, classes | " + " | ".join(labels) + " |",
+    shape_head = "rows x features" + (", classes" if any(c for *_, c in info.values())
+                                      else "")
+    lines = [f"| data set | {shape_head} | " + " | ".join(labels) + " |",
              "|---|---|" + "---:|" * len(labels)]
     for d, name in enumerate(names):
         rows, features, classes = info[name]
@@ -249,10 +313,11 @@ def markdown(labels, info, acc, fit, pred):
         for m in range(len(labels)):
             cell = f"{mean[d, m]:.3f} ± {acc[d, m].std():.3f}"
             cells.append(f"**{cell}**" if f"{mean[d, m]:.3f}" == best else cell)
-        lines.append(f"| {name} | {rows} x {features}, {classes} | "
+        shape = f"{rows} x {features}" + (f", {classes}" if classes else "")
+        lines.append(f"| {name} | {shape} | "
                      + " | ".join(cells) + " |")
     table = "\n".join(lines)
-    lines = ["| model | mean accuracy | mean spread (std over folds) | mean rank | "
+    lines = [f"| model | mean {metric} | mean spread (std over folds) | mean rank | "
              "fit, total (s) | predict, total (s) |",
              "|---|---:|---:|---:|---:|---:|"]
     for m in np.argsort(ranks.mean(axis=0), kind="stable"):
@@ -262,7 +327,7 @@ def markdown(labels, info, acc, fit, pred):
     return table, "\n".join(lines), ranks
 
 
-def plot(path, keys, labels, names, acc, fit, pred, ranks, title):
+def plot(path, keys, labels, names, acc, fit, pred, ranks, title, metric="accuracy"):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -292,7 +357,8 @@ def plot(path, keys, labels, names, acc, fit, pred, ranks, title):
     ax.set_xlim(low - 0.2, high)
     ax.set_yticks(rows, names, fontsize=8 if len(names) > 12 else 10)
     ax.set_ylim(len(names) - 0.5, -0.5)
-    ax.set_xlabel(f"accuracy minus {labels[ref]}'s (points; ◀ = further left)")
+    unit = "points" if metric == "accuracy" else "x 100"
+    ax.set_xlabel(f"{metric} minus {labels[ref]}'s ({unit}; ◀ = further left)")
     ax.grid(axis="x", alpha=0.3)
     handles, names_ = ax.get_legend_handles_labels()
 
@@ -329,7 +395,10 @@ def main(argv=None):
                         "scikit-learn's bundled data sets and synthetic ones)")
     parser.add_argument("--max-rows", type=int, default=None,
                         help="sample larger data sets down to this many rows")
-    parser.add_argument("--cv", type=int, default=5, help="stratified folds (5)")
+    parser.add_argument("--task", choices=["classification", "regression"],
+                        default="classification", help="classifiers (default) or regressors")
+    parser.add_argument("--cv", type=int, default=5,
+                        help="folds (5; stratified for classification)")
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--models", help="comma-separated keys among tree, sk-tree, "
@@ -366,8 +435,10 @@ def main(argv=None):
     names = [str(n) for n in run["names"]]
     info = dict(zip(names, (tuple(int(v) for v in row) for row in run["shapes"])))
     acc, fit, pred = run["acc"], run["fit"], run["pred"]
-    per_dataset, summary, ranks = markdown(labels, info, acc, fit, pred)
-    print("\n## Accuracy per data set (mean ± std over folds; best in bold)\n")
+    metric = "R^2" if str(run.get("task", "classification")) == "regression" else "accuracy"
+    per_dataset, summary, ranks = markdown(labels, info, acc, fit, pred, metric)
+    print(f"\n## {metric[0].upper() + metric[1:]} per data set (mean ± std over folds; "
+          "best in bold)\n")
     print(per_dataset)
     print("\n## Summary (fit and predict: mean seconds per fold, summed over data sets)\n")
     print(summary)
@@ -378,13 +449,14 @@ def main(argv=None):
         except ImportError:
             print("\n(matplotlib is not installed: no figure)")
         else:
-            plot(args.plot, keys, labels, names, acc, fit, pred, ranks, run["title"])
+            plot(args.plot, keys, labels, names, acc, fit, pred, ranks, run["title"],
+                 metric)
             print(f"\nfigure saved to {args.plot}")
 
 
 def run_comparison(args, parser):
     """Load the data, run every model, and return the results with their description."""
-    models = available_models(args.n_estimators, args.n_jobs)
+    models = available_models(args.n_estimators, args.n_jobs, args.task)
     if args.models:
         keys = [k.strip() for k in args.models.split(",")]
         unknown = [k for k in keys if k not in models]
@@ -393,11 +465,13 @@ def run_comparison(args, parser):
                          f"available: {list(models)}")
         models = {k: models[k] for k in keys}
     else:       # the wide-data setting only on request
-        models.pop("rotation-sqrt")
+        models.pop("rotation-sqrt", None)
     source = args.data or "built-in (scikit-learn's bundled and synthetic data sets)"
-    raw = load_folder(args.data) if args.data else default_datasets()
+    regression = args.task == "regression"
+    raw = (load_folder(args.data) if args.data else
+           default_regression_datasets() if regression else default_datasets())
     rng = np.random.default_rng(0)
-    datasets = {name: prepared(X, y, args.max_rows, args.cv, rng)
+    datasets = {name: prepared(X, y, args.max_rows, args.cv, rng, args.task)
                 for name, (X, y) in raw.items()}
     if args.save_data:
         save_datasets(datasets, args.save_data)
@@ -407,23 +481,27 @@ def run_comparison(args, parser):
     header = [f"# compare: {today}; {machine}; {versions()}",
               f"# data: {source}; {len(datasets)} data sets"
               + (f", at most {args.max_rows} rows each" if args.max_rows else "")
-              + f"; stratified {args.cv}-fold CV (shuffled, random_state=0); "
+              + f"; {'' if regression else 'stratified '}{args.cv}-fold CV "
+              "(shuffled, random_state=0); "
               f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}; "
               f"missing cells: {args.nan}"]
     if not args.quiet:
         print("\n".join(header), flush=True)
-    acc, fit, pred = evaluate(models, datasets, args.cv, args.nan, not args.quiet)
-    title = (f"{args.cv}-fold CV accuracy, {len(datasets)} data sets "
+    acc, fit, pred = evaluate(models, datasets, args.cv, args.nan, not args.quiet,
+                              args.task)
+    title = (f"{args.cv}-fold CV {'R²' if regression else 'accuracy'}, "
+             f"{len(datasets)} data sets "
              f"({args.data if args.data else 'built-in'}"
              f"{f', at most {args.max_rows} rows' if args.max_rows else ''}), "
              f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}\n"
              f"{machine}; {today}")
-    shapes = np.array([[X.shape[0], X.shape[1], len(np.unique(y))]
+    shapes = np.array([[X.shape[0], X.shape[1], 0 if regression else len(np.unique(y))]
                        for X, y in datasets.values()])
     return dict(acc=acc, fit=fit, pred=pred, keys=np.array(list(models)),
                 labels=np.array([label for label, _ in models.values()]),
                 names=np.array(list(datasets)), shapes=shapes,
-                header=np.array(header), title=np.array(title))
+                header=np.array(header), title=np.array(title),
+                task=np.array(args.task))
 
 
 if __name__ == "__main__":

@@ -74,6 +74,7 @@ _PCA_BATCH_CELLS = 4_000_000
 
 # share of the rows behind each group's principal axes in a regression forest
 _REGRESSION_PCA_ROWS = 0.75
+_REGRESSION_PCA_BINS = 0
 
 # loadings of a unit-length principal axis below this are rounding noise
 _LOADING_NOISE = 2.0 ** -40
@@ -346,9 +347,16 @@ def _grow_rotated(tree_class, params, indices, Z, mask, project, target, sw, n_v
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
     out = []
+    pca_y = target
+    if regression:
+        pca_y = None
+        if _REGRESSION_PCA_BINS:
+            edges = np.quantile(target, np.linspace(0, 1, _REGRESSION_PCA_BINS + 1)[1:-1])
+            pca_y = np.unique(np.searchsorted(edges, target, side="right"),
+                              return_inverse=True)[1].astype(np.int32)
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
-        rotation = draw_rotation(rng, F, group_size, kind, y=None if regression else target,
+        rotation = draw_rotation(rng, F, group_size, kind, y=pca_y,
                                  Zt=Zt, features=tree_features(rng, features, n_rotated))
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major

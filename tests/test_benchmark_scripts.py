@@ -68,6 +68,26 @@ def test_compare_runs_on_a_folder_and_prints_the_tables(compare, tmp_path, capsy
     assert figure.stat().st_size > 10_000
 
 
+def test_compare_regression_task(compare, tmp_path, capsys):
+    """--task regression: regressors scored by R^2 on K-fold splits of a folder of data
+    sets with a float y; the saved results redraw the same tables."""
+    data = compare.default_regression_datasets()
+    assert all(y.dtype == np.float64 for _, y in data.values())
+    folder = tmp_path / "data"
+    compare.save_datasets({k: data[k] for k in ("diabetes", "friedman2")}, str(folder))
+    saved = tmp_path / "results.npz"
+    compare.main(["--task", "regression", "--data", str(folder), "--models",
+                  "tree,sk-tree,forest,rotation", "--n-estimators", "5", "--cv", "3",
+                  "--plot", "none", "--quiet", "--save-results", str(saved)])
+    out = capsys.readouterr().out
+    compare.main(["--from-results", str(saved), "--plot", "none"])
+    assert capsys.readouterr().out == out
+    assert "| diabetes | 442 x 10 |" in out and "| friedman2 | 2000 x 4 |" in out
+    assert "| model | mean R^2 |" in out and "KFold" not in out
+    for label in ("rotforest tree", "sklearn tree", "rotforest rotation forest"):
+        assert f"| {label} | 0." in out
+
+
 def test_compare_passes_nan_to_the_models_that_take_it(compare, tmp_path, capsys):
     X, y = compare.default_datasets()["wine"]
     X = X.copy()
@@ -302,4 +322,4 @@ def test_bench_regression_runs_every_part(tmp_path, capsys):
     assert "| 400 | squared_error |" in out and "| 400 | poisson |" in out
     assert "| 300 |" in out
     assert "| one | 120 | 4 |" in out and "| two | 120 | 4 |" in out
-    assert "rotforest RF - sklearn RF: mean" in out
+    assert "| rotforest RF - sklearn RF |" in out and "| rotforest RoF - sklearn ET |" in out
