@@ -72,9 +72,10 @@ def _orthonormal(rng, size):
 _PCA_BATCH_CELLS = 4_000_000
 
 
-# share of the rows behind each group's principal axes in a regression forest
-_REGRESSION_PCA_ROWS = 0.75
-_REGRESSION_PCA_BINS = 0
+# a regression forest's PCA draws rows from random subsets of this many quantile bins of
+# the target, as a classifier's draws them from random subsets of the classes (chosen by
+# measurement: see RotationForestRegressor)
+_TARGET_BINS = 4
 
 # loadings of a unit-length principal axis below this are rounding noise
 _LOADING_NOISE = 2.0 ** -40
@@ -84,15 +85,15 @@ def _pca_blocks(rng, Zt, y, groups):
     """Each group's principal axes over a random non-empty subset of the classes and 75%
     of their rows, drawn for every group independently (Rodriguez, Kuncheva and Alonso,
     2006), largest variance first.  ``Zt`` is the normalised data transposed (features x
-    rows, C-contiguous); ``y`` holds class codes 0..K-1, every one present, or is None
-    for a numeric target (75% of the rows, no class subsets).
+    rows, C-contiguous); ``y`` holds class codes 0..K-1 (or a numeric target's quantile
+    bins), every one present, or is None (75% of the rows, no subsets).
 
     All groups are drawn at once, and groups of one size share their arithmetic: one
     weighted product gives every group's sums and cross-products, one ``eigh`` every
     group's axes (a few numpy calls a tree instead of a dozen a group)."""
     n_groups, n = len(groups), Zt.shape[1]
-    if y is None:                      # a numeric target: rows alone
-        keep = rng.random((n_groups, n)) < _REGRESSION_PCA_ROWS
+    if y is None:                      # no classes: rows alone
+        keep = rng.random((n_groups, n)) < 0.75
     else:
         n_classes = int(y.max()) + 1
         chosen = rng.random((n_groups, n_classes)) < 0.5
@@ -306,6 +307,15 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap):
     return rng, seed, counts
 
 
+def target_bins(y, n_bins=_TARGET_BINS):
+    """Codes 0..k-1 of the quantile bins of a numeric target (k <= n_bins: bins that
+    ties leave empty are merged), the groups whose random subsets a regression forest's
+    PCA rotations draw rows from."""
+    edges = np.quantile(y, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
+    return np.unique(np.searchsorted(edges, y, side="right"),
+                     return_inverse=True)[1].astype(np.int32)
+
+
 def knows_nothing(settings, n_samples, target, regression, sw):
     """Builder settings and weights that grow a single leaf: the tree of a bootstrap
     sample that drew no weight.  A classifier's leaf gets equal class shares (shares of
@@ -336,27 +346,22 @@ def tree_features(rng, features, n_rotated):
     return np.sort(rng.choice(features, n_rotated, replace=False))
 
 
-def _grow_rotated(tree_class, params, indices, Z, mask, project, target, sw, n_values,
-                  base_seed, bootstrap, n_draws, group_size, kind, features, n_rotated,
-                  progress, scaled_by):
+def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_groups, sw,
+                  n_values, base_seed, bootstrap, n_draws, group_size, kind, features,
+                  n_rotated, progress, scaled_by):
     """Build the trees ``indices`` (one worker's share), instances of ``tree_class``, each
     on its own rotation of the normalised rows ``Z``: ``target`` holds class codes
-    (``n_values`` classes) or numeric targets (``n_values`` 1)."""
+    (``n_values`` classes) or numeric targets (``n_values`` 1); ``pca_groups`` the codes
+    whose random subsets the PCA rotations draw rows from (the classes, or the target's
+    quantile bins)."""
     n, F = Z.shape
     regression = tree_class._regression
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
     out = []
-    pca_y = target
-    if regression:
-        pca_y = None
-        if _REGRESSION_PCA_BINS:
-            edges = np.quantile(target, np.linspace(0, 1, _REGRESSION_PCA_BINS + 1)[1:-1])
-            pca_y = np.unique(np.searchsorted(edges, target, side="right"),
-                              return_inverse=True)[1].astype(np.int32)
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
-        rotation = draw_rotation(rng, F, group_size, kind, y=pca_y,
+        rotation = draw_rotation(rng, F, group_size, kind, y=pca_groups,
                                  Zt=Zt, features=tree_features(rng, features, n_rotated))
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
@@ -459,10 +464,11 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         workers = max(1, min(effective_n_jobs(self.n_jobs), len(new)))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         n_values = 1 if classes is None else len(classes)
+        pca_groups = target if classes is not None else target_bins(target)
         # one object for all chunks: shipped once (dask)
         results = Parallel(n_jobs=workers, prefer="threads")(
             delayed(_grow_rotated)(self._tree_class, self._tree_params(), chunk, Z, mask,
-                                   project, target, sw, n_values, base_seed,
+                                   project, target, pca_groups, sw, n_values, base_seed,
                                    self.bootstrap, n_draws, self.group_size, self.rotation,
                                    features, n_rotated, progress, scaled_by)
             for chunk in _chunks(new, workers))
@@ -831,8 +837,10 @@ class RotationForestRegressor(_ForestStructure, RegressorMixin, _BaseRotationFor
     The regression counterpart of :class:`RotationForestClassifier`: the same
     normalisation, rotations, missing-value handling and builder, with
     :class:`DecisionTreeRegressor` trees; the prediction is the mean of the trees'.
-    A ``"pca"`` rotation takes each group's principal axes over a random 75% of the rows
-    (there are no classes to subsample).
+    Where the classifier's ``"pca"`` rotation takes each group's principal axes over a
+    random subset of the classes, the regressor's takes them over a random subset of
+    the target's quartiles (75% of their rows in both): rotations of few features then
+    still differ from tree to tree.
 
     Read more in the user guide: :doc:`/user_guide/regression`.
 
@@ -841,7 +849,8 @@ class RotationForestRegressor(_ForestStructure, RegressorMixin, _BaseRotationFor
     n_estimators : int, default=100
         Number of trees.
     rotation : {"pca", "gaussian"}, default="pca"
-        "pca": the principal axes of each group over a random 75% of the rows.
+        "pca": the principal axes of each group over a random non-empty subset of the
+        target's quartiles and 75% of their rows.
         "gaussian": independent standard normal axes, orthogonalised (QR).
     group_size : int or None, default=3
         Features per rotated group; None rotates all features together.

@@ -9,7 +9,7 @@ from sklearn.metrics import r2_score
 
 from rotforest import (DecisionTreeRegressor, RandomForestRegressor,
                        RotationForestRegressor)
-from rotforest.rotation import _tree_draws, draw_rotation
+from rotforest.rotation import _tree_draws, draw_rotation, target_bins
 
 
 @pytest.fixture
@@ -185,3 +185,21 @@ def test_range_scaling_keeps_uncorrelated_features_apart():
         near_axes[scaling] = np.mean([np.abs(R.toarray()).max(axis=0).min()
                                       for R in forest.rotations_])
     assert near_axes["range"] > 0.97 and near_axes["std"] < 0.9, near_axes
+
+
+def test_pca_draws_rows_from_subsets_of_the_target_quartiles(data):
+    """Quartile codes of y (ties merge bins), and each tree's rotation is the one drawn
+    with them as the classes whose subsets the PCA takes rows from."""
+    codes = target_bins(np.r_[np.arange(8.0), np.full(8, 9.0)])
+    np.testing.assert_array_equal(codes, [0, 0, 0, 0, 1, 1, 1, 1] + [2] * 8)
+    X, y = data
+    codes = target_bins(y)
+    np.testing.assert_array_equal(np.bincount(codes), [100] * 4)
+    assert np.all(np.diff(y[np.argsort(y)][::-1]) <= 0)   # (y has no ties)
+    assert np.all(np.diff(codes[np.argsort(y)]) >= 0)       # bins follow y's order
+    forest = RotationForestRegressor(n_estimators=3, random_state=7).fit(X, y)
+    Z = (X - forest.mean_) / forest.scale_
+    for i, R in enumerate(forest.rotations_):
+        rng = _tree_draws(forest._base_seed, i, len(y), len(y), False)[0]
+        expected = draw_rotation(rng, X.shape[1], 3, "pca", Z, codes)
+        np.testing.assert_allclose(R.toarray(), expected.toarray(), atol=1e-12)
