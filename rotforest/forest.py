@@ -275,6 +275,28 @@ def oob_scored(est, y, decision, seen):
     est.oob_score_ = float(scorer(y[seen], predicted))
 
 
+def oob_regression_scored(est, y, sums, counts):
+    """Set a regressing forest's ``oob_prediction_`` and ``oob_score_`` (R², or the
+    callable ``oob_score``'s score) from the sums of the out-of-bag trees' predictions
+    and how many trees left each sample out."""
+    seen = counts > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est.oob_prediction_ = sums[:, 0] / counts
+    check_oob_seen(seen)
+    scorer = est.oob_score if callable(est.oob_score) else r2_score
+    est.oob_score_ = float(scorer(y[seen], est.oob_prediction_[seen]))
+
+
+class _NumericTargets:
+    """The targets of a regressing forest: X, y, the targets (float64) twice, the
+    weights, and no classes."""
+
+    def _forest_data(self, X, y, sample_weight, warm):
+        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm)
+        check_targets(y, self.criterion, sw)
+        return X, y, y, sw, None
+
+
 def resolve_max_samples(max_samples, n_samples):
     """Bootstrap sample size: n_samples for None, an int as it is, a float as a fraction."""
     if max_samples is None:
@@ -799,7 +821,8 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         return self._mean_leaf_values(X, self.n_classes_)
 
 
-class RandomForestRegressor(_ForestStructure, RegressorMixin, _BaseRandomForest):
+class RandomForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
+                            _BaseRandomForest):
     """A random forest of presorted CART regression trees.
 
     The same forest as :class:`RandomForestClassifier` (one presort shared by all trees,
@@ -925,20 +948,8 @@ class RandomForestRegressor(_ForestStructure, RegressorMixin, _BaseRandomForest)
     ):
         store_params(self, locals())
 
-    def _forest_data(self, X, y, sample_weight, warm):
-        """X, y, the targets (float64) twice, the weights, and no classes."""
-        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm)
-        check_targets(y, self.criterion, sw)
-        return X, y, y, sw, None
-
     def _set_oob(self, X, y, n_jobs):
-        sums, counts = self._oob_sums(X, n_jobs, 1)
-        seen = counts > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.oob_prediction_ = sums[:, 0] / counts
-        check_oob_seen(seen)
-        scorer = self.oob_score if callable(self.oob_score) else r2_score
-        self.oob_score_ = float(scorer(y[seen], self.oob_prediction_[seen]))
+        oob_regression_scored(self, y, *self._oob_sums(X, n_jobs, 1))
 
     def predict(self, X):
         """The mean of the trees' predictions.

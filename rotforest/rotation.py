@@ -4,7 +4,6 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.metrics import r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -21,6 +20,7 @@ from rotforest._validation import (
 )
 from rotforest.forest import (
     _ForestStructure,
+    _NumericTargets,
     _VotingPredictions,
     _chunks,
     _SUM_BLOCK,
@@ -28,9 +28,9 @@ from rotforest.forest import (
     _sum_over_trees,
     _tree_rng,
     check_ensemble_params,
-    check_oob_seen,
     check_warm_start,
     draw_records,
+    oob_regression_scored,
     oob_scored,
     resolve_max_samples,
     warn_balanced_warm_start,
@@ -40,8 +40,6 @@ from rotforest.tree import (
     DecisionTreeRegressor,
     _AcceptsNaN,
     _AtomicFit,
-    check_targets,
-    regression_data,
     training_data,
     weight_scale,
 )
@@ -830,7 +828,8 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         return total / len(self.estimators_)
 
 
-class RotationForestRegressor(_ForestStructure, RegressorMixin, _BaseRotationForest):
+class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
+                              _BaseRotationForest):
     """A forest of presorted regression trees, each grown on its own random rotation of
     the normalised features.
 
@@ -970,20 +969,8 @@ class RotationForestRegressor(_ForestStructure, RegressorMixin, _BaseRotationFor
                  random_state=None, verbose=0, warm_start=False):
         store_params(self, locals())
 
-    def _forest_data(self, X, y, sample_weight, warm):
-        """X, y, the targets (float64) twice, the weights, and no classes."""
-        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm)
-        check_targets(y, self.criterion, sw)
-        return X, y, y, sw, None
-
     def _set_oob(self, Z, mask, y):
-        sums, votes = self._oob_sums(Z, mask, 1)
-        seen = votes > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.oob_prediction_ = sums[:, 0] / votes
-        check_oob_seen(seen)
-        scorer = self.oob_score if callable(self.oob_score) else r2_score
-        self.oob_score_ = float(scorer(y[seen], self.oob_prediction_[seen]))
+        oob_regression_scored(self, y, *self._oob_sums(Z, mask, 1))
 
     def predict(self, X):
         """The mean of the trees' predictions, each tree reading the rows projected onto
