@@ -40,7 +40,8 @@ from sklearn.tree import DecisionTreeRegressor as SkTree
 from rotforest import (DecisionTreeRegressor, RandomForestRegressor,
                        RotationForestRegressor)
 
-from bench_tree import best_time   # (benchmarks/ is on the path when a script runs)
+from bench_accuracy import corrected_se   # (benchmarks/ is on the path when a
+from bench_tree import best_time          #  script runs)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared",
@@ -131,16 +132,6 @@ def load_suite(folder, max_rows):
     return data
 
 
-def corrected_se(diffs, folds):
-    """Nadeau and Bengio's corrected standard error of the mean of paired fold
-    differences from repeated K-fold (test share 1/K of the data, train (K-1)/K): the
-    folds overlap, so the plain standard error understates the spread."""
-    k = len(diffs)
-    if k < 2:
-        return float("inf")
-    return float(np.sqrt(np.var(diffs, ddof=1) * (1 / k + 1 / (folds - 1))))
-
-
 def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, aeon):
     if not os.path.isdir(folder):
         print(f"\n(no regression data sets at {folder}: suite skipped)")
@@ -190,7 +181,8 @@ def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, ae
             continue
         diffs = [a - b for a, b in zip(folds_of[ours], folds_of[theirs])]
         means = np.array([d.mean() for d in diffs])
-        se = np.array([corrected_se(d, folds) for d in diffs])
+        # a K-fold test set is 1/K of the data, its training set (K - 1)/K
+        se = np.array([corrected_se(d, folds - 1, 1) for d in diffs])
         print(f"| {ours} - {theirs} | {means.mean():+.4f} | {np.sum(means > 0)} / "
               f"{np.sum(means < 0)} | {np.sum(means > 2 * se)} / {np.sum(means < -2 * se)} "
               f"| {fits[ours] / fits[theirs]:.3f} |")

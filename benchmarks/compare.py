@@ -35,6 +35,7 @@ data and synthetic regression problems, and ``--data`` folders hold a float ``y`
 """
 import argparse
 import glob
+import importlib
 import os
 import platform
 import time
@@ -63,57 +64,45 @@ from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomFore
 # ----------------------------------------------------------------------------- models
 
 
+# the estimator classes of each task: (rotforest tree, forest, rotation forest; sklearn
+# tree, forest, extra trees; the module aeon keeps its rotation forest in)
+_CLASSES = {
+    "classification": (DecisionTreeClassifier, RandomForestClassifier,
+                       RotationForestClassifier, SkTree, SkForest, ExtraTreesClassifier,
+                       "aeon.classification.sklearn"),
+    "regression": (DecisionTreeRegressor, RandomForestRegressor, RotationForestRegressor,
+                   SkTreeRegressor, SkForestRegressor, ExtraTreesRegressor,
+                   "aeon.regression.sklearn"),
+}
+
+
 def available_models(n_estimators, n_jobs, task="classification"):
-    """Short key -> (label, factory) of every model that can run here, in table order."""
-    if task == "regression":
-        return regression_models(n_estimators, n_jobs)
+    """Short key -> (label, factory) of every model that can run here, in table order:
+    classifiers, or regressors for ``task="regression"`` (the same keys)."""
+    tree, forest, rotation, sk_tree, sk_forest, sk_extra, aeon = _CLASSES[task]
     models = {
-        "tree": ("rotforest tree", lambda: DecisionTreeClassifier(random_state=0)),
-        "sk-tree": ("sklearn tree", lambda: SkTree(random_state=0)),
-        "forest": ("rotforest random forest", lambda: RandomForestClassifier(
+        "tree": ("rotforest tree", lambda: tree(random_state=0)),
+        "sk-tree": ("sklearn tree", lambda: sk_tree(random_state=0)),
+        "forest": ("rotforest random forest", lambda: forest(
             n_estimators, n_jobs=n_jobs, random_state=0)),
-        "sk-forest": ("sklearn random forest", lambda: SkForest(
+        "sk-forest": ("sklearn random forest", lambda: sk_forest(
             n_estimators, n_jobs=n_jobs, random_state=0)),
-        "sk-extra": ("sklearn extra trees", lambda: ExtraTreesClassifier(
+        "sk-extra": ("sklearn extra trees", lambda: sk_extra(
             n_estimators, n_jobs=n_jobs, random_state=0)),
-        "rotation": ("rotforest rotation forest", lambda: RotationForestClassifier(
+        "rotation": ("rotforest rotation forest", lambda: rotation(
             n_estimators, n_jobs=n_jobs, random_state=0)),
+    }
+    if task == "classification":
         # the wide-data speed setting: sqrt of a tree's axes drawn at each node
-        "rotation-sqrt": ("rotforest rotation forest, sqrt axes",
-                          lambda: RotationForestClassifier(
-                              n_estimators, max_features="sqrt", n_jobs=n_jobs,
-                              random_state=0)),
-    }
+        models["rotation-sqrt"] = ("rotforest rotation forest, sqrt axes",
+                                   lambda: rotation(n_estimators, max_features="sqrt",
+                                                    n_jobs=n_jobs, random_state=0))
     try:
-        from aeon.classification.sklearn import RotationForestClassifier as AeonRotation
+        aeon_rotation = getattr(importlib.import_module(aeon), rotation.__name__)
     except ImportError:
         pass
     else:
-        models["aeon"] = ("aeon rotation forest", lambda: AeonRotation(
-            n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
-    return models
-
-
-def regression_models(n_estimators, n_jobs):
-    """available_models for regression: the same keys, regressors."""
-    models = {
-        "tree": ("rotforest tree", lambda: DecisionTreeRegressor(random_state=0)),
-        "sk-tree": ("sklearn tree", lambda: SkTreeRegressor(random_state=0)),
-        "forest": ("rotforest random forest", lambda: RandomForestRegressor(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-        "sk-forest": ("sklearn random forest", lambda: SkForestRegressor(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-        "sk-extra": ("sklearn extra trees", lambda: ExtraTreesRegressor(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-        "rotation": ("rotforest rotation forest", lambda: RotationForestRegressor(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-    }
-    try:
-        from aeon.regression.sklearn import RotationForestRegressor as AeonRotation
-    except ImportError:
-        pass
-    else:
-        models["aeon"] = ("aeon rotation forest", lambda: AeonRotation(
+        models["aeon"] = ("aeon rotation forest", lambda: aeon_rotation(
             n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
     return models
 

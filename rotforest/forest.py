@@ -266,11 +266,16 @@ def check_oob_seen(seen):
                       UserWarning)
 
 
-def oob_scored(est, y, decision, seen):
-    """Set ``oob_score_`` from the out-of-bag class probabilities of the samples ``seen``
-    (a mask), after check_oob_seen."""
+def oob_scored(est, y, sums, counts):
+    """Set a classifying forest's ``oob_decision_function_`` and ``oob_score_`` (accuracy,
+    or the callable ``oob_score``'s score) from the sums of the out-of-bag trees' class
+    probabilities and how many trees left each sample out."""
+    seen = counts > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est.oob_decision_function_ = sums / counts[:, None]
     check_oob_seen(seen)
-    predicted = est.classes_.take(np.argmax(decision[seen], axis=1), axis=0)
+    predicted = est.classes_.take(np.argmax(est.oob_decision_function_[seen], axis=1),
+                                  axis=0)
     scorer = est.oob_score if callable(est.oob_score) else accuracy_score
     est.oob_score_ = float(scorer(y[seen], predicted))
 
@@ -798,10 +803,7 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         return X, y, y_enc.astype(np.int32), sw, classes
 
     def _set_oob(self, X, y, n_jobs):
-        sums, counts = self._oob_sums(X, n_jobs, self.n_classes_)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.oob_decision_function_ = sums / counts[:, None]
-        oob_scored(self, y, self.oob_decision_function_, counts > 0)
+        oob_scored(self, y, *self._oob_sums(X, n_jobs, self.n_classes_))
 
     # --------------------------------------------------------------- prediction
     def predict_proba(self, X):

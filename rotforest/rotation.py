@@ -84,20 +84,17 @@ def _pca_blocks(rng, Zt, y, groups):
     of their rows, drawn for every group independently (Rodriguez, Kuncheva and Alonso,
     2006), largest variance first.  ``Zt`` is the normalised data transposed (features x
     rows, C-contiguous); ``y`` holds class codes 0..K-1 (or a numeric target's quantile
-    bins), every one present, or is None (75% of the rows, no subsets).
+    bins, see target_bins), every one present.
 
     All groups are drawn at once, and groups of one size share their arithmetic: one
     weighted product gives every group's sums and cross-products, one ``eigh`` every
     group's axes (a few numpy calls a tree instead of a dozen a group)."""
-    n_groups, n = len(groups), Zt.shape[1]
-    if y is None:                      # no classes: rows alone
-        keep = rng.random((n_groups, n)) < 0.75
-    else:
-        n_classes = int(y.max()) + 1
-        chosen = rng.random((n_groups, n_classes)) < 0.5
-        for g in np.flatnonzero(~chosen.any(axis=1)):
-            chosen[g, rng.integers(n_classes)] = True
-        keep = chosen[:, y] & (rng.random((n_groups, n)) < 0.75)
+    n_groups, n = len(groups), y.size
+    n_classes = int(y.max()) + 1
+    chosen = rng.random((n_groups, n_classes)) < 0.5
+    for g in np.flatnonzero(~chosen.any(axis=1)):
+        chosen[g, rng.integers(n_classes)] = True
+    keep = chosen[:, y] & (rng.random((n_groups, n)) < 0.75)
     counts = keep.sum(axis=1)
     blocks = [None] * n_groups
     by_size = {}
@@ -134,7 +131,7 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
     (one dense block when None).  ``features`` (default: all) are the rotated features,
     sorted; axis ``j`` belongs to the group of ``features[j]``, and the other features
     have no loading.  ``kind="pca"`` needs the normalised data ``Z`` and class codes
-    ``y`` (None for a numeric target); ``Zt``, Z transposed as a C-contiguous array, may be passed instead of Z by a
+    ``y`` (a numeric target's quantile bins for a regressor); ``Zt``, Z transposed as a C-contiguous array, may be passed instead of Z by a
     caller that draws many rotations."""
     if kind == "pca" and Zt is None:
         Zt = np.ascontiguousarray(Z.T)
@@ -804,10 +801,7 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         return X, y, y_enc.astype(np.int32), sw, classes
 
     def _set_oob(self, Z, mask, y):
-        sums, votes = self._oob_sums(Z, mask, self.n_classes_)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.oob_decision_function_ = sums / votes[:, None]
-        oob_scored(self, y, self.oob_decision_function_, votes > 0)
+        oob_scored(self, y, *self._oob_sums(Z, mask, self.n_classes_))
 
     def predict_proba(self, X):
         """Class probabilities: the mean of the trees' leaf class fractions, each tree

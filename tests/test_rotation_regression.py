@@ -44,23 +44,6 @@ def test_prediction_is_the_mean_of_the_trees_on_their_rotations(data, params):
         np.testing.assert_allclose(forest.predict(X), y, rtol=1e-10)
 
 
-def test_pca_without_classes_takes_the_axes_of_a_row_sample(data):
-    """For a numeric target each group's block holds the principal axes (by SVD here, up
-    to sign) of the group's columns over the 75% row sample the same draws select."""
-    X, _ = data
-    Z = (X - X.mean(0)) / X.std(0)
-    R = draw_rotation(np.random.default_rng(4), 7, 3, "pca", Z, None).toarray()
-    rng = np.random.default_rng(4)
-    order = rng.permutation(7)
-    groups = [np.sort(order[start:start + 3]) for start in range(0, 7, 3)]
-    keep = rng.random((3, len(Z))) < 0.75
-    for g, group in enumerate(groups):
-        sub = Z[np.ix_(np.flatnonzero(keep[g]), group)]
-        _, _, vt = np.linalg.svd(sub - sub.mean(0), full_matrices=False)
-        np.testing.assert_allclose(np.abs(R[np.ix_(group, group)]), np.abs(vt.T),
-                                   atol=1e-8)
-
-
 def test_same_forest_whatever_n_jobs_warm_start_and_pickle(data):
     X, y = data
     X = X.copy()
