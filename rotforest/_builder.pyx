@@ -40,6 +40,8 @@ parts live in files included here, in this order:
 ``_criteria.pxi``  node impurity, split proxies, the classification scans
 ``_missing.pxi``   scans with missing values or monotonic constraints; random splits
 ``_regression.pxi`` the scan of the regression criteria (numeric targets)
+``_absolute.pxi``  the absolute-error criterion: running weighted medians (its kernel
+                   in ``_absolute.h``)
 ``_node_sort.pxi`` sorting in the node, and the cost model choosing each node's method
 ``_split.pxi``     the best split of a node over its drawn features
 ``_grow.pxi``      frontier, nodes, partitions of the lists, the growth loop
@@ -52,7 +54,7 @@ import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
-from libc.math cimport log, ceil, INFINITY, isfinite, isnan
+from libc.math cimport log, ceil, fabs, INFINITY, isfinite, isnan
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
@@ -82,6 +84,26 @@ cdef extern from "_simd.h":
                              int mode) noexcept nogil
 
 
+cdef extern from "_absolute.h":
+    ctypedef struct rf_rec:
+        double w
+        double y
+        int32_t p
+        int32_t n
+    ctypedef struct rf_abs_state:
+        double W
+        double S
+        double wm
+        double sm
+        int64_t m
+    void rf_abs_link(rf_rec* R, int64_t n) noexcept nogil
+    double rf_abs_sad(const rf_rec* R, const rf_abs_state* st) noexcept nogil
+    double rf_abs_median(const rf_rec* R, const rf_abs_state* st) noexcept nogil
+    void rf_abs_pass(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
+                     int64_t tail, rf_abs_state* st, int64_t start, int64_t stop,
+                     int64_t step, double* out, double* med, int64_t base) noexcept nogil
+
+
 cdef extern from "_platform.h":
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
     void* rf_alloc_big(size_t size) noexcept nogil
@@ -108,6 +130,7 @@ cdef enum:
     CRIT_SQUARED = 3       # regression criteria
     CRIT_FRIEDMAN = 4
     CRIT_POISSON = 5
+    CRIT_ABSOLUTE = 6
 
 cdef enum:
     METHOD_AUTO = 0        # each node's method from the cost model (_lists_pay)
@@ -120,7 +143,7 @@ METHODS = {"auto": METHOD_AUTO, "presort": METHOD_PRESORT, "sort": METHOD_SORT}
 CRITERIA = {"gini": CRIT_GINI, "entropy": CRIT_ENTROPY, "log_loss": CRIT_ENTROPY,
             "error": CRIT_ERROR}
 REGRESSION_CRITERIA = {"squared_error": CRIT_SQUARED, "friedman_mse": CRIT_FRIEDMAN,
-                       "poisson": CRIT_POISSON}
+                       "poisson": CRIT_POISSON, "absolute_error": CRIT_ABSOLUTE}
 
 cdef double EPSILON = 2.220446049250313e-16
 cdef double LN2 = 0.6931471805599453
@@ -165,6 +188,7 @@ include "_state.pxi"
 include "_criteria.pxi"
 include "_missing.pxi"
 include "_regression.pxi"
+include "_absolute.pxi"
 include "_node_sort.pxi"
 include "_split.pxi"
 include "_grow.pxi"
@@ -381,6 +405,20 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.order = <int64_t*> malloc(B.order_cap * sizeof(int64_t))
     B.nodes = <Node*> malloc(B.node_cap * sizeof(Node))
     B.values = <double*> malloc(B.node_cap * n_values * sizeof(double))
+    if regression and criterion == CRIT_ABSOLUTE:
+        B.absolute = True
+        B.ylist = <key_t*> malloc((n_act + 1) * sizeof(key_t))
+        B.ytmp = <key_t*> malloc((n_act + 1) * sizeof(key_t))
+        B.abs_rank = <int32_t*> malloc(n * sizeof(int32_t))
+        B.abs_rec = <rf_rec*> malloc((n_act + 2) * sizeof(rf_rec))
+        B.abs_cost = <double*> malloc(4 * (n_act + 1) * sizeof(double))
+        B.abs_med = <double*> malloc(4 * (n_act + 1) * sizeof(double))
+        if (B.ylist == NULL or B.ytmp == NULL or B.abs_rank == NULL or B.abs_rec == NULL
+                or B.abs_cost == NULL or B.abs_med == NULL):
+            _free_builder(&B)
+            raise MemoryError("not enough memory to grow the tree")
+        y_order = np.argsort(np.asarray(target), kind="stable").astype(np.int64)
+    cdef int64_t[::1] y_order_view = y_order if B.absolute else None
     if regression and criterion == CRIT_POISSON:
         ylogy = np.asarray(target).copy()
         positive = ylogy > 0.0
@@ -442,6 +480,12 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                     B.samples[q] = payload[i]
                     q += 1
             # (dense_ranks checked that every row of keys orders all the samples)
+        if B.absolute:
+            q = 0
+            for i in range(n):
+                if payload[y_order_view[i]] != INACTIVE:
+                    B.ylist[q] = payload[y_order_view[i]]
+                    q += 1
     if B.error == 3:
         _free_builder(&B)
         raise ValueError("keys do not belong to X")
@@ -462,7 +506,11 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         for i in range(n):
             if B.w[i] > 0.0:
                 _accumulate(&B, payload[i], B.w[i], B.ent_counts + root * 3 * K)
-        B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
+        if B.absolute:
+            _absolute_stats(&B, B.ylist, 0, n_act, &wi, &yi, &B.ent[root].impurity)
+            B.ent[root].impurity /= wi
+        else:
+            B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
         for f in range(F):      # columns constant over this tree's samples
             if root_presorted:
                 out = B.lists + f * n_act

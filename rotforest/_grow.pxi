@@ -106,6 +106,7 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     cdef const double* counts = B.ent_counts + ei * 3 * K
     cdef void* p
     cdef Node* nd
+    cdef double w, sad
     if B.node_count == MAX_NODES:
         B.error = 2              # node ids are 32-bit (see Node)
         return -1
@@ -134,8 +135,11 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     nd.n_node_samples = e.end - e.start
     nd.weighted_n_node_samples = e.weight
     if B.regression:
-        # the weighted mean, held within the bounds the constraints set
-        B.values[idx] = counts[0] / e.weight
+        # the weighted mean (median), held within the bounds the constraints set
+        if B.absolute:
+            _absolute_stats(B, B.ylist, e.start, e.end, &w, &B.values[idx], &sad)
+        else:
+            B.values[idx] = counts[0] / e.weight
         if B.values[idx] < e.lower:
             B.values[idx] = e.lower
         elif B.values[idx] > e.upper:
@@ -254,8 +258,12 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     bounds[1] = bounds[3] = e.upper
     if cst != 0:
         # children of a constrained split meet at the mean of their class-0 fractions
-        middle = (B.ent_counts[ei * 3 * K + K] / (2.0 * sp.weight_left)
-                  + B.ent_counts[ei * 3 * K + 2 * K] / (2.0 * sp.weight_right))
+        # (of their means, medians)
+        if B.absolute:
+            middle = (sp.value_left + sp.value_right) / 2.0
+        else:
+            middle = (B.ent_counts[ei * 3 * K + K] / (2.0 * sp.weight_left)
+                      + B.ent_counts[ei * 3 * K + 2 * K] / (2.0 * sp.weight_right))
         if cst == 1:
             bounds[1] = middle
             bounds[2] = middle
@@ -390,6 +398,12 @@ cdef void _free_builder(Builder* B) noexcept nogil:
     free(B.goleft)
     free(B.nan_rank)
     free(B.xlogx_table)
+    free(B.ylist)
+    free(B.ytmp)
+    free(B.abs_rank)
+    free(B.abs_rec)
+    free(B.abs_cost)
+    free(B.abs_med)
     free(B.cl)
     free(B.cr)
     free(B.fl)

@@ -243,6 +243,7 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
     cdef int64_t a, b, m, p, c, n_left
     cdef double wl = 0.0, wi
+    cdef double st6[6]
     if not isfinite(t):
         t = lo_v / 2.0 + hi_v / 2.0
     if t >= hi_v:
@@ -274,6 +275,14 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
             wl += wi
     if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
         return -INFINITY
+    if B.absolute:
+        _absolute_children(B, L, s, p, enm, e, ml[0], False, st6)
+        if (B.monotonic != NULL and B.monotonic[f] != 0
+                and not _abs_ok(st6[1], st6[4], B.monotonic[f], lower, upper)):
+            return -INFINITY
+        pos[0] = p
+        thr[0] = t
+        return -(st6[2] + st6[5])
     for c in range(B.n_classes):
         B.cr[c] = tot[c] - B.cl[c]
     if (B.monotonic != NULL and B.monotonic[f] != 0

@@ -23,6 +23,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_simd
     cdef const key_t* L
+    cdef double st6[6]
+    if B.absolute:
+        _absolute_node(B, s, end)
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
     # the sum of their squares, the same for every feature (at such a node the only other
     # scan, _scan_missing, keeps its counts in doubles and leaves cri alone)
@@ -69,6 +72,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         if B.random_split:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
                                   e.lower, e.upper)
+        elif B.absolute:
+            proxy = _scan_absolute(B, L, s, end, nm, e.weight, &pos, &ml,
+                                   B.monotonic[f] if B.monotonic != NULL else 0,
+                                   e.lower, e.upper)
         elif B.monotonic != NULL and B.monotonic[f] != 0:
             # a constrained feature: the portable scan, checking every cut
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml,
@@ -165,8 +172,17 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     e.split.missing_left = best_ml if best_nm > 0 else (n_left > (end - s) - n_left)
     e.split.weight_left = wl
     e.split.weight_right = wr
-    e.split.impurity_left = _impurity(B, cleft, wl)
-    e.split.impurity_right = _impurity(B, cright, wr)
+    if B.absolute:
+        # the children measured exactly (not from the scan's running sums), and the
+        # node's slice of ylist partitioned for them
+        _absolute_children(B, L, s, best_p, enm, end, best_ml, True, st6)
+        e.split.impurity_left = st6[2] / wl
+        e.split.impurity_right = st6[5] / wr
+        e.split.value_left = st6[1]
+        e.split.value_right = st6[4]
+    else:
+        e.split.impurity_left = _impurity(B, cleft, wl)
+        e.split.impurity_right = _impurity(B, cright, wr)
     if B.criterion == CRIT_FRIEDMAN:
         # Friedman's improvement (scikit-learn's: not scaled by the node's weight share)
         a = wr * cleft[0] - wl * cright[0]

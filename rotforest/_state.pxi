@@ -27,6 +27,8 @@ cdef struct SplitInfo:
     int64_t n_missing      # samples of the node missing the split feature (at the list's end)
     int64_t missing_left   # they go to the left child (when n_missing > 0); the stored
                            # direction for NaN at predict time in any case
+    double value_left      # absolute error: the children's medians
+    double value_right
     uint64_t cut_rank      # the rank of the first present value on the right (the
                            # feature's missing rank when every present value goes left):
                            # a sample goes left when its rank is below it
@@ -61,6 +63,17 @@ cdef struct Builder:
     bint regression        # a numeric target: yv[i] (the class field of the keys is empty)
     const double* yv
     const double* ylogy    # y log y per sample (Poisson), else NULL
+    bint absolute          # the absolute-error criterion (see _absolute.pxi):
+    key_t* ylist           #   the samples in increasing y, each node's [start, end)
+    key_t* ytmp            #   room to partition ylist
+    int32_t* abs_rank      #   per sample index: its rank in the current node's y order
+    rf_rec* abs_rec        #   per rank (1..n, sentinels 0 and n + 1): w, centred y,
+                           #   and the linked list of the ranks still present
+    double* abs_cost       #   a feature's SAD of children, 4 x (n + 1) (see there)
+    double* abs_med        #   and their medians, for constrained features
+    rf_abs_state abs_full  #   the whole current node
+    double abs_centre      #   the target value the records are centred on
+    int64_t abs_n          #   the current node's samples
     int64_t n_active       # samples with non-zero weight
     int rshift
     int cshift

@@ -838,7 +838,8 @@ class RandomForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
     ----------
     n_estimators : int, default=100
         Number of trees.
-    criterion : {"squared_error", "friedman_mse", "poisson"}, default="squared_error"
+    criterion : {"squared_error", "friedman_mse", "poisson", "absolute_error"}, \
+            default="squared_error"
         Impurity that every tree reduces (see :class:`DecisionTreeRegressor`).
     max_depth : int or None, default=None
         Maximum depth of every tree; None grows until the other rules stop it.

@@ -315,8 +315,8 @@ def knows_nothing(settings, n_samples, target, regression, sw):
     """Builder settings and weights that grow a single leaf: the tree of a bootstrap
     sample that drew no weight.  A classifier's leaf gets equal class shares (shares of
     the samples' own weights would let each out-of-bag sample vote for its own label); a
-    regressor's the weighted mean of all targets (each sample's own share of it is
-    1/n of the weight)."""
+    regressor's the weighted mean (median, for the absolute error) of all targets (each
+    sample's own share of it is 1/n of the weight)."""
     leaf = dict(settings, min_samples_split=n_samples + 1)
     if regression:
         return leaf, sw
@@ -868,7 +868,8 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         Standardised features all have variance 1, and the principal axes of
         uncorrelated ones mix them at random. "range" was chosen by measurement (see
         the user guide).
-    criterion : {"squared_error", "friedman_mse", "poisson"}, default="squared_error"
+    criterion : {"squared_error", "friedman_mse", "poisson", "absolute_error"}, \
+            default="squared_error"
         Impurity that every tree reduces (see :class:`DecisionTreeRegressor`).
     max_depth : int or None, default=None
         Maximum depth of every tree.

@@ -8,7 +8,8 @@ import pytest
 from scipy.stats import rankdata
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from rotforest import (DecisionTreeClassifier, RandomForestClassifier,
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
+                       RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, _builder)
 
 TREE_FIELDS = ["children_left", "children_right", "feature", "threshold", "impurity",
@@ -103,6 +104,44 @@ def test_every_method_grows_the_same_tree(kind, criterion, n_classes, missing):
             assert trees[0].tree_.node_count > 20, (wname, params)
             for t in trees[1:]:
                 assert_same_tree(trees[0].tree_, t.tree_)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "discrete", "sparse"])
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "absolute_error"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_every_method_grows_the_same_regression_tree(kind, criterion, missing):
+    X, _ = _data(kind, 500, 24, 2, missing, seed=4 + missing)
+    rng = np.random.default_rng(6)
+    y = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=len(X))
+    y = np.exp(y / 3.0) if criterion == "poisson" else np.round(y, 1)
+    weights = {"none": None, "counts": rng.integers(0, 4, len(y)).astype(float),
+               "real": rng.random(len(y)) + 0.01}
+    for (wname, w) in weights.items():
+        for params in [dict(max_features="sqrt"), dict(max_features=None),
+                       dict(max_features="sqrt", max_leaf_nodes=40),
+                       dict(max_features=5, splitter="random"),
+                       dict(max_features=6, min_samples_leaf=3,
+                            monotonic_cst=[1, -1] + [0] * 22)]:
+            trees = grown_by_each_method(
+                lambda: DecisionTreeRegressor(criterion=criterion, random_state=7,
+                                              **params), X, y, sample_weight=w)
+            assert trees[0].tree_.node_count > 20, (wname, params)
+            for t in trees[1:]:
+                assert_same_tree(trees[0].tree_, t.tree_)
+
+
+def test_regression_forests_are_the_same_by_every_method_and_thread_count():
+    X, _ = _data("sparse", 400, 50, 2, True, seed=12)
+    y = np.round(np.nan_to_num(X[:, 0]) * 2 + np.nan_to_num(X[:, 3]), 1)
+    forests = []
+    for method, jobs in [("presort", 1), ("sort", 2), ("auto", 3)]:
+        with node_method(method):
+            forests.append(RandomForestRegressor(6, criterion="absolute_error",
+                                                 max_features=0.3, n_jobs=jobs,
+                                                 random_state=0).fit(X, y))
+    for f in forests[1:]:
+        for a, b in zip(forests[0].estimators_, f.estimators_):
+            assert_same_tree(a.tree_, b.tree_)
 
 
 def test_monotonic_constraints_grow_the_same_tree_by_every_method():

@@ -34,7 +34,7 @@ SETTINGS = [
 ]
 
 
-@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "absolute_error"])
 @pytest.mark.parametrize("weights", ["none", "real", "integer"])
 @pytest.mark.parametrize("settings", SETTINGS,
                          ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()))
@@ -45,6 +45,14 @@ def test_equals_sklearn(criterion, weights, settings):
           "integer": rng.integers(0, 4, len(y)).astype(float)}[weights]
     ours = DecisionTreeRegressor(criterion=criterion, **settings).fit(X, y, sw)
     theirs = SkTree(criterion=criterion, random_state=0, **settings).fit(X, y, sw)
+    if criterion == "absolute_error" and weights == "none":
+        # With unit weights, moving one sample across a cut often leaves the summed
+        # absolute deviations exactly unchanged (it lies in both children's median
+        # intervals), so cuts of one node tie exactly and each builder's rounding picks
+        # one.  Every disagreement must be such a tie.
+        ties, compared = assert_same_tree(ours, theirs, max_ties=None)
+        assert compared >= 0.6 * theirs.tree_.node_count
+        return
     ties, compared = assert_same_tree(ours, theirs, max_ties=0)
     assert compared == theirs.tree_.node_count
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12, atol=1e-12)
@@ -112,11 +120,15 @@ def test_friedman_mse_splits_as_squared_error():
 # ----------------------------------------------------------------------------------------
 
 def _loss(y, w, criterion):
-    """The node's weighted loss: sum of w (y - mean)^2, or the Poisson deviance / 2."""
+    """The node's weighted loss: sum of w (y - mean)^2, the Poisson deviance / 2, or the
+    least sum of w |y - c| (attained at one of the y: the loss is convex and piecewise
+    linear in c)."""
     W = w.sum()
     mean = np.dot(w, y) / W
     if criterion == "squared_error":
         return float(np.dot(w, (y - mean) ** 2))
+    if criterion == "absolute_error":
+        return float(min(np.dot(w, np.abs(y - c)) for c in y))
     if mean <= 0:
         return 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -149,7 +161,7 @@ def brute_force_node(X, y, w, criterion, min_samples_leaf):
     return parent, best
 
 
-@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "absolute_error"])
 @pytest.mark.parametrize("seed", range(6))
 def test_every_split_matches_brute_force(criterion, seed):
     rng = np.random.default_rng(seed)
@@ -197,13 +209,55 @@ def test_leaves_hold_weighted_means():
     assert reg.predict(X).shape == (300,)
 
 
+def weighted_median(y, w):
+    """scikit-learn's weighted median, written out: in increasing y, the first value
+    whose cumulative weight exceeds half the total; the mean of it and the value before
+    when the weight before it is exactly half."""
+    order = np.argsort(y, kind="stable")
+    y, w = y[order], w[order]
+    before = np.concatenate([[0.0], np.cumsum(w)[:-1]])
+    i = int(np.nonzero(before + w > w.sum() / 2)[0][0])
+    return (y[i - 1] + y[i]) / 2 if i > 0 and before[i] == w.sum() / 2 else y[i]
+
+
+def test_weighted_median_by_hand():
+    assert weighted_median(np.array([1.0, 2, 10, 20]), np.array([1.0, 1, 1, 3])) == 15.0
+    assert weighted_median(np.array([3.0, 1, 2]), np.ones(3)) == 2.0
+    assert weighted_median(np.array([4.0, 1, 2, 3]), np.ones(4)) == 2.5
+
+
+@pytest.mark.parametrize("weights", ["none", "integer", "real"])
+def test_absolute_error_leaves_hold_weighted_medians(weights):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 3))
+    y = np.round(rng.normal(size=400), 1)        # repeated values: median ties
+    w = {"none": np.ones(400), "integer": rng.integers(1, 4, 400).astype(float),
+         "real": rng.uniform(0.1, 3.0, 400)}[weights]
+    for splitter in ["best", "random"]:
+        reg = DecisionTreeRegressor(criterion="absolute_error", splitter=splitter,
+                                    min_samples_leaf=6, random_state=0).fit(X, y, w)
+        t = reg.tree_
+        path = reg.decision_path(X).toarray().astype(bool)
+        for node in range(t.node_count):
+            m = path[:, node]
+            med = weighted_median(y[m], w[m])
+            assert t.value[node, 0, 0] == pytest.approx(med, abs=1e-12)
+            sad = np.dot(w[m], np.abs(y[m] - med))
+            assert t.impurity[node] == pytest.approx(sad / w[m].sum(), rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("cst", [1, -1])
-def test_monotonic_constraints_equal_sklearn_and_hold(cst):
+@pytest.mark.parametrize("criterion", ["squared_error", "absolute_error"])
+def test_monotonic_constraints_equal_sklearn_and_hold(cst, criterion):
     X, y = tie_free_regression(1000, 4, seed=9)
     y = y + cst * 0.002 * X[:, 1]
     mono = [0, cst, 0, 0]
-    ours = DecisionTreeRegressor(monotonic_cst=mono, min_samples_leaf=10).fit(X, y)
-    theirs = SkTree(monotonic_cst=mono, min_samples_leaf=10, random_state=0).fit(X, y)
+    # (real weights: the absolute error's cuts then do not tie, see test_equals_sklearn)
+    sw = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    ours = DecisionTreeRegressor(criterion=criterion, monotonic_cst=mono,
+                                 min_samples_leaf=10).fit(X, y, sw)
+    theirs = SkTree(criterion=criterion, monotonic_cst=mono, min_samples_leaf=10,
+                    random_state=0).fit(X, y, sw)
     assert_same_tree(ours, theirs, max_ties=0)
     grid = np.tile(X[:200], (1, 1))
     low, high = grid.copy(), grid.copy()
@@ -224,15 +278,21 @@ def test_random_splitter_fits_and_partitions():
     np.testing.assert_array_equal(again.fit(X, y).tree_.threshold, reg.tree_.threshold)
 
 
-def test_cost_complexity_path_equals_sklearn():
+@pytest.mark.parametrize("criterion", ["squared_error", "absolute_error"])
+def test_cost_complexity_path_equals_sklearn(criterion):
     X, y = tie_free_regression(600, 4, seed=6)
-    ours = DecisionTreeRegressor(min_samples_leaf=8).cost_complexity_pruning_path(X, y)
-    theirs = SkTree(min_samples_leaf=8, random_state=0).cost_complexity_pruning_path(X, y)
+    sw = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
+    ours = DecisionTreeRegressor(criterion=criterion, min_samples_leaf=8)
+    ours = ours.cost_complexity_pruning_path(X, y, sw)
+    theirs = SkTree(criterion=criterion, min_samples_leaf=8, random_state=0)
+    theirs = theirs.cost_complexity_pruning_path(X, y, sw)
     np.testing.assert_allclose(ours.ccp_alphas, theirs.ccp_alphas, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(ours.impurities, theirs.impurities, rtol=1e-9, atol=1e-12)
     alpha = ours.ccp_alphas[-4]
-    a = DecisionTreeRegressor(min_samples_leaf=8, ccp_alpha=alpha).fit(X, y)
-    b = SkTree(min_samples_leaf=8, ccp_alpha=alpha, random_state=0).fit(X, y)
+    a = DecisionTreeRegressor(criterion=criterion, min_samples_leaf=8,
+                              ccp_alpha=alpha).fit(X, y, sw)
+    b = SkTree(criterion=criterion, min_samples_leaf=8, ccp_alpha=alpha,
+               random_state=0).fit(X, y, sw)
     assert_same_tree(a, b, max_ties=0)
 
 
@@ -334,6 +394,32 @@ def test_forest_without_bootstrap_equals_sklearn():
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
     for a, b in zip(ours.estimators_, theirs.estimators_):
         assert_same_tree(a, b, max_ties=0)
+
+
+def test_absolute_error_forest_without_bootstrap_equals_sklearn():
+    """The same with the absolute error (real weights, under which its cuts do not tie
+    exactly; see test_equals_sklearn); a bootstrap forest's trees hold the medians of
+    the rows they drew (integer weights), and its prediction is their mean."""
+    X, y = tie_free_regression(600, 5, seed=14)
+    sw = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    ours = RandomForestRegressor(n_estimators=3, criterion="absolute_error",
+                                 bootstrap=False, min_samples_leaf=10,
+                                 random_state=0).fit(X, y, sw)
+    theirs = SkForest(n_estimators=3, criterion="absolute_error", bootstrap=False,
+                      min_samples_leaf=10, random_state=0).fit(X, y, sw)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+    for a, b in zip(ours.estimators_, theirs.estimators_):
+        assert_same_tree(a, b, max_ties=0)
+    boot = RandomForestRegressor(n_estimators=4, criterion="absolute_error",
+                                 min_samples_leaf=5, random_state=1).fit(X, y)
+    for tree, rows in zip(boot.estimators_, boot.estimators_samples_):
+        counts = np.bincount(rows, minlength=len(y)).astype(float)
+        leaves = tree.apply(X)
+        for leaf in np.unique(leaves[counts > 0])[:20]:
+            m = (leaves == leaf) & (counts > 0)
+            assert tree.tree_.value[leaf, 0, 0] == weighted_median(y[m], counts[m])
+    np.testing.assert_allclose(boot.predict(X),
+                               np.mean([t.predict(X) for t in boot.estimators_], axis=0))
 
 
 def test_forest_is_the_mean_of_its_trees_and_reproducible():

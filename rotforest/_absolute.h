@@ -1,0 +1,116 @@
+/* rotforest: the absolute-error criterion's kernel, running weighted medians over a
+   doubly linked list of a node's samples in increasing target (see _absolute.pxi). */
+#ifndef ROTFOREST_ABSOLUTE_H
+#define ROTFOREST_ABSOLUTE_H
+#include <stdint.h>
+
+/* A sample of the node, by its rank in y: its weight, centred target and neighbours
+   still present (32 bytes: two records a cache line, one line per access). */
+typedef struct { double w; double y; int32_t p; int32_t n; int64_t pad; } rf_rec;
+/* A set of the node's samples: its weight W, sum of w y S, and its lower weighted
+   median m (the first rank whose cumulative weight reaches W / 2) with the weight wm
+   and sum of w y sm of the ranks up to m included. */
+typedef struct { double W; double S; double wm; double sm; int64_t m; } rf_abs_state;
+#ifndef RF_ABS_AHEAD
+#define RF_ABS_AHEAD 16           /* deletions ahead whose record is prefetched */
+#endif
+
+/* Every rank 1..n present; the sentinels 0 and n + 1 (weight 0) point at themselves
+   outwards. */
+static inline void rf_abs_link(rf_rec* R, int64_t n) {
+    for (int64_t r = 0; r < n + 2; r++) {
+        R[r].p = (int32_t)(r - 1);
+        R[r].n = (int32_t)(r + 1);
+    }
+    R[0].p = 0;
+    R[n + 1].n = (int32_t)(n + 1);
+}
+
+/* The set's sum of absolute deviations from its median: with the lower median m,
+   y_m (2 wm - W) - 2 sm + S. */
+static inline double rf_abs_sad(const rf_rec* R, const rf_abs_state* st) {
+    return R[st->m].y * (2.0 * st->wm - st->W) - 2.0 * st->sm + st->S;
+}
+
+/* The set's median as scikit-learn takes it: the mean of the lower median and the next
+   value when the weight up to the lower one is exactly half. */
+static inline double rf_abs_median(const rf_rec* R, const rf_abs_state* st) {
+    if (st->wm == 0.5 * st->W)
+        return 0.5 * (R[st->m].y + R[R[st->m].n].y);
+    return R[st->m].y;
+}
+
+/* Deletes L[q] (rank rk[L[q] & im]) for q = from, from + step, ... short of to, and
+   after each deletion writes the SAD of what is left to out[q - base] (and its median
+   to med[q - base]) when `record` is set.  A deletion unlinks the rank, then moves the
+   median pointer forward while the weight up to it is below half of what is left, and
+   back while it would still reach half without its own weight (one step at most for
+   unit weights).  (Branches here beat masks: predicted, they let the processor run
+   ahead of the chain of moves, each waiting on the one before.) */
+static inline __attribute__((always_inline))
+void rf_abs_pass_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
+                      int64_t tail, rf_abs_state* st, int64_t from, int64_t to,
+                      int64_t step, double* out, double* med, int64_t base, int record,
+                      int medians) {
+    double W = st->W, S = st->S, wm = st->wm, sm = st->sm, wr, wyr, half;
+    int64_t m = st->m, count = (to - from) * step, q = from, r;
+    int32_t pr, nx;
+    for (; count > 0; count--, q += step) {
+        /* prefetches survive the pipeline flushes of the branches: the record of the
+           deletion AHEAD from here, and the rank of the one twice as far */
+        if (count > 2 * RF_ABS_AHEAD)
+            __builtin_prefetch(&rk[L[q + 2 * RF_ABS_AHEAD * step] & im], 0);
+        if (count > RF_ABS_AHEAD)
+            __builtin_prefetch(&R[rk[L[q + RF_ABS_AHEAD * step] & im]], 1);
+        r = rk[L[q] & im];
+        wr = R[r].w;
+        wyr = wr * R[r].y;
+        pr = R[r].p;
+        nx = R[r].n;
+        W -= wr;
+        S -= wyr;
+        if (r <= m) {
+            wm -= wr;
+            sm -= wyr;
+            if (r == m)
+                m = pr;
+        }
+        R[pr].n = nx;
+        R[nx].p = pr;
+        half = 0.5 * W;
+        while (wm < half && m != tail) {
+            m = R[m].n;
+            wm += R[m].w;
+            sm += R[m].w * R[m].y;
+        }
+        while (m != 0 && wm - R[m].w >= half) {
+            wm -= R[m].w;
+            sm -= R[m].w * R[m].y;
+            m = R[m].p;
+        }
+        if (record) {
+            out[q - base] = R[m].y * (2.0 * wm - W) - 2.0 * sm + S;
+            if (medians)
+                med[q - base] = (wm == half) ? 0.5 * (R[m].y + R[R[m].n].y) : R[m].y;
+        }
+    }
+    st->W = W;
+    st->S = S;
+    st->wm = wm;
+    st->sm = sm;
+    st->m = m;
+}
+
+/* rf_abs_pass_impl, specialised: no recording (out NULL), costs only, or costs and
+   medians (med not NULL). */
+static void rf_abs_pass(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
+                        int64_t tail, rf_abs_state* st, int64_t from, int64_t to,
+                        int64_t step, double* out, double* med, int64_t base) {
+    if (out == 0)
+        rf_abs_pass_impl(R, rk, L, im, tail, st, from, to, step, out, med, base, 0, 0);
+    else if (med == 0)
+        rf_abs_pass_impl(R, rk, L, im, tail, st, from, to, step, out, med, base, 1, 0);
+    else
+        rf_abs_pass_impl(R, rk, L, im, tail, st, from, to, step, out, med, base, 1, 1);
+}
+#endif

@@ -1,0 +1,253 @@
+# The absolute-error criterion: running weighted medians on the node's order of y.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+# ----------------------------------------------------------------------------------------
+# Absolute error.  A node's impurity is sum w |y - median| / sum w, its value the weighted
+# median (scikit-learn's: where the cumulative weight, in increasing y, first exceeds
+# half the total; the mean of that value and the one before when the weight below it is
+# exactly half).  The split minimises the children's summed absolute deviations (SAD).
+#
+# The tree keeps one more list, ``ylist``: its samples in increasing y (ties by index),
+# each node owning the slice [start, end), partitioned stably when the node splits, so a
+# node always has its own samples in y order.  At a node, each sample's position in that
+# order is its local rank r (1..n), and the records R[r] hold its weight and centred
+# target.  A feature's cuts are then scored by deleting samples from a doubly linked
+# list of the ranks while a median pointer follows the deletions:
+#
+#   * from the whole node, deleting the feature's slice from its end backwards leaves
+#     every prefix [s, p) in turn: the SAD of each left child;
+#   * from the whole node again, deleting from the start leaves every suffix [p, e): the
+#     SAD of each right child, added to the stored left one at each cut.
+#
+# A deletion unlinks one rank in O(1) and moves the median pointer by as much weight as
+# it removed (one step for unit weights), so a feature costs O(n) instead of the
+# O(n log n) of a sorted structure.  With the lower weighted median m of a set (the
+# first rank whose cumulative weight reaches half the set's weight W), and Wm, Sm the
+# weight and sum of w y up to m included, S the set's sum of w y:
+#
+#       SAD = y_m (2 Wm - W) - 2 Sm + S.
+#
+# Targets are centred on the node's median first, so that these sums stay small deep in
+# the tree.  The passes are a C kernel (_absolute.h: rf_abs_pass) that moves the median
+# without branches for unit weights.  Missing values take two more passes (see
+# _scan_absolute).  The children of the split chosen are then measured exactly
+# (_absolute_children), and those numbers, not the running ones, become their
+# impurities and values.
+# ----------------------------------------------------------------------------------------
+
+cdef void _absolute_stats(const Builder* B, const key_t* Y, int64_t a, int64_t b,
+                          double* weight, double* median, double* sad) noexcept nogil:
+    """Weight, weighted median and SAD of the samples Y[a:b) (in increasing y)."""
+    cdef int64_t q, qm = a
+    cdef double W = 0.0, cum = 0.0, half, med, acc = 0.0, wi
+    for q in range(a, b):
+        W += _wt(B, Y[q])
+    half = 0.5 * W
+    for q in range(a, b):
+        wi = _wt(B, Y[q])
+        if cum + wi > half:
+            qm = q
+            break
+        cum += wi
+    med = B.yv[Y[qm] & B.imask]
+    if cum == half and qm > a:
+        med = 0.5 * (B.yv[Y[qm - 1] & B.imask] + med)
+    for q in range(a, b):
+        acc += _wt(B, Y[q]) * fabs(B.yv[Y[q] & B.imask] - med)
+    weight[0] = W
+    median[0] = med
+    sad[0] = acc
+
+
+cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
+    """Before a node's features are scanned: each sample's local rank, the records, and
+    the whole node's state (B.abs_full)."""
+    cdef int64_t n = e - s, q, r
+    cdef rf_rec* R = B.abs_rec
+    cdef rf_abs_state st
+    cdef double c, wi, half
+    cdef key_t k
+    c = B.yv[B.ylist[s + n // 2] & B.imask]
+    R[0].w = 0.0
+    R[0].y = 0.0
+    R[n + 1].w = 0.0
+    R[n + 1].y = 0.0
+    st.W = 0.0
+    st.S = 0.0
+    for q in range(s, e):
+        k = B.ylist[q]
+        r = q - s + 1
+        B.abs_rank[k & B.imask] = <int32_t> r
+        wi = _wt(B, k)
+        R[r].w = wi
+        R[r].y = B.yv[k & B.imask] - c
+        st.W += wi
+        st.S += wi * R[r].y
+    half = 0.5 * st.W
+    st.wm = 0.0
+    st.sm = 0.0
+    st.m = 0
+    while st.wm < half and st.m < n:
+        st.m += 1
+        st.wm += R[st.m].w
+        st.sm += R[st.m].w * R[st.m].y
+    B.abs_full = st
+    B.abs_centre = c
+    B.abs_n = n
+
+
+cdef inline bint _abs_ok(double vl, double vr, int cst, double lower,
+                         double upper) noexcept nogil:
+    """The monotonic constraint's test on the children's medians."""
+    return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
+            and (vl - vr) * cst <= 0.0)
+
+
+cdef inline void _abs_run(Builder* B, const key_t* L, int64_t pre_a, int64_t pre_b,
+                          int64_t a, int64_t b, int64_t step, double* out, double* med,
+                          int64_t base) noexcept nogil:
+    """From the whole node less L[pre_a:pre_b) (whose SAD, and median, are recorded first
+    at out[a - step - base] when that range is not empty), deletes L[q] for q from a
+    towards b (exclusive) by step, recording the SAD (and median) of what is left at
+    out[q - base]."""
+    cdef rf_abs_state st = B.abs_full
+    cdef int64_t tail = B.abs_n + 1
+    rf_abs_link(B.abs_rec, B.abs_n)
+    if pre_b > pre_a:
+        rf_abs_pass(B.abs_rec, B.abs_rank, L, B.imask, tail, &st, pre_a, pre_b, 1, NULL,
+                    NULL, 0)
+        out[a - step - base] = rf_abs_sad(B.abs_rec, &st)
+        if med != NULL:
+            med[a - step - base] = rf_abs_median(B.abs_rec, &st)
+    rf_abs_pass(B.abs_rec, B.abs_rank, L, B.imask, tail, &st, a, b, step, out, med, base)
+
+
+cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
+                           double wtot, int64_t* pos, int64_t* ml, int cst, double lower,
+                           double upper) noexcept nogil:
+    """Best cut of one feature for the absolute error: the proxy -(SAD left + SAD
+    right), larger being better, with the candidates and their order those of
+    _scan_missing (every cut with the missing samples right, then all present values
+    left and the missing ones right, then every cut with them left; the first of
+    equals wins).  Without missing values: one backward pass for the left children's
+    SAD (A[p - s] for the cut at p), one forward pass for the right ones' (Rc).  With
+    them, two more: left children with the missing samples (A2), right ones without
+    (R2)."""
+    cdef int64_t n = B.abs_n, enm = e - nm, msl = B.min_samples_leaf, p, lo, hi
+    cdef int64_t pos1 = -1, pos2 = -1
+    cdef int rs = B.rshift
+    cdef double* A = B.abs_cost
+    cdef double* Rc = B.abs_cost + (n + 1)
+    cdef double* A2 = B.abs_cost + 2 * (n + 1)
+    cdef double* R2 = B.abs_cost + 3 * (n + 1)
+    cdef double* MA = NULL
+    cdef double* MR = NULL
+    cdef double* MA2 = NULL
+    cdef double* MR2 = NULL
+    cdef double minw = B.min_weight_leaf, best1 = INFINITY, best2 = INFINITY, c, wl = 0.0
+    cdef double wm = 0.0, lc = lower - B.abs_centre, uc = upper - B.abs_centre
+    cdef bint weighed = minw > 0.0, constrained = cst != 0
+    if constrained:
+        MA = B.abs_med
+        MR = B.abs_med + (n + 1)
+        MA2 = B.abs_med + 2 * (n + 1)
+        MR2 = B.abs_med + 3 * (n + 1)
+    # the cuts p in [lo, hi] with the missing samples right, [lo2, hi2] with them left
+    lo = max(s + msl, s + 1)
+    hi = min(enm - 1, e - msl)
+    # left children without the missing samples, A[p - s] for p in [lo, enm]; right
+    # children with them, Rc[p - s] for p in [s + 1, hi] (and, with missing samples,
+    # Rc[enm - s]: the missing samples alone)
+    _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
+    _abs_run(B, L, 0, 0, s, enm if nm > 0 else hi, 1, Rc, MR, s - 1)
+    if weighed:
+        for p in range(enm, e):
+            wm += _wt(B, L[p])
+    for p in range(s + 1, enm):
+        if weighed:
+            wl += _wt(B, L[p - 1])
+        if p < lo or p > hi or ((L[p] ^ L[p - 1]) >> rs) == 0:
+            continue
+        if weighed and (wl < minw or wtot - wl < minw):
+            continue
+        if constrained and not _abs_ok(MA[p - s], MR[p - s], cst, lc, uc):
+            continue
+        c = A[p - s] + Rc[p - s]
+        if c < best1:
+            best1 = c
+            pos1 = p
+    if nm > 0:
+        if weighed:
+            wl += _wt(B, L[enm - 1])
+        # all present values left, the missing ones right
+        if (enm - s >= msl and nm >= msl and (not weighed or (wl >= minw
+                                                               and wtot - wl >= minw))
+                and (not constrained or _abs_ok(MA[enm - s], MR[enm - s], cst, lc, uc))):
+            c = A[enm - s] + Rc[enm - s]
+            if c < best1:
+                best1 = c
+                pos1 = enm
+        # left children with the missing samples, A2[p - s] for p in [lo2, enm - 1];
+        # right ones without, R2[p - s] for p in [s + 1, enm - msl]
+        lo = max(s + msl - nm, s + 1)
+        hi = enm - msl
+        if hi >= lo:
+            _abs_run(B, L, 0, 0, enm - 1, lo - 1, -1, A2, MA2, s)
+            _abs_run(B, L, enm, e, s, hi, 1, R2, MR2, s - 1)
+            wl = wm
+            for p in range(s + 1, hi + 1):
+                if weighed:
+                    wl += _wt(B, L[p - 1])
+                if p < lo or ((L[p] ^ L[p - 1]) >> rs) == 0:
+                    continue
+                if weighed and (wl < minw or wtot - wl < minw):
+                    continue
+                if constrained and not _abs_ok(MA2[p - s], MR2[p - s], cst, lc, uc):
+                    continue
+                c = A2[p - s] + R2[p - s]
+                if c < best2:
+                    best2 = c
+                    pos2 = p
+    if best2 < best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return -best2
+    pos[0] = pos1
+    ml[0] = 0
+    return -best1 if pos1 >= 0 else -INFINITY
+
+
+cdef void _absolute_children(Builder* B, const key_t* L, int64_t s, int64_t p,
+                             int64_t enm, int64_t e, bint missing_left, bint commit,
+                             double* stats) noexcept nogil:
+    """Exact weight, median and SAD of the two children of a cut (left: L[s:p), plus the
+    missing L[enm:e) when missing_left), into stats[0:3] and stats[3:6]; with commit the
+    node's slice of ylist is partitioned for them (left first, both in y order)."""
+    cdef uint32_t* gl = B.goleft
+    cdef key_t* Y = B.ylist
+    cdef key_t* T = B.ytmp
+    cdef uint64_t ix, im = B.imask
+    cdef int64_t q, il, ir, g
+    for q in range(s, e):
+        ix = L[q] & im
+        if q < p or (q >= enm and missing_left):
+            gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
+        else:
+            gl[ix >> 5] &= ~((<uint32_t> 1) << (ix & 31))
+    il = s
+    for q in range(s, e):
+        il += _side(gl, Y[q] & im)
+    # left keys to T[s:il), right ones to T[il:e), each in y order
+    ir = il
+    g = s
+    for q in range(s, e):
+        if _side(gl, Y[q] & im):
+            T[g] = Y[q]
+            g += 1
+        else:
+            T[ir] = Y[q]
+            ir += 1
+    _absolute_stats(B, T, s, il, &stats[0], &stats[1], &stats[2])
+    _absolute_stats(B, T, il, e, &stats[3], &stats[4], &stats[5])
+    if commit:
+        memcpy(Y + s, T + s, (e - s) * sizeof(key_t))
