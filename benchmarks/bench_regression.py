@@ -193,7 +193,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="tree,forest,suite")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--criteria", default="squared_error,poisson")
+    parser.add_argument("--criteria", default="squared_error,poisson,absolute_error")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--forest-sizes", type=int, nargs="+", default=[100_000])
     parser.add_argument("--n-estimators", type=int, default=100)

@@ -92,6 +92,11 @@ def available_models(n_estimators, n_jobs, task="classification"):
         "rotation": ("rotforest rotation forest", lambda: rotation(
             n_estimators, n_jobs=n_jobs, random_state=0)),
     }
+    # the rotation forest with the other task's feature scaling (to measure the default)
+    other = "range" if task == "classification" else "std"
+    models[f"rotation-{other}"] = (f"rotforest rotation forest, {other} scaling",
+                                   lambda: rotation(n_estimators, scaling=other,
+                                                    n_jobs=n_jobs, random_state=0))
     if task == "classification":
         # the wide-data speed setting: sqrt of a tree's axes drawn at each node
         models["rotation-sqrt"] = ("rotforest rotation forest, sqrt axes",
@@ -391,7 +396,9 @@ def main(argv=None):
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--models", help="comma-separated keys among tree, sk-tree, "
-                        "forest, sk-forest, sk-extra, rotation, aeon (default: all present)")
+                        "forest, sk-forest, sk-extra, rotation, aeon (default: all present), "
+                        "and rotation-sqrt, rotation-range (classification) or "
+                        "rotation-std (regression)")
     parser.add_argument("--nan", choices=["impute", "native"], default="impute",
                         help="median-impute missing cells per training fold for every "
                         "model (default), or pass them to the models that handle NaN "
@@ -453,8 +460,9 @@ def run_comparison(args, parser):
             parser.error(f"unknown or unavailable models: {unknown}; "
                          f"available: {list(models)}")
         models = {k: models[k] for k in keys}
-    else:       # the wide-data setting only on request
-        models.pop("rotation-sqrt", None)
+    else:       # the wide-data setting and the other scaling only on request
+        for key in ["rotation-sqrt", "rotation-range", "rotation-std"]:
+            models.pop(key, None)
     source = args.data or "built-in (scikit-learn's bundled and synthetic data sets)"
     regression = args.task == "regression"
     raw = (load_folder(args.data) if args.data else

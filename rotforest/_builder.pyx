@@ -412,9 +412,10 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         B.abs_rank = <int32_t*> malloc(n * sizeof(int32_t))
         B.abs_rec = <rf_rec*> malloc((n_act + 2) * sizeof(rf_rec))
         B.abs_cost = <double*> malloc(4 * (n_act + 1) * sizeof(double))
-        B.abs_med = <double*> malloc(4 * (n_act + 1) * sizeof(double))
+        if monotonic is not None:       # (the children's medians, for the constraints)
+            B.abs_med = <double*> malloc(4 * (n_act + 1) * sizeof(double))
         if (B.ylist == NULL or B.ytmp == NULL or B.abs_rank == NULL or B.abs_rec == NULL
-                or B.abs_cost == NULL or B.abs_med == NULL):
+                or B.abs_cost == NULL or (monotonic is not None and B.abs_med == NULL)):
             _free_builder(&B)
             raise MemoryError("not enough memory to grow the tree")
         y_order = np.argsort(np.asarray(target), kind="stable").astype(np.int64)
