@@ -27,12 +27,11 @@
 #
 #       SAD = y_m (2 Wm - W) - 2 Sm + S.
 #
-# Targets are centred on the node's median first, so that these sums stay small deep in
-# the tree.  The passes are a C kernel (_absolute.h: rf_abs_pass) that moves the median
-# without branches for unit weights.  Missing values take two more passes (see
-# _scan_absolute).  The children of the split chosen are then measured exactly
-# (_absolute_children), and those numbers, not the running ones, become their
-# impurities and values.
+# Targets are centred on the middle value of the node's targets first, so that these sums
+# stay small deep in the tree.  The runs of deletions are a C kernel (_absolute.h:
+# rf_abs_pass).  Missing values take two more runs (see _scan_absolute).  The children of
+# the split chosen are then measured exactly (_absolute_children), and those numbers, not
+# the running ones, become their impurities and values.
 # ----------------------------------------------------------------------------------------
 
 cdef void _absolute_stats(const Builder* B, const key_t* Y, int64_t a, int64_t b,
@@ -96,11 +95,32 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
     B.abs_n = n
 
 
-cdef inline bint _abs_ok(double vl, double vr, int cst, double lower,
-                         double upper) noexcept nogil:
-    """The monotonic constraint's test on the children's medians."""
-    return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
-            and (vl - vr) * cst <= 0.0)
+cdef inline void _abs_pick(const Builder* B, const key_t* L, int64_t s, int64_t lo,
+                           int64_t hi, double wl, double wtot, const double* A,
+                           const double* R, const double* MA, const double* MR, int cst,
+                           double lower, double upper, double* best,
+                           int64_t* pos) noexcept nogil:
+    """The cuts p in [lo, hi] between distinct values of L, scored A[p - s] + R[p - s]
+    (the first of equals kept in best, pos); the left child weighs wl plus L[s:p) (only
+    summed with min_weight_leaf), and with MA (the constraint cst) the children's medians
+    MA[p - s] and MR[p - s] must keep it and the bounds."""
+    cdef int64_t p
+    cdef int rs = B.rshift
+    cdef double minw = B.min_weight_leaf, c
+    cdef bint weighed = minw > 0.0
+    for p in range(s + 1, hi + 1):
+        if weighed:
+            wl += _wt(B, L[p - 1])
+        if p < lo or ((L[p] ^ L[p - 1]) >> rs) == 0:
+            continue
+        if weighed and (wl < minw or wtot - wl < minw):
+            continue
+        if MA != NULL and not _values_ok(MA[p - s], MR[p - s], cst, lower, upper):
+            continue
+        c = A[p - s] + R[p - s]
+        if c < best[0]:
+            best[0] = c
+            pos[0] = p
 
 
 cdef inline void _abs_run(Builder* B, const key_t* L, int64_t pre_a, int64_t pre_b,
@@ -135,7 +155,6 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     (R2)."""
     cdef int64_t n = B.abs_n, enm = e - nm, msl = B.min_samples_leaf, p, lo, hi
     cdef int64_t pos1 = -1, pos2 = -1
-    cdef int rs = B.rshift
     cdef double* A = B.abs_cost
     cdef double* Rc = B.abs_cost + (n + 1)
     cdef double* A2 = B.abs_cost + 2 * (n + 1)
@@ -163,26 +182,14 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     if weighed:
         for p in range(enm, e):
             wm += _wt(B, L[p])
-    for p in range(s + 1, enm):
-        if weighed:
-            wl += _wt(B, L[p - 1])
-        if p < lo or p > hi or ((L[p] ^ L[p - 1]) >> rs) == 0:
-            continue
-        if weighed and (wl < minw or wtot - wl < minw):
-            continue
-        if constrained and not _abs_ok(MA[p - s], MR[p - s], cst, lc, uc):
-            continue
-        c = A[p - s] + Rc[p - s]
-        if c < best1:
-            best1 = c
-            pos1 = p
+    _abs_pick(B, L, s, lo, hi, 0.0, wtot, A, Rc, MA, MR, cst, lc, uc, &best1, &pos1)
     if nm > 0:
-        if weighed:
-            wl += _wt(B, L[enm - 1])
         # all present values left, the missing ones right
+        wl = wtot - wm
         if (enm - s >= msl and nm >= msl and (not weighed or (wl >= minw
-                                                               and wtot - wl >= minw))
-                and (not constrained or _abs_ok(MA[enm - s], MR[enm - s], cst, lc, uc))):
+                                                               and wm >= minw))
+                and (not constrained or _values_ok(MA[enm - s], MR[enm - s], cst, lc,
+                                                   uc))):
             c = A[enm - s] + Rc[enm - s]
             if c < best1:
                 best1 = c
@@ -194,20 +201,8 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
         if hi >= lo:
             _abs_run(B, L, 0, 0, enm - 1, lo - 1, -1, A2, MA2, s)
             _abs_run(B, L, enm, e, s, hi, 1, R2, MR2, s - 1)
-            wl = wm
-            for p in range(s + 1, hi + 1):
-                if weighed:
-                    wl += _wt(B, L[p - 1])
-                if p < lo or ((L[p] ^ L[p - 1]) >> rs) == 0:
-                    continue
-                if weighed and (wl < minw or wtot - wl < minw):
-                    continue
-                if constrained and not _abs_ok(MA2[p - s], MR2[p - s], cst, lc, uc):
-                    continue
-                c = A2[p - s] + R2[p - s]
-                if c < best2:
-                    best2 = c
-                    pos2 = p
+            _abs_pick(B, L, s, lo, hi, wm, wtot, A2, R2, MA2, MR2, cst, lc, uc, &best2,
+                      &pos2)
     if best2 < best1:
         pos[0] = pos2
         ml[0] = 1
@@ -223,31 +218,23 @@ cdef void _absolute_children(Builder* B, const key_t* L, int64_t s, int64_t p,
     """Exact weight, median and SAD of the two children of a cut (left: L[s:p), plus the
     missing L[enm:e) when missing_left), into stats[0:3] and stats[3:6]; with commit the
     node's slice of ylist is partitioned for them (left first, both in y order)."""
-    cdef uint32_t* gl = B.goleft
     cdef key_t* Y = B.ylist
     cdef key_t* T = B.ytmp
-    cdef uint64_t ix, im = B.imask
-    cdef int64_t q, il, ir, g
-    for q in range(s, e):
-        ix = L[q] & im
-        if q < p or (q >= enm and missing_left):
-            gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
-        else:
-            gl[ix >> 5] &= ~((<uint32_t> 1) << (ix & 31))
+    cdef uint64_t im = B.imask
+    cdef int64_t q, il, ir
+    cdef int64_t middle = p + (e - enm if missing_left else 0)
+    _mark_sides(B.goleft, L, s, p, enm, e, missing_left, im)
+    # left keys to T[s:middle), right ones to T[middle:e), each in y order
     il = s
+    ir = middle
     for q in range(s, e):
-        il += _side(gl, Y[q] & im)
-    # left keys to T[s:il), right ones to T[il:e), each in y order
-    ir = il
-    g = s
-    for q in range(s, e):
-        if _side(gl, Y[q] & im):
-            T[g] = Y[q]
-            g += 1
+        if _side(B.goleft, Y[q] & im):
+            T[il] = Y[q]
+            il += 1
         else:
             T[ir] = Y[q]
             ir += 1
-    _absolute_stats(B, T, s, il, &stats[0], &stats[1], &stats[2])
-    _absolute_stats(B, T, il, e, &stats[3], &stats[4], &stats[5])
+    _absolute_stats(B, T, s, middle, &stats[0], &stats[1], &stats[2])
+    _absolute_stats(B, T, middle, e, &stats[3], &stats[4], &stats[5])
     if commit:
         memcpy(Y + s, T + s, (e - s) * sizeof(key_t))

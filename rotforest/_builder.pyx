@@ -508,7 +508,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             if B.w[i] > 0.0:
                 _accumulate(&B, payload[i], B.w[i], B.ent_counts + root * 3 * K)
         if B.absolute:
-            _absolute_stats(&B, B.ylist, 0, n_act, &wi, &yi, &B.ent[root].impurity)
+            _absolute_stats(&B, B.ylist, 0, n_act, &wi, &B.ent[root].median,
+                            &B.ent[root].impurity)
             B.ent[root].impurity /= wi
         else:
             B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)

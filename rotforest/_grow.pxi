@@ -106,7 +106,6 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     cdef const double* counts = B.ent_counts + ei * 3 * K
     cdef void* p
     cdef Node* nd
-    cdef double w, sad
     if B.node_count == MAX_NODES:
         B.error = 2              # node ids are 32-bit (see Node)
         return -1
@@ -137,7 +136,7 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     if B.regression:
         # the weighted mean (median), held within the bounds the constraints set
         if B.absolute:
-            _absolute_stats(B, B.ylist, e.start, e.end, &w, &B.values[idx], &sad)
+            B.values[idx] = e.median
         else:
             B.values[idx] = counts[0] / e.weight
         if B.values[idx] < e.lower:
@@ -192,6 +191,25 @@ cdef inline int64_t _side(const uint32_t* gl, uint64_t i) noexcept nogil:
     return <int64_t> ((gl[i >> 5] >> (i & 31)) & 1)
 
 
+cdef void _mark_sides(uint32_t* gl, const key_t* L, int64_t s, int64_t cut, int64_t enm,
+                      int64_t e, bint missing_left, uint64_t im) noexcept nogil:
+    """Set the bitmap gl for a node's split on the feature whose slice is L[s:e): its
+    samples in [s, cut) go left, those in [cut, e) right, except the missing ones
+    [enm, e) when they go left."""
+    cdef int64_t q
+    cdef uint64_t ix
+    for q in range(s, cut):
+        ix = L[q] & im
+        gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
+    for q in range(cut, e):
+        ix = L[q] & im
+        gl[ix >> 5] &= ~((<uint32_t> 1) << (ix & 31))
+    if missing_left:
+        for q in range(enm, e):
+            ix = L[q] & im
+            gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
+
+
 cdef inline void _partition_left(key_t* L, int64_t s, int64_t e, const uint32_t* gl,
                                  uint64_t im) noexcept nogil:
     # Only the left child is kept: pack its keys in place from L[s].
@@ -243,7 +261,6 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef const key_t* Lf = B.lists + f * n_act
     cdef key_t* D
     cdef uint32_t* gl = B.goleft
-    cdef uint64_t ix
     cdef uint64_t* consts = B.ent_const + ei * W
     cdef uint64_t* lconsts = B.ent_const + le * W
     cdef uint64_t* rconsts = B.ent_const + re * W
@@ -291,16 +308,7 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         _samples_from_list(B, Lf, s, cut, enm, end, moved, lleaf, rleaf)
         kids_presorted = False
     else:
-        for q in range(s, cut):
-            ix = Lf[q] & B.imask
-            gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
-        for q in range(cut, end):
-            ix = Lf[q] & B.imask
-            gl[ix >> 5] &= ~((<uint32_t> 1) << (ix & 31))
-        if moved:
-            for q in range(enm, end):
-                ix = Lf[q] & B.imask
-                gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
+        _mark_sides(gl, Lf, s, cut, enm, end, moved, B.imask)
         for g in range(F):
             bit = (<uint64_t> 1) << (g & 63)
             if consts[g >> 6] & bit:
@@ -336,6 +344,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         e.weight = sp.weight_left if q == 0 else sp.weight_right
         e.lower = bounds[2 * q]
         e.upper = bounds[2 * q + 1]
+        if B.absolute:
+            e.median = sp.value_left if q == 0 else sp.value_right
         memcpy(B.ent_counts + g * 3 * K, B.ent_counts + ei * 3 * K + (1 + q) * K,
                K * sizeof(double))
     out[0] = le

@@ -155,14 +155,19 @@ cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, 
     return _proxy_counts(B, a, b, wl, wr)
 
 
-cdef inline bint _monotonic_ok(double l0, double wl, double r0, double wr, int cst,
-                               double lower, double upper) noexcept nogil:
-    """Whether a two-class split with class-0 weights l0 / r0 in children of weights wl /
-    wr keeps the constraint cst on the class-0 fraction and the node's bounds (the test
-    scikit-learn applies, in its arithmetic)."""
-    cdef double vl = l0 / wl, vr = r0 / wr
+cdef inline bint _values_ok(double vl, double vr, int cst, double lower,
+                            double upper) noexcept nogil:
+    """Whether children of values vl / vr (class-0 fractions, means or medians) keep the
+    constraint cst and the node's bounds (the test scikit-learn applies)."""
     return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
             and (vl - vr) * cst <= 0.0)
+
+
+cdef inline bint _monotonic_ok(double l0, double wl, double r0, double wr, int cst,
+                               double lower, double upper) noexcept nogil:
+    """_values_ok for children whose class-0 weights (or sums of w y) are l0 / r0 and
+    weights wl / wr (in scikit-learn's arithmetic)."""
+    return _values_ok(l0 / wl, r0 / wr, cst, lower, upper)
 
 
 cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
@@ -278,7 +283,7 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     if B.absolute:
         _absolute_children(B, L, s, p, enm, e, ml[0], False, st6)
         if (B.monotonic != NULL and B.monotonic[f] != 0
-                and not _abs_ok(st6[1], st6[4], B.monotonic[f], lower, upper)):
+                and not _values_ok(st6[1], st6[4], B.monotonic[f], lower, upper)):
             return -INFINITY
         pos[0] = p
         thr[0] = t

@@ -138,7 +138,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         cright[c] = 0.0
     wl = 0.0
     wr = 0.0
-    if B.packed and K == 2 and not B.regression:
+    if B.absolute:
+        # the children measured exactly (not from the scan's running sums): weights,
+        # medians, summed absolute deviations; the node's slice of ylist partitioned for
+        # them (their sums of w y are not needed)
+        _absolute_children(B, L, s, best_p, enm, end, best_ml, True, st6)
+        wl = st6[0]
+        wr = st6[3]
+    elif B.packed and K == 2 and not B.regression:
         # integer sums in registers (the loop below carries a dependency through memory
         # whenever neighbours share a class); the same exact values
         _add_counts2(B, L, s, best_p, cleft, &wl)
@@ -173,9 +180,6 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     e.split.weight_left = wl
     e.split.weight_right = wr
     if B.absolute:
-        # the children measured exactly (not from the scan's running sums), and the
-        # node's slice of ylist partitioned for them
-        _absolute_children(B, L, s, best_p, enm, end, best_ml, True, st6)
         e.split.impurity_left = st6[2] / wl
         e.split.impurity_right = st6[5] / wr
         e.split.value_left = st6[1]

@@ -48,6 +48,8 @@ cdef struct Entry:         # a node on the frontier
     double weight
     double lower           # monotonic constraints: bounds on the node's class-0 fraction
     double upper
+    double median          # absolute error: the node's weighted median, measured with
+                           # its parent's split (the root's when the tree starts)
     SplitInfo split
 
 cdef struct Builder:
