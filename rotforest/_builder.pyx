@@ -54,8 +54,8 @@ import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
-from libc.math cimport log, ceil, fabs, INFINITY, isfinite, isnan
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.math cimport log, ceil, fabs, INFINITY, NAN, isfinite, isnan
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
 from rotforest._tree import NODE_DTYPE
@@ -190,6 +190,7 @@ include "_missing.pxi"
 include "_regression.pxi"
 include "_absolute.pxi"
 include "_node_sort.pxi"
+include "_categorical.pxi"
 include "_split.pxi"
 include "_grow.pxi"
 include "_rotations.pxi"
@@ -202,7 +203,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                int64_t min_samples_leaf, double min_weight_leaf, int64_t max_features,
                int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
                const int8_t[::1] monotonic=None, ranks=None,
-               const double[::1] target=None, bint shuffle_features=False):
+               const double[::1] target=None, bint shuffle_features=False,
+               const int16_t[:, ::1] categories=None, int64_t min_category_samples=0):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -225,6 +227,11 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     trees); otherwise a lone tree takes the lowest-indexed of tied features.
     ``ranks`` is what :func:`dense_ranks` returns for ``keys`` (computed here when None
     and some node sorts: a forest computes it once for all its trees).
+    ``categories`` is what :func:`category_codes` returns for the categorical features
+    (None: none): their nodes split on sets of levels (see _categorical.pxi); not with
+    monotonic constraints on them, nor the absolute error.  A level with fewer than
+    ``min_category_samples`` samples in a node is not separated alone there: such
+    levels are pooled and go to one side together.
 
     Each node either partitions the presorted lists for its children or, once that costs
     more than sorting the few features its children scan (max_features well below
@@ -232,9 +239,11 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     nodes; a tree whose root already prefers sorting never copies the lists.  Both
     methods grow the same tree.  ``_set_node_method`` forces one for tests.
 
-    Returns ``(nodes, value, max_depth)``: the node array (``NODE_DTYPE``), the class
-    fractions (or the mean) of every node, shape ``(node_count, 1, n_classes)``, and the
-    depth reached.
+    Returns ``(nodes, value, max_depth, left_codes)``: the node array (``NODE_DTYPE``),
+    the class fractions (or the mean) of every node, shape ``(node_count, 1,
+    n_classes)``, the depth reached, and with ``categories`` the codes each node sends
+    left, shape ``(node_count, 4)`` uint64 bitsets (bit c of word c // 64 for code c; 0
+    for the other nodes; their threshold is NaN), else None.
     """
     cdef int64_t n = X.shape[0], F = X.shape[1], K = n_classes, n_values = n_classes
     cdef bint regression = target is not None
@@ -302,6 +311,22 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     if bad:
         raise ValueError("keys do not belong to X")
 
+    categorical = None
+    if categories is not None:
+        if categories.shape[0] != F or categories.shape[1] != CAT_LEVELS:
+            raise ValueError("categories must be category_codes(X, keys, categorical)")
+        categorical = (np.asarray(categories)[:, 0] >= 0).astype(np.uint8)
+        for f in range(F):
+            if categorical[f] and col_top[f] >= CAT_LEVELS:
+                raise ValueError("categories must be category_codes(X, keys, categorical)")
+            if categorical[f] and monotonic is not None and monotonic[f] != 0:
+                raise ValueError(f"categorical feature {f} cannot take a monotonic "
+                                 "constraint")
+        if not categorical.any():
+            categorical = None
+        elif regression and criterion == CRIT_ABSOLUTE:
+            raise ValueError("the absolute error does not split categorical features")
+    cdef const uint8_t[::1] cat_view = categorical
     if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
                               or ranks.dtype not in (np.uint8, np.uint16, np.uint32)):
         raise ValueError("ranks must be dense_ranks(keys)")
@@ -405,6 +430,27 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.order = <int64_t*> malloc(B.order_cap * sizeof(int64_t))
     B.nodes = <Node*> malloc(B.node_cap * sizeof(Node))
     B.values = <double*> malloc(B.node_cap * n_values * sizeof(double))
+    if categorical is not None:
+        B.categorical = &cat_view[0]
+        B.cat_code = &categories[0, 0]
+        B.cat_bits = <uint64_t*> malloc(B.node_cap * CAT_WORDS * sizeof(uint64_t))
+        B.cat_stat = <double*> malloc((CAT_LEVELS + 1) * K * sizeof(double))
+        B.cat_w = <double*> malloc((CAT_LEVELS + 1) * sizeof(double))
+        B.cat_n = <int64_t*> calloc(CAT_LEVELS + 1, sizeof(int64_t))
+        B.cat_lv = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
+        B.cat_sv = <int64_t*> malloc((CAT_LEVELS + 1) * sizeof(int64_t))
+        B.cat_grp = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
+        B.cat_ord = <rf_vi*> malloc((CAT_LEVELS + 1) * sizeof(rf_vi))
+        B.cat_side = <uint8_t*> malloc((CAT_LEVELS + 1) * sizeof(uint8_t))
+        B.cat_support = min_category_samples
+        B.cat_cl = <double*> malloc(K * sizeof(double))
+        B.cat_cr = <double*> malloc(K * sizeof(double))
+        if (B.cat_bits == NULL or B.cat_stat == NULL or B.cat_w == NULL or B.cat_n == NULL
+                or B.cat_lv == NULL or B.cat_sv == NULL or B.cat_grp == NULL
+                or B.cat_ord == NULL or B.cat_side == NULL
+                or B.cat_cl == NULL or B.cat_cr == NULL):
+            _free_builder(&B)
+            raise MemoryError("not enough memory to grow the tree")
     if regression and criterion == CRIT_ABSOLUTE:
         B.absolute = True
         B.ylist = <key_t*> malloc((n_act + 1) * sizeof(key_t))
@@ -536,5 +582,12 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef double[:, :, ::1] vv = value
     memcpy(&vv[0, 0, 0], B.values, B.node_count * n_values * sizeof(double))
     depth = B.depth_reached
+    left_codes = None
+    cdef uint64_t[:, ::1] lcv
+    if categorical is not None:
+        left_codes = np.empty((B.node_count, CAT_WORDS), dtype=np.uint64)
+        lcv = left_codes
+        memcpy(&lcv[0, 0], B.cat_bits,
+               B.node_count * CAT_WORDS * sizeof(uint64_t))
     _free_builder(&B)
-    return nodes, value, depth
+    return nodes, value, depth, left_codes

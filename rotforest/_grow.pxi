@@ -121,6 +121,12 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
             B.error = 1
             return -1
         B.values = <double*> p
+        if B.categorical != NULL:
+            p = realloc(B.cat_bits, cap * CAT_WORDS * sizeof(uint64_t))
+            if p == NULL:
+                B.error = 1
+                return -1
+            B.cat_bits = <uint64_t*> p
         B.node_cap = cap
     idx = B.node_count
     B.node_count += 1
@@ -133,6 +139,8 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     nd.impurity = e.impurity
     nd.n_node_samples = e.end - e.start
     nd.weighted_n_node_samples = e.weight
+    if B.categorical != NULL:
+        memset(B.cat_bits + idx * CAT_WORDS, 0, CAT_WORDS * sizeof(uint64_t))
     if B.regression:
         # the weighted mean (median), held within the bounds the constraints set
         if B.absolute:
@@ -271,6 +279,7 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef double bounds[4]          # lower, upper of the left child, then of the right
     cdef double middle
     cdef int cst = B.monotonic[f] if B.monotonic != NULL else 0
+    cdef bint cat = B.categorical != NULL and B.categorical[f]
     bounds[0] = bounds[2] = e.lower
     bounds[1] = bounds[3] = e.upper
     if cst != 0:
@@ -290,6 +299,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     # the left child holds [s, cut) of the split feature's list, plus its missing samples
     # [enm, end) when they go left; p is where the right child starts in every list
     p = cut + (sp.n_missing if moved else 0)
+    if cat:
+        p = cut          # (see _categorical_split)
+        memcpy(B.cat_bits + node_id * CAT_WORDS, sp.cat_codes, CAT_WORDS * sizeof(uint64_t))
     B.nodes[node_id].feature = f
     B.nodes[node_id].threshold = sp.threshold
     B.nodes[node_id].missing_go_to_left = <uint8_t> sp.missing_left
@@ -302,19 +314,28 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     if lleaf and rleaf:
         pass
     elif not presorted:
-        _partition_samples(B, s, end, p, f, sp.cut_rank, moved)
+        if cat:
+            _partition_samples_cat(B, s, end, p, f, sp.cat_left)
+        else:
+            _partition_samples(B, s, end, p, f, sp.cut_rank, moved)
     elif B.method == METHOD_AUTO and not _lists_pay(B.max_features, F, B.rbits,
                                                      _count_varied(consts, F)):
-        _samples_from_list(B, Lf, s, cut, enm, end, moved, lleaf, rleaf)
+        if cat:
+            _samples_from_list_cat(B, Lf, s, end, sp.cat_left, lleaf, rleaf)
+        else:
+            _samples_from_list(B, Lf, s, cut, enm, end, moved, lleaf, rleaf)
         kids_presorted = False
     else:
-        _mark_sides(gl, Lf, s, cut, enm, end, moved, B.imask)
+        if cat:
+            _mark_sides_cat(gl, Lf, s, end, sp.cat_left, rs, B.imask)
+        else:
+            _mark_sides(gl, Lf, s, cut, enm, end, moved, B.imask)
         for g in range(F):
             bit = (<uint64_t> 1) << (g & 63)
             if consts[g >> 6] & bit:
                 continue
             D = B.lists + g * n_act
-            if g == f and not moved:
+            if g == f and not moved and not cat:
                 pass                 # already in order: [s, p) left, [p, end) right
             elif B.use_avx512:
                 rf_partition_avx512(D, R, s, end, p, gl, B.imask,
@@ -428,6 +449,17 @@ cdef void _free_builder(Builder* B) noexcept nogil:
     free(B.order)
     free(B.nodes)
     free(B.values)
+    free(B.cat_bits)
+    free(B.cat_stat)
+    free(B.cat_w)
+    free(B.cat_n)
+    free(B.cat_lv)
+    free(B.cat_sv)
+    free(B.cat_grp)
+    free(B.cat_ord)
+    free(B.cat_side)
+    free(B.cat_cl)
+    free(B.cat_cr)
 
 
 cdef int _bit_length(uint64_t v) noexcept nogil:

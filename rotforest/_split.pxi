@@ -24,6 +24,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_simd
     cdef const key_t* L
     cdef double st6[6]
+    cdef int64_t levels = 0
+    cdef bint best_cat = False
+    cdef CatSplit cat
     if B.absolute:
         _absolute_node(B, s, end)
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
@@ -52,6 +55,24 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         i += 1
         visited += 1
         if (consts[f >> 6] >> (f & 63)) & 1:
+            continue
+        if B.categorical != NULL and B.categorical[f]:
+            if presorted and ((base[f * B.n_active + s] ^ base[f * B.n_active + end - 1])
+                              >> B.rshift) == 0:
+                levels = 1
+            else:
+                proxy = _scan_categorical(B, f, s, end, presorted, counts, e.weight, &levels)
+            if levels < 2:
+                consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
+                continue
+            found += 1
+            if proxy > best:
+                best = proxy
+                best_f = f
+                best_cat = True
+                cat = B.cat_try
+                memcpy(cleft, B.cat_cl, K * sizeof(double))
+                memcpy(cright, B.cat_cr, K * sizeof(double))
             continue
         if presorted:
             L = base + f * B.n_active
@@ -118,6 +139,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         if proxy > best:
             best = proxy
             best_f = f
+            best_cat = False
             best_p = pos
             best_thr = thr
             best_nm = nm
@@ -128,6 +150,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 B.sorted_keys[1] = swap
     e.has_split = 0
     if best_f < 0:
+        return
+    if best_cat:
+        _categorical_split(B, e, best_f, &cat)
         return
     # exact class counts (or target sums) of both children
     L = base + best_f * B.n_active if presorted else B.sorted_keys[1]
@@ -187,15 +212,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     else:
         e.split.impurity_left = _impurity(B, cleft, wl)
         e.split.impurity_right = _impurity(B, cright, wr)
-    if B.criterion == CRIT_FRIEDMAN:
-        # Friedman's improvement (scikit-learn's: not scaled by the node's weight share)
-        a = wr * cleft[0] - wl * cright[0]
-        e.split.improvement = a * a / (wl * wr * e.weight)
-    else:
-        e.split.improvement = (e.weight / B.total_weight) * (
-            e.impurity - (wr / e.weight) * e.split.impurity_right
-            - (wl / e.weight) * e.split.impurity_left)
-    if e.split.improvement + EPSILON < B.min_impurity_decrease:
+    if not _improvement(B, e, cleft, cright):
         return
     if B.random_split:
         e.split.threshold = best_thr
@@ -211,3 +228,41 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             thr = a
         e.split.threshold = thr
     e.has_split = 1
+
+
+cdef bint _improvement(const Builder* B, Entry* e, const double* cleft,
+                       const double* cright) noexcept nogil:
+    """Sets the split's improvement (scikit-learn's weighted impurity decrease); whether
+    it reaches min_impurity_decrease."""
+    cdef double wl = e.split.weight_left, wr = e.split.weight_right, a
+    if B.criterion == CRIT_FRIEDMAN:
+        # Friedman's improvement (scikit-learn's: not scaled by the node's weight share)
+        a = wr * cleft[0] - wl * cright[0]
+        e.split.improvement = a * a / (wl * wr * e.weight)
+    else:
+        e.split.improvement = (e.weight / B.total_weight) * (
+            e.impurity - (wr / e.weight) * e.split.impurity_right
+            - (wl / e.weight) * e.split.impurity_left)
+    return e.split.improvement + EPSILON >= B.min_impurity_decrease
+
+
+cdef void _categorical_split(const Builder* B, Entry* e, int64_t f,
+                             const CatSplit* cat) noexcept nogil:
+    """Completes a node's split on categorical feature f, its children's sums already
+    in the entry's counts: the left child will hold [start, pos) of every list."""
+    cdef int64_t K = B.n_classes
+    cdef const double* cleft = B.ent_counts + (e - B.ent) * 3 * K + K
+    e.split.feature = f
+    e.split.pos = e.start + cat.nl
+    e.split.n_missing = cat.nm
+    e.split.missing_left = cat.ml
+    e.split.weight_left = cat.wl
+    e.split.weight_right = cat.wr
+    e.split.impurity_left = _impurity(B, cleft, cat.wl)
+    e.split.impurity_right = _impurity(B, cleft + K, cat.wr)
+    e.split.threshold = NAN
+    e.split.cut_rank = 0
+    memcpy(e.split.cat_left, cat.left, CAT_WORDS * sizeof(uint64_t))
+    memcpy(e.split.cat_codes, cat.codes, CAT_WORDS * sizeof(uint64_t))
+    if _improvement(B, e, cleft, cleft + K):
+        e.has_split = 1

@@ -15,6 +15,23 @@
 # straight from the list instead of from memory all over the place.  With other weights
 # the weight field is empty and weights are read from w[i].
 
+cdef enum:
+    CAT_LEVELS = 256       # ranks of a categorical feature: its codes and the missing value
+    CAT_WORDS = 4          # 64-bit words of a set of ranks or codes
+    CAT_MAX_CODE = 254     # the largest code (255 codes and NaN: at most 256 ranks)
+    CAT_EXACT_MAX = 10     # more classes: every partition up to this many levels
+    CAT_POOL = 256         # the slot of the pooled rare levels in the per-rank sums
+
+cdef struct CatSplit:      # a categorical feature's best split in a node
+    uint64_t left[CAT_WORDS]     # ranks that go left (the missing rank too when they do)
+    uint64_t codes[CAT_WORDS]    # codes that go left, absent ones following the missing
+    double wl
+    double wr
+    int64_t nl                   # samples of the left child
+    int64_t nm                   # missing samples in the node
+    int32_t ml                   # the missing values (and absent codes) go left
+
+
 cdef struct SplitInfo:
     int64_t feature
     int64_t pos            # first position of the right child in the feature's list
@@ -32,6 +49,8 @@ cdef struct SplitInfo:
     uint64_t cut_rank      # the rank of the first present value on the right (the
                            # feature's missing rank when every present value goes left):
                            # a sample goes left when its rank is below it
+    uint64_t cat_left[CAT_WORDS]   # categorical features (see _categorical.pxi): the
+    uint64_t cat_codes[CAT_WORDS]  # ranks, and the codes, that go left
 
 cdef struct Entry:         # a node on the frontier
     int64_t start
@@ -76,6 +95,22 @@ cdef struct Builder:
     rf_abs_state abs_full  #   the whole current node
     double abs_centre      #   the target value the records are centred on
     int64_t abs_n          #   the current node's samples
+    const uint8_t* categorical  # per feature: 1 when it holds category codes (NULL: none;
+                           # see _categorical.pxi):
+    const int16_t* cat_code  #   cat_code[f * CAT_LEVELS + r]: the code of rank r
+    uint64_t* cat_bits     #   per node, CAT_WORDS words: the codes its split sends left
+    double* cat_stat       #   per rank: the level's statistics (n_classes each),
+    double* cat_w          #   weight
+    int64_t* cat_n         #   and samples (all 0 between scans)
+    int64_t* cat_lv        #   the node's levels (their ranks), in increasing rank
+    int64_t* cat_sv        #   the levels scanned (ranks; CAT_POOL: the pooled ones)
+    int64_t* cat_grp       #   per level: its scanned level
+    int64_t cat_support    #   the samples a level needs in a node to be scanned alone
+    rf_vi* cat_ord         #   levels in the order a scan visits them
+    uint8_t* cat_side      #   per level: 1 when it goes left
+    double* cat_cl         #   the feature's best split: its children's sums,
+    double* cat_cr
+    CatSplit cat_try       #   its sides, weights and counts
     int64_t n_active       # samples with non-zero weight
     int rshift
     int cshift

@@ -2,7 +2,7 @@
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport NAN, isnan
 
 TREE_LEAF = -1
@@ -26,8 +26,10 @@ cdef inline const Node* _node_ptr(nodes) except NULL:
 
 
 cdef struct FlatNode:      # the traversal layout: 16 bytes, siblings side by side
-    double threshold       # NaN for a leaf: "x > NaN" is false, so a leaf loops on itself
-    int32_t feature        # 0 for a leaf (any valid column); the top bit: NaN goes right
+    double threshold       # NaN for a leaf: "x > NaN" is false, so a leaf loops on itself;
+                           # a categorical split: its row of the table of code sets
+    int32_t feature        # 0 for a leaf (any valid column); the top bit: NaN goes right;
+                           # the next bit (CATEGORICAL): a split on a set of codes
     int32_t left           # the right child is left + 1; a leaf points to itself
 
 
@@ -37,16 +39,42 @@ FLAT_DTYPE = np.dtype({"names": ["threshold", "feature", "left"],
 assert sizeof(FlatNode) == 16
 
 
-def flatten(nodes):
-    """Breadth-first copy of the nodes for fast traversal, and the original id of each
-    (int32, like the node ids themselves: 20 bytes a node in all)."""
+cdef inline bint _is_categorical(const Node* nd) noexcept nogil:
+    """A split on a set of codes (see left_codes): the only splits without a threshold."""
+    return nd.left_child != -1 and isnan(nd.threshold)
+
+
+cdef inline bint _code_left(const uint64_t* codes, double x, bint missing_left) noexcept nogil:
+    """Whether value x of a categorical feature goes left at a node sending the codes set
+    in `codes` left: a value that is no code 0 .. 254 (NaN, negative, fractional or
+    larger) goes where the node's missing values go."""
+    cdef int64_t c
+    if not (x >= 0.0 and x <= 254.0) or x != <double> (<int64_t> x):
+        return missing_left
+    c = <int64_t> x
+    return (codes[c >> 6] >> (c & 63)) & 1
+
+
+def flatten(nodes, left_codes=None):
+    """Breadth-first copy of the nodes for fast traversal, the original id of each
+    (int32, like the node ids themselves: 20 bytes a node in all), and the code sets of
+    the categorical splits in the order they appear (None when there is none)."""
     cdef const Node* nd = _node_ptr(nodes)
-    cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old, pos
+    cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old, pos, n_cat = 0
     flat = np.empty(n, dtype=FLAT_DTYPE)
     original = np.empty(n, dtype=np.int32)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef FlatNode* fl = <FlatNode*> &raw[0]
     cdef int32_t[::1] orig = original
+    if left_codes is not None:
+        left_codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
+        if left_codes.shape != (n, 4):
+            raise ValueError("corrupt tree: left_codes has the wrong shape")
+    elif np.any(np.isnan(nodes["threshold"]) & (nodes["left_child"] != -1)):
+        raise ValueError("corrupt tree: a split without a threshold and no left_codes")
+    cdef const uint64_t[:, ::1] codes = left_codes
+    table = np.zeros((n, 4), dtype=np.uint64) if left_codes is not None else None
+    cdef uint64_t[:, ::1] tab = table
     with nogil:
         orig[0] = 0
         while head < tail:
@@ -58,6 +86,12 @@ def flatten(nodes):
             else:
                 fl[head].threshold = nd[old].threshold
                 fl[head].feature = <int32_t> nd[old].feature
+                if _is_categorical(&nd[old]):
+                    fl[head].threshold = <double> n_cat
+                    fl[head].feature |= CATEGORICAL
+                    for pos in range(4):
+                        tab[n_cat, pos] = codes[old, pos]
+                    n_cat += 1
                 if not nd[old].missing_go_to_left:
                     fl[head].feature |= NAN_RIGHT
                 fl[head].left = <int32_t> tail
@@ -65,20 +99,26 @@ def flatten(nodes):
                 orig[tail + 1] = nd[old].right_child
                 tail += 2
             head += 1
-    return flat, original
+    if table is not None:
+        table = table[:n_cat].copy() if n_cat else None
+    return flat, original, table
 
 
 cdef enum:
     BLOCK = 8
 
 cdef int32_t NAN_RIGHT = <int32_t> 0x80000000
-cdef int32_t FEATURE_BITS = 0x7FFFFFFF
+cdef int32_t CATEGORICAL = 0x40000000
+cdef int32_t FEATURE_BITS = 0x3FFFFFFF
 
 
-def apply_flat(flat, const int32_t[::1] original, const double[:, :] X):
+def apply_flat(flat, const int32_t[::1] original, const double[:, :] X, table=None):
     """Leaf reached by every row: BLOCK rows walk the tree in lockstep, so that their
     memory accesses overlap; rows that reach a leaf wait there (leaves loop on
-    themselves) until the whole block has arrived."""
+    themselves) until the whole block has arrived.  ``table``: the code sets of the
+    categorical splits (flatten's third result), walked row by row."""
+    if table is not None:
+        return _apply_flat_categorical(flat, original, X, table)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef const FlatNode* fl = <const FlatNode*> &raw[0]
     cdef Py_ssize_t n = X.shape[0], i0, j, m
@@ -110,15 +150,50 @@ def apply_flat(flat, const int32_t[::1] original, const double[:, :] X):
     return out
 
 
-cdef inline bint _goes_left(const Node* nd, double x) noexcept nogil:
+def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :] X,
+                            const uint64_t[:, ::1] table):
+    cdef uint8_t[::1] raw = flat.view(np.uint8)
+    cdef const FlatNode* fl = <const FlatNode*> &raw[0]
+    cdef Py_ssize_t n = X.shape[0], i
+    cdef int32_t cur, feat
+    cdef const FlatNode* node
+    cdef double x
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] res = out
+    with nogil:
+        for i in range(n):
+            cur = 0
+            node = &fl[0]
+            while node.threshold == node.threshold:     # not a leaf
+                feat = node.feature
+                x = X[i, feat & FEATURE_BITS]
+                if feat & CATEGORICAL:
+                    cur = node.left + (1 - <int32_t> _code_left(
+                        &table[<Py_ssize_t> node.threshold, 0], x, feat >= 0))
+                else:
+                    cur = node.left + ((x > node.threshold) | ((x != x) & (feat < 0)))
+                node = &fl[cur]
+            res[i] = original[cur]
+    return out
+
+
+cdef inline bint _goes_left(const Node* nd, double x, const uint64_t* codes) noexcept nogil:
+    if _is_categorical(nd):
+        return _code_left(codes, x, nd.missing_go_to_left != 0)
     if isnan(x):
         return nd.missing_go_to_left != 0
     return x <= nd.threshold
 
 
-def decision_path_dense(nodes, const double[:, :] X):
+def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
     """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
     cdef const Node* nd = _node_ptr(nodes)
+    if left_codes is None:
+        left_codes = np.zeros((1, 4), dtype=np.uint64)
+        if np.any(np.isnan(nodes["threshold"]) & (nodes["left_child"] != -1)):
+            raise ValueError("corrupt tree: a split without a threshold and no left_codes")
+    cdef const uint64_t[:, ::1] codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
+    cdef Py_ssize_t cstep = 1 if codes.shape[0] == nodes.shape[0] else 0
     cdef Py_ssize_t n = X.shape[0], i
     cdef int64_t k, total = 0, pos
     indptr_arr = np.zeros(n + 1, dtype=np.int64)
@@ -128,7 +203,7 @@ def decision_path_dense(nodes, const double[:, :] X):
             k = 0
             total += 1
             while nd[k].left_child != -1:
-                if _goes_left(&nd[k], X[i, nd[k].feature]):
+                if _goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
                     k = nd[k].left_child
                 else:
                     k = nd[k].right_child
@@ -143,7 +218,7 @@ def decision_path_dense(nodes, const double[:, :] X):
             indices[pos] = 0
             pos += 1
             while nd[k].left_child != -1:
-                if _goes_left(&nd[k], X[i, nd[k].feature]):
+                if _goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
                     k = nd[k].left_child
                 else:
                     k = nd[k].right_child
@@ -162,7 +237,7 @@ class Tree:
     class fractions of every node, shape ``(node_count, 1, n_classes)``.
     """
 
-    def __init__(self, n_features, n_classes, nodes, value, max_depth):
+    def __init__(self, n_features, n_classes, nodes, value, max_depth, left_codes=None):
         self.n_features = int(n_features)
         self.n_classes = np.array([n_classes], dtype=np.intp)
         self.n_outputs = 1
@@ -170,6 +245,11 @@ class Tree:
         self.nodes = np.ascontiguousarray(nodes).astype(NODE_DTYPE, copy=False)
         self.value = np.ascontiguousarray(value, dtype=np.float64)
         self.max_depth = int(max_depth)
+        # categorical splits (their threshold is NaN): the codes each node sends left, as
+        # bitsets of shape (node_count, 4), bit c % 64 of word c // 64 for code c; None
+        # for a tree without categorical features
+        self.left_codes = (None if left_codes is None
+                           else np.ascontiguousarray(left_codes, dtype=np.uint64))
 
     # scikit-learn's field names, as read-only views of the node array
     @property
@@ -234,11 +314,22 @@ class Tree:
         """Leaf index reached by every row of ``X`` (float64, 2-D)."""
         flat = self.__dict__.get("_flat")
         if flat is None:
-            flat = self._flat = flatten(self.nodes)
-        return apply_flat(flat[0], flat[1], X)
+            flat = self._flat = flatten(self.nodes, self.left_codes)
+        return apply_flat(flat[0], flat[1], X, flat[2])
 
     def decision_path(self, X):
-        return decision_path_dense(self.nodes, X)
+        return decision_path_dense(self.nodes, X, self.left_codes)
+
+    def categories_left(self, node):
+        """The codes that node ``node`` sends left: a sorted int array for a categorical
+        split (codes its training samples did not hold go where its missing values
+        go), None for a split on a threshold or a leaf."""
+        if (self.left_codes is None or self.nodes["left_child"][node] == TREE_LEAF
+                or not np.isnan(self.nodes["threshold"][node])):
+            return None
+        bits = np.unpackbits(self.left_codes[node].astype("<u8").view(np.uint8),
+                             bitorder="little")
+        return np.flatnonzero(bits[:255])
 
     def predict(self, X):
         """Class fractions of the leaf reached by every row, shape (n, 1, n_classes)."""
@@ -265,7 +356,7 @@ class Tree:
 
     def __reduce__(self):
         return (Tree, (self.n_features, int(self.n_classes[0]), self.nodes, self.value,
-                       self.max_depth))
+                       self.max_depth, self.left_codes))
 
 
 # ----------------------------------------------------------------------------------------
@@ -384,7 +475,8 @@ def cost_complexity_prune(nodes, double ccp_alpha, bint path):
 def keep_as_leaves(nodes, value, leaves):
     """The tree in which the nodes marked in ``leaves`` (a boolean mask over ``nodes``)
     become leaves and everything below them is dropped, renumbered in pre-order with no
-    orphan nodes.  Returns ``(nodes, value, max_depth)``."""
+    orphan nodes.  Returns ``(nodes, value, max_depth, keep)``, keep: the old id of
+    every new node."""
     cdef const Node* nd = _node_ptr(nodes)
     cdef Py_ssize_t n = nodes.shape[0]
     leaves_u8 = np.ascontiguousarray(leaves, dtype=np.uint8)
@@ -422,4 +514,4 @@ def keep_as_leaves(nodes, value, leaves):
     out["feature"] = np.where(inner, out["feature"], -2)
     out["threshold"] = np.where(inner, out["threshold"], -2.0)
     out["missing_go_to_left"] = np.where(inner, out["missing_go_to_left"], 0)
-    return out, np.ascontiguousarray(value[keep]), int(max_depth)
+    return out, np.ascontiguousarray(value[keep]), int(max_depth), keep

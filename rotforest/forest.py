@@ -22,7 +22,9 @@ from rotforest.pruning import prune_reduced_error
 from rotforest.tree import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
+    category_table,
     check_targets,
+    predict_input,
     regression_data,
     _AcceptsNaN,
     _AtomicFit,
@@ -67,12 +69,12 @@ def draw_probabilities(sw, bootstrap):
 
 def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_classes,
                 base_seed, n_draws, bootstrap, balanced_subsample, oob_pruning, progress,
-                scaled_by, p, ranks=None):
+                scaled_by, p, ranks=None, categories=None):
     """Build the trees ``indices`` one after the other (one worker's share), instances
     of ``tree_class``: ``y_enc`` holds class codes (n_classes of them) or, for regression
     trees, the numeric targets (n_classes 1); ``sw`` was divided by ``scaled_by`` (see
     weight_scale); ``p``: draw_probabilities; ``ranks``: the presort's dense ranks, or
-    None."""
+    None; ``categories``: category_table's, or None."""
     n = X.shape[0]
     trees = []
     for index in indices:
@@ -98,8 +100,9 @@ def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_cla
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
+        tree.is_categorical_ = None if categories is None else categories[:, 0] >= 0
         tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by if p is None else 1.0,
-                   ranks=ranks)
+                   ranks=ranks, categories=categories)
         if oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out],
@@ -509,6 +512,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         n_jobs = effective_n_jobs(self.n_jobs)
         keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
         keys.setflags(write=False)
+        categories = category_table(self, X, keys)
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)
         ranks = None
@@ -525,7 +529,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
                 n_values, base_seed, n_draws, self.bootstrap,
                 getattr(self, "class_weight", None) == "balanced_subsample",
-                bool(self.oob_pruning), progress, scaled_by, p, ranks)
+                bool(self.oob_pruning), progress, scaled_by, p, ranks, categories)
             for chunk in _chunks(new, workers))
         for chunk_trees in results:
             trees.extend(chunk_trees)
@@ -581,9 +585,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     # --------------------------------------------------------------- prediction
     def _validate_X_predict(self, X):
-        check_is_fitted(self)
-        return densify(validate_data(self, X, reset=False, dtype=np.float64,
-                                     ensure_all_finite="allow-nan", accept_sparse=True))
+        return predict_input(self, X)
 
     def _mean_leaf_values(self, X, n_values):
         """The mean over the trees of their leaves' values (n_values columns), summed in
@@ -700,9 +702,20 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         Monotonic constraints of every tree on the probability of the positive class (1
         rising, -1 falling, 0 free; two classes only), as in
         :class:`DecisionTreeClassifier`; the forest's average keeps them.
+    categorical_features : "from_dtype", None or array-like of bool, int or str, \
+default="from_dtype"
+        Features whose values are categories, split on sets of categories instead of
+        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
+        (none for other inputs), None takes none; or a boolean mask, feature indices or
+        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        column is coded by its categories; NaN is missing); a category that a node did
+        not see in training goes where the node's missing values go. See
+        :doc:`/user_guide/categorical`.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of shape (n_features,) of bool, or None
+        The categorical features; None when there are none.
     estimators_ : list of DecisionTreeClassifier
         The fitted trees, each usable on its own.
     estimator_ : DecisionTreeClassifier
@@ -775,6 +788,7 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         ccp_alpha=0.0,
         oob_pruning=False,
         monotonic_cst=None,
+        categorical_features="from_dtype",
     ):
         store_params(self, locals())
 
@@ -882,9 +896,20 @@ class RandomForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
     monotonic_cst : array-like of int of shape (n_features,), default=None
         Monotonic constraints of every tree on the prediction (1 rising, -1 falling, 0
         free); the forest's average keeps them.
+    categorical_features : "from_dtype", None or array-like of bool, int or str, \
+default="from_dtype"
+        Features whose values are categories, split on sets of categories instead of
+        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
+        (none for other inputs), None takes none; or a boolean mask, feature indices or
+        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        column is coded by its categories; NaN is missing); a category that a node did
+        not see in training goes where the node's missing values go. See
+        :doc:`/user_guide/categorical`.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of shape (n_features,) of bool, or None
+        The categorical features; None when there are none.
     estimators_ : list of DecisionTreeRegressor
         The fitted trees, each usable on its own.
     estimator_ : DecisionTreeRegressor
@@ -948,6 +973,7 @@ class RandomForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         ccp_alpha=0.0,
         oob_pruning=False,
         monotonic_cst=None,
+        categorical_features="from_dtype",
     ):
         store_params(self, locals())
 

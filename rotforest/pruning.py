@@ -176,5 +176,6 @@ def prune_reduced_error(tree, X, y_codes, sample_weight, regression=False):
 
 
 def _rebuilt(tree, leaves):
-    nodes, value, depth = keep_as_leaves(tree.nodes, tree.value, leaves)
-    return Tree(tree.n_features, int(tree.n_classes[0]), nodes, value, depth)
+    nodes, value, depth, keep = keep_as_leaves(tree.nodes, tree.value, leaves)
+    codes = None if tree.left_codes is None else tree.left_codes[keep]
+    return Tree(tree.n_features, int(tree.n_classes[0]), nodes, value, depth, codes)

@@ -40,9 +40,11 @@ from rotforest.tree import (
     DecisionTreeRegressor,
     _AcceptsNaN,
     _AtomicFit,
+    predict_input,
     training_data,
     weight_scale,
 )
+from rotforest._categorical import check_categorical_params
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor"]
 
@@ -138,6 +140,8 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
     if features is None:
         features = np.arange(n_features)
     n_axes = len(features)
+    if n_axes == 0:           # nothing to rotate (every feature categorical)
+        return sp.csc_matrix((n_features, 0))
     order = rng.permutation(n_axes)
     size = n_axes if group_size is None else min(group_size, n_axes)
     local = [np.sort(order[start:start + size]) for start in range(0, n_axes, size)]
@@ -263,11 +267,24 @@ class _Rotated:
     axis that mixes a missing feature is itself missing (NaN): the tree sends it down the
     side it learned for missing values.  With ``missing="impute"`` the axes keep the
     imputed values, and indicator columns of the features that had missing values in
-    training follow the axes, unrotated."""
+    training follow the axes, unrotated.  The categorical features (mask
+    ``categorical``; ``mean`` and ``scale`` of the normalisation give their codes back)
+    are rotated with the others as numbers, and also come last as they are, their
+    missing cells NaN, for the trees' splits on sets of levels."""
 
-    def __init__(self, missing, missing_features):
+    def __init__(self, missing, missing_features, categorical=None, mean=None, scale=None):
         self.missing = missing
         self.missing_features = missing_features
+        self.categorical = None
+        if categorical is not None and np.any(categorical):
+            self.categorical = np.flatnonzero(categorical)
+            self.mean = mean[self.categorical]
+            self.scale = scale[self.categorical]
+
+    def n_extra(self):
+        """The columns after the axes: indicators, then categorical features."""
+        indicators = self.missing_features.size if self.missing == "impute" else 0
+        return indicators, 0 if self.categorical is None else self.categorical.size
 
     def axes(self, R, Z, mask):
         R = R.tocsc()             # no copy for the stacked rotations fit stores
@@ -277,17 +294,34 @@ class _Rotated:
             P[touched > 0] = np.nan
         return P
 
-    def extra(self, mask, n):
-        """The indicator columns (None when there are none)."""
-        if self.missing != "impute" or self.missing_features.size == 0:
+    def extra(self, Z, mask):
+        """The indicator and categorical columns (None when there are none)."""
+        parts = []
+        if self.missing == "impute" and self.missing_features.size:
+            parts.append(np.zeros((Z.shape[0], self.missing_features.size)) if mask is None
+                         else mask[:, self.missing_features].astype(np.float64))
+        if self.categorical is not None:
+            # the normalisation undone: integer codes, exact after rounding (a column
+            # constant in training normalised to 0: its one code)
+            codes = np.round(Z[:, self.categorical] * self.scale + self.mean)
+            if mask is not None:
+                codes = np.where(mask[:, self.categorical] != 0, np.nan, codes)
+            parts.append(codes)
+        if not parts:
             return None
-        if mask is None:
-            return np.zeros((n, self.missing_features.size))
-        return mask[:, self.missing_features].astype(np.float64)
+        return parts[0] if len(parts) == 1 else np.hstack(parts)
+
+    def categories(self, P, keys):
+        """The category table of the columns P (a tree's), or None."""
+        if self.categorical is None:
+            return None, None
+        mask = np.zeros(P.shape[1], dtype=bool)
+        mask[P.shape[1] - self.categorical.size:] = True
+        return mask, _builder.category_codes(P, keys, mask.astype(np.uint8))
 
     def __call__(self, R, Z, mask):
         P = self.axes(R, Z, mask)
-        extra = self.extra(mask, Z.shape[0])
+        extra = self.extra(Z, mask)
         return P if extra is None else np.hstack([P, extra])
 
 
@@ -370,12 +404,14 @@ def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_gro
         tree.n_outputs_ = 1
         tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
+        tree.is_categorical_, categories = project.categories(P, keys)
         if weights.sum() > 0:
-            tree._grow(P, keys, target, weights, settings, seed, scaled_by)
+            tree._grow(P, keys, target, weights, settings, seed, scaled_by,
+                       categories=categories)
         else:   # every drawn sample had zero weight (uniform draws, counts x weights)
             leaf, leaf_weights = knows_nothing(settings, n, target, regression, sw)
             tree._grow(P, keys, target, leaf_weights, leaf, seed,
-                       scaled_by if regression else 1.0)
+                       scaled_by if regression else 1.0, categories=categories)
         out.append((tree, rotation))
         if progress is not None:
             progress()
@@ -429,6 +465,9 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         warm = self.warm_start and hasattr(self, "estimators_")
         X, y, target, sw, classes = self._forest_data(X, y, sample_weight, warm)
         n, F = X.shape
+        categorical = getattr(self, "is_categorical_", None)
+        if categorical is not None:
+            check_categorical_params(self, None, self.criterion)
         n_draws = resolve_max_samples(self.max_samples, n)
         check_bootstrap_weights(sw, n_draws, self.bootstrap)
         scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
@@ -454,7 +493,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         n_rotated = resolve_max_features(self.max_rotated_features, features.size,
                                          "max_rotated_features")
         Z, mask = _normalise(X, mean, scale, constant)
-        project = _Rotated(self.missing, missing_features)
+        project = _Rotated(self.missing, missing_features, categorical, mean, scale)
         new = list(range(len(fitted), self.n_estimators))
         workers = max(1, min(effective_n_jobs(self.n_jobs), len(new)))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
@@ -494,7 +533,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         return self
 
     def _projector(self):
-        return _Rotated(self._missing_fitted, self.missing_features_)
+        return _Rotated(self._missing_fitted, self.missing_features_,
+                        getattr(self, "is_categorical_", None), self.mean_, self.scale_)
 
 
     def _oob_sums(self, Z, mask, n_values):
@@ -536,9 +576,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     # --------------------------------------------------------------- prediction
     def _normalised(self, X):
-        check_is_fitted(self)
-        X = densify(validate_data(self, X, reset=False, dtype=np.float64,
-                                  ensure_all_finite="allow-nan", accept_sparse=True))
+        X = predict_input(self, X)
         Z, mask = _normalise(X, self.mean_, self.scale_, getattr(self, "_constant", None))
         return np.asfortranarray(Z), mask      # the projections read columns
 
@@ -574,7 +612,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         for start in range(0, Z.shape[0], step):
             M = None if mask is None else mask[start:start + step]
             P = project.axes(R, Z[start:start + step], M)    # rows x the trees' axes
-            extra = project.extra(M, P.shape[0])
+            extra = project.extra(Z[start:start + step], M)
             total = None
             for first in range(0, len(trees), _SUM_BLOCK):
                 block = None
@@ -609,13 +647,17 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         check_is_fitted(self)
         total = np.zeros(self.n_features_in_)
         constant = getattr(self, "_constant", None)
+        n_indicators, n_categorical = self._projector().n_extra()
+        categorical = getattr(self, "is_categorical_", None)
         for tree, rotation in zip(self.estimators_, self.rotations_):
             F = rotation.shape[1]                              # the tree's axes
             if tree.tree_.node_count > 1:
                 imp = tree.tree_.compute_feature_importances()
                 total += _shares(rotation, constant).dot(imp[:F])
-                if imp.size > F:                              # indicator columns
-                    total[self.missing_features_] += imp[F:]
+                if n_indicators:                              # indicator columns
+                    total[self.missing_features_] += imp[F:F + n_indicators]
+                if n_categorical:                             # categorical features
+                    total[np.flatnonzero(categorical)] += imp[F + n_indicators:]
         s = total.sum()
         return total / s if s > 0 else total
 
@@ -705,9 +747,20 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         ``n_estimators``.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplied into the sample weights.
+    categorical_features : "from_dtype", None or array-like of bool, int or str, \
+default="from_dtype"
+        Features whose values are categories, split on sets of categories instead of
+        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
+        (none for other inputs), None takes none; or a boolean mask, feature indices or
+        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        column is coded by its categories; NaN is missing); a category that a node did
+        not see in training goes where the node's missing values go. See
+        :doc:`/user_guide/categorical`.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of shape (n_features,) of bool, or None
+        The categorical features; None when there are none.
     estimators_ : list of DecisionTreeClassifier
         Trees over the rotated axes.
     estimator_ : DecisionTreeClassifier
@@ -783,7 +836,8 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
-                 random_state=None, verbose=0, warm_start=False, class_weight=None):
+                 random_state=None, verbose=0, warm_start=False, class_weight=None,
+                 categorical_features="from_dtype"):
         store_params(self, locals())
 
     def _check_params(self):
@@ -898,9 +952,20 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
     warm_start : bool, default=False
         Keep the fitted trees (and the normalisation) and add new ones up to
         ``n_estimators``.
+    categorical_features : "from_dtype", None or array-like of bool, int or str, \
+default="from_dtype"
+        Features whose values are categories, split on sets of categories instead of
+        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
+        (none for other inputs), None takes none; or a boolean mask, feature indices or
+        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        column is coded by its categories; NaN is missing); a category that a node did
+        not see in training goes where the node's missing values go. See
+        :doc:`/user_guide/categorical`.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of shape (n_features,) of bool, or None
+        The categorical features; None when there are none.
     estimators_ : list of DecisionTreeRegressor
         Trees over the rotated axes.
     estimator_ : DecisionTreeRegressor
@@ -961,7 +1026,8 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
-                 random_state=None, verbose=0, warm_start=False):
+                 random_state=None, verbose=0, warm_start=False,
+                 categorical_features="from_dtype"):
         store_params(self, locals())
 
     def _set_oob(self, Z, mask, y):

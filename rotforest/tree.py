@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from rotforest import _builder
+from rotforest._categorical import categorical_input, check_categorical_params, check_codes
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
@@ -29,6 +30,11 @@ from rotforest._validation import (
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 _MAX_DEPTH_NONE = np.iinfo(np.int32).max
+
+# A category with fewer samples than this in a node is not separated alone there: such
+# categories are pooled and go to one side together (without it, forests overfit many
+# small categories; measured in benchmarks/bench_categorical.py, see the user guide).
+MIN_CATEGORY_SAMPLES = 10
 
 
 def _check_sample_weight(sample_weight, n_samples):
@@ -77,15 +83,37 @@ def _validated(est, X, y, sample_weight, reset, **target_checks):
     scikit-learn's ``validate_data`` checks it with ``target_checks``, and the sample
     weights (ones when None).  ``reset=False`` (a warm-started fit) checks X against the
     fitted estimator's number of features and feature names instead of setting them."""
+    X = categorical_input(est, X, reset)
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                          accept_sparse=True, reset=reset, **target_checks)
     X = densify(X)
+    check_codes(est, X)
     if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
         X = np.ascontiguousarray(X)    # e.g. a field of a structured array: the builder
                                        # reads X through strides counted in cells
     if X.shape[0] > _builder.MAX_SAMPLES:
         raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
     return X, y, _check_sample_weight(sample_weight, X.shape[0])
+
+
+def predict_input(est, X):
+    """X checked and converted for prediction, as the fit converted it (categorical
+    columns of a DataFrame coded by the categories seen in fit)."""
+    check_is_fitted(est)
+    X = categorical_input(est, X, reset=False)
+    return densify(validate_data(est, X, reset=False, dtype=np.float64,
+                                 ensure_all_finite="allow-nan", accept_sparse=True))
+
+
+def category_table(est, X, keys):
+    """The codes of the categorical features' dense ranks (see
+    ``_builder.category_codes``), or None when no feature is categorical; checks that
+    the estimator's settings allow categorical features."""
+    mask = getattr(est, "is_categorical_", None)
+    if mask is None:
+        return None
+    check_categorical_params(est, getattr(est, "monotonic_cst", None), est.criterion)
+    return _builder.category_codes(X, keys, mask.astype(np.uint8))
 
 
 def _check_total(sw, weights="the sample weights"):
@@ -238,9 +266,10 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                           n_classes=fitted.get("n_classes_", 1))
         seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
         keys = _builder.presort(X)
+        categories = category_table(self, X, keys)
         for name, value in fitted.items():
             setattr(self, name, value)
-        self._grow(X, keys, target, sw, settings, seed)
+        self._grow(X, keys, target, sw, settings, seed, categories=categories)
         if tune is not None:
             self.tree_ = prune_reduced_error(self.tree_, np.ascontiguousarray(X_tune),
                                              y_tune, w_tune,
@@ -278,11 +307,13 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                             regression=self._regression),
         )
 
-    def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None):
+    def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None,
+              categories=None):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them, and their dense ``ranks``, between its trees).  ``target``: class
         codes (int32) or numeric targets (float64); ``scaled_by``: the power of two by
-        which the caller already divided the weights."""
+        which the caller already divided the weights; ``categories``: category_table's
+        for X, or None."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
@@ -297,13 +328,16 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             codes, numeric = target, None
         else:
             codes, numeric = None, target
-        nodes, value, depth = _builder.build_tree(
+        nodes, value, depth, left_codes = _builder.build_tree(
             X, keys, codes, sw, n_values, seed=seed,
-            min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric, **settings)
+            min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
+            categories=categories,
+            min_category_samples=MIN_CATEGORY_SAMPLES,
+            **settings)
         # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
         # would be subnormal and round), then the node weights scaled back
-        tree = prune_cost_complexity(Tree(X.shape[1], n_values, nodes, value, depth),
-                                     float(self.ccp_alpha))
+        tree = prune_cost_complexity(Tree(X.shape[1], n_values, nodes, value, depth,
+                                          left_codes), float(self.ccp_alpha))
         if scale != 1.0:
             nodes = tree.nodes.copy()
             nodes["weighted_n_node_samples"] *= scale
@@ -312,7 +346,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 raise ValueError("the weights of a tree's samples sum to more than the "
                                  "largest float: divide the sample weights by a large "
                                  "number (only their ratios matter)")
-            tree = Tree(tree.n_features, n_values, nodes, tree.value, tree.max_depth)
+            tree = Tree(tree.n_features, n_values, nodes, tree.value, tree.max_depth,
+                        tree.left_codes)
         self.tree_ = tree
         return self
 
@@ -373,9 +408,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     # --------------------------------------------------------------- prediction
     def _validate_X_predict(self, X):
-        check_is_fitted(self)
-        return densify(validate_data(self, X, reset=False, dtype=np.float64,
-                                     ensure_all_finite="allow-nan", accept_sparse=True))
+        return predict_input(self, X)
 
     def apply(self, X):
         """Index of the leaf that each sample reaches.
@@ -500,9 +533,20 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         split on a constrained feature is a candidate only if its children's
         probabilities are in that order and within the bounds set by the constrained
         splits above it, and every node's probability is held within those bounds.
+    categorical_features : "from_dtype", None or array-like of bool, int or str, \
+default="from_dtype"
+        Features whose values are categories, split on sets of categories instead of
+        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
+        (none for other inputs), None takes none; or a boolean mask, feature indices or
+        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        column is coded by its categories; NaN is missing); a category that a node did
+        not see in training goes where the node's missing values go. See
+        :doc:`/user_guide/categorical`.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of shape (n_features,) of bool, or None
+        The categorical features; None when there are none.
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted.
     n_classes_ : int
@@ -569,6 +613,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         ccp_alpha=0.0,
         validation_fraction=None,
         monotonic_cst=None,
+        categorical_features="from_dtype",
     ):
         store_params(self, locals())
 
@@ -741,9 +786,20 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         split on a constrained feature is a candidate only if its children's means are
         in that order and within the bounds set by the constrained splits above it, and
         every node's value is held within those bounds.
+    categorical_features : "from_dtype", None or array-like of bool, int or str, \
+default="from_dtype"
+        Features whose values are categories, split on sets of categories instead of
+        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
+        (none for other inputs), None takes none; or a boolean mask, feature indices or
+        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        column is coded by its categories; NaN is missing); a category that a node did
+        not see in training goes where the node's missing values go. See
+        :doc:`/user_guide/categorical`.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of shape (n_features,) of bool, or None
+        The categorical features; None when there are none.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -804,6 +860,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         ccp_alpha=0.0,
         validation_fraction=None,
         monotonic_cst=None,
+        categorical_features="from_dtype",
     ):
         store_params(self, locals())
 

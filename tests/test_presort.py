@@ -122,7 +122,7 @@ def test_shared_presort_with_bootstrap_weights_equals_separate_fits():
     keys.setflags(write=False)
     for seed in range(3):
         counts = np.bincount(rng.integers(0, 2000, 2000), minlength=2000).astype(float)
-        nodes, value, depth = _build(X, keys, y, counts)
+        nodes, value, depth, _ = _build(X, keys, y, counts)
         ref = DecisionTreeClassifier().fit(X, y, sample_weight=counts).tree_
         np.testing.assert_array_equal(nodes, ref.nodes)
         np.testing.assert_array_equal(value, ref.value)
@@ -143,7 +143,7 @@ def test_trees_build_concurrently_in_threads():
     with ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(lambda a: _build(X, keys, y, a[1], seed=a[0], max_features=3),
                                  enumerate(weights)))
-    for (n1, v1, d1), (n2, v2, d2) in zip(sequential, threaded):
+    for (n1, v1, d1, _), (n2, v2, d2, _) in zip(sequential, threaded):
         np.testing.assert_array_equal(n1, n2)
         np.testing.assert_array_equal(v1, v2)
 

@@ -1,0 +1,394 @@
+# Splits on categorical features: sets of levels instead of thresholds.
+# Included by _builder.pyx (one compiled module: the kernels inline across files).
+
+# ----------------------------------------------------------------------------------------
+# Categorical features
+# ----------------------------------------------------------------------------------------
+#
+# A categorical feature holds integer codes 0 .. CAT_MAX_CODE (NaN: missing).  Its dense
+# ranks (from the presort) number its distinct codes in increasing order, the missing
+# value last, so a rank fits in 8 bits.  A node does not need the feature's samples in
+# order: it sums the weight, count and statistics (class weights, or sums of w y ...) of
+# each level present, the missing values being one more level, and searches partitions
+# of those levels:
+#
+# - two classes, and numeric targets: the levels ordered by their share of class 1 (by
+#   their mean target), every cut of that order scored.  For the Gini index, entropy and
+#   the squared error the best partition is among these cuts (Breiman et al. 1984,
+#   Fisher 1958); the same order serves misclassification and the Poisson deviance.
+# - more classes: every partition while the node has at most CAT_EXACT_MAX levels
+#   (a Gray code: one level changes side per step); beyond that the cuts of K orders,
+#   the levels ordered by their share of each class in turn.
+# - random splits: each level goes to a side drawn at random (both sides non-empty).
+#
+# The missing values are a level like the others, so they go to the side that scores
+# best (exactly as the search over partitions places them).  The split is kept as the
+# set of ranks that go left (cat_left, for the partitions of this fit) and the set of
+# codes that go left (cat_codes, stored with the node for prediction): a code absent
+# from the node goes where the missing values go, or with the larger child when the
+# node had none.
+
+cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:
+    return (bits[r >> 6] >> (r & 63)) & 1
+
+
+cdef inline void _cat_add(Builder* B, uint64_t r, key_t k, int64_t* m) noexcept nogil:
+    """Adds sample k of rank r to its level's sums (a level first seen is listed)."""
+    cdef int64_t K = B.n_classes
+    cdef double wi = _wt(B, k)
+    if B.cat_n[r] == 0:
+        B.cat_lv[m[0]] = <int64_t> r
+        m[0] += 1
+        memset(B.cat_stat + r * K, 0, K * sizeof(double))
+        B.cat_w[r] = 0.0
+    B.cat_n[r] += 1
+    B.cat_w[r] += wi
+    _accumulate(B, k, wi, B.cat_stat + r * K)
+
+
+cdef inline void _cat_gather(Builder* B, const rank_t* rk, int64_t s, int64_t e,
+                             int64_t* m) noexcept nogil:
+    cdef int64_t q
+    cdef key_t k
+    for q in range(s, e):
+        k = B.samples[q]
+        _cat_add(B, rk[k & B.imask], k, m)
+
+
+cdef int64_t _cat_levels(Builder* B, int64_t f, int64_t s, int64_t e,
+                         bint presorted) noexcept nogil:
+    """Sums the node's samples of categorical feature f by level; returns the number of
+    levels, listed in cat_lv in increasing rank.  Within a level the samples are added
+    in increasing index with either method, so both give the same sums."""
+    cdef int64_t m = 0, q, i, j, v
+    cdef const key_t* L
+    if presorted:
+        L = B.lists + f * B.n_active
+        for q in range(s, e):
+            _cat_add(B, L[q] >> B.rshift, L[q], &m)     # ranks in increasing order
+    else:
+        if B.rank_bytes == 1:
+            _cat_gather(B, (<const uint8_t*> B.ranks) + f * B.n_total, s, e, &m)
+        elif B.rank_bytes == 2:
+            _cat_gather(B, (<const uint16_t*> B.ranks) + f * B.n_total, s, e, &m)
+        else:
+            _cat_gather(B, (<const uint32_t*> B.ranks) + f * B.n_total, s, e, &m)
+        for i in range(1, m):                       # at most 256 levels
+            v = B.cat_lv[i]
+            j = i
+            while j > 0 and B.cat_lv[j - 1] > v:
+                B.cat_lv[j] = B.cat_lv[j - 1]
+                j -= 1
+            B.cat_lv[j] = v
+    return m
+
+
+cdef int64_t _cat_pool(Builder* B, int64_t m) noexcept nogil:
+    """The levels a node's split search scans (cat_sv, in increasing rank; cat_grp: the
+    scanned level of each of the m levels): each level with at least cat_support
+    samples, and one level (rank CAT_POOL, last) pooling the others, if any."""
+    cdef int64_t K = B.n_classes, j, c, r, q = 0
+    cdef bint pooled = False
+    for j in range(m):
+        r = B.cat_lv[j]
+        if B.cat_n[r] >= B.cat_support:
+            B.cat_grp[j] = q
+            B.cat_sv[q] = r
+            q += 1
+            continue
+        if not pooled:
+            pooled = True
+            memset(B.cat_stat + CAT_POOL * K, 0, K * sizeof(double))
+            B.cat_w[CAT_POOL] = 0.0
+            B.cat_n[CAT_POOL] = 0
+        for c in range(K):
+            B.cat_stat[CAT_POOL * K + c] += B.cat_stat[r * K + c]
+        B.cat_w[CAT_POOL] += B.cat_w[r]
+        B.cat_n[CAT_POOL] += B.cat_n[r]
+        B.cat_grp[j] = -1
+    if pooled:
+        for j in range(m):
+            if B.cat_grp[j] < 0:
+                B.cat_grp[j] = q
+        B.cat_sv[q] = CAT_POOL
+        q += 1
+    return q
+
+
+cdef inline bint _cat_valid(const Builder* B, int64_t nl, int64_t n, double wl,
+                            double wr) noexcept nogil:
+    return (nl >= B.min_samples_leaf and n - nl >= B.min_samples_leaf
+            and wl >= B.min_weight_leaf and wr >= B.min_weight_leaf)
+
+
+cdef inline void _cat_move(Builder* B, int64_t r, double sign, double* wl,
+                           int64_t* nl) noexcept nogil:
+    """Level of rank r joins (sign 1) or leaves (sign -1) the left sums B.cl."""
+    cdef int64_t K = B.n_classes, c
+    cdef const double* st = B.cat_stat + r * K
+    for c in range(K):
+        B.cl[c] += sign * st[c]
+    wl[0] += sign * B.cat_w[r]
+    nl[0] += <int64_t> sign * B.cat_n[r]
+
+
+cdef inline double _cat_score(Builder* B, const double* tot, double wtot, double wl,
+                              int64_t nl, int64_t n) noexcept nogil:
+    """The proxy of the split whose left sums are B.cl (-inf when it breaks the leaf
+    limits)."""
+    cdef int64_t c
+    cdef double wr = wtot - wl
+    if not _cat_valid(B, nl, n, wl, wr):
+        return -INFINITY
+    for c in range(B.n_classes):
+        B.cr[c] = tot[c] - B.cl[c]
+    return _proxy_counts(B, B.cl, B.cr, wl, wr)
+
+
+cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
+    """cat_ord: the scanned levels (indices into cat_sv) by increasing statistic `stat`
+    per unit weight (a class's share, the mean target), ties in increasing rank."""
+    cdef int64_t j, r, K = B.n_classes
+    for j in range(m):
+        r = B.cat_sv[j]
+        B.cat_ord[j].v = B.cat_stat[r * K + stat] / B.cat_w[r]
+        B.cat_ord[j].i = j
+    qsort(B.cat_ord, m, sizeof(rf_vi), rf_cmp_vi)
+
+
+cdef double _cat_cuts(Builder* B, int64_t m, int64_t n, const double* tot, double wtot,
+                      int64_t* best_k) noexcept nogil:
+    """The best cut of the order cat_ord: its proxy, and in best_k the number of levels
+    that go left (unchanged when no cut is valid)."""
+    cdef int64_t k, c, nl = 0
+    cdef double wl = 0.0, proxy, best = -INFINITY
+    for c in range(B.n_classes):
+        B.cl[c] = 0.0
+    for k in range(m - 1):
+        _cat_move(B, B.cat_sv[B.cat_ord[k].i], 1.0, &wl, &nl)
+        proxy = _cat_score(B, tot, wtot, wl, nl, n)
+        if proxy > best:
+            best = proxy
+            best_k[0] = k + 1
+    return best
+
+
+cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint presorted,
+                              const double* tot, double wtot,
+                              int64_t* n_levels) noexcept nogil:
+    """The best split of a node [s, e) on categorical feature f: its proxy (-inf when no
+    partition is valid); the split in B.cat_try, its children's sums in B.cat_cl and
+    B.cat_cr.  n_levels: the levels present (the feature is constant below two)."""
+    cdef int64_t K = B.n_classes, n = e - s, m, j, r, c, k, best_k = 0, best_c = -1, nl
+    cdef int64_t ml, m_all
+    cdef uint64_t g, mask = 0, best_mask = 0, nr = B.nan_rank[f], code
+    cdef double best = -INFINITY, proxy, wl
+    cdef uint8_t* side = B.cat_side
+    cdef CatSplit* cs = &B.cat_try
+    cdef int b
+    m_all = _cat_levels(B, f, s, e, presorted)
+    n_levels[0] = m_all
+    # the levels scanned: those with at least cat_support samples in the node, and the
+    # others pooled into one (rank CAT_POOL), which goes to one side as a whole
+    m = _cat_pool(B, m_all)
+    if m >= 2:
+        if B.random_split:
+            # each level to a random side, both sides non-empty
+            r = 0
+            for j in range(m):
+                side[j] = <uint8_t> _rand_below(&B.rng, 2)
+                r += side[j]
+            if r == 0 or r == m:
+                j = <int64_t> _rand_below(&B.rng, m)
+                side[j] = 1 - side[j]
+        elif B.regression or K <= 2:
+            _cat_order(B, m, 1 if K == 2 and not B.regression else 0)
+            best = _cat_cuts(B, m, n, tot, wtot, &best_k)
+            best_c = 0
+        elif m <= CAT_EXACT_MAX:
+            # every partition with the last level on the right, in Gray code order
+            for c in range(K):
+                B.cl[c] = 0.0
+            wl = 0.0
+            nl = 0
+            for g in range(1, (<uint64_t> 1) << (m - 1)):
+                b = 0
+                while not ((g >> b) & 1):
+                    b += 1
+                _cat_move(B, B.cat_sv[b], -1.0 if (mask >> b) & 1 else 1.0, &wl, &nl)
+                mask ^= (<uint64_t> 1) << b
+                proxy = _cat_score(B, tot, wtot, wl, nl, n)
+                if proxy > best:
+                    best = proxy
+                    best_mask = mask
+            for j in range(m):
+                side[j] = <uint8_t> ((best_mask >> j) & 1)
+        else:
+            # the cuts of the order by each class's share
+            for c in range(K):
+                if tot[c] <= 0.0:
+                    continue
+                _cat_order(B, m, c)
+                k = best_k
+                proxy = _cat_cuts(B, m, n, tot, wtot, &k)
+                if proxy > best:
+                    best = proxy
+                    best_k = k
+                    best_c = c
+        if best_c >= 0:
+            # a cut of an order: its first best_k levels go left
+            if K > 2 and not B.regression:
+                _cat_order(B, m, best_c)
+            memset(side, 0, m)
+            for k in range(best_k):
+                side[B.cat_ord[k].i] = 1
+        # the chosen split, summed level by level in increasing rank (exact, and the same
+        # whichever order found it)
+        for c in range(K):
+            B.cat_cl[c] = 0.0
+            B.cat_cr[c] = 0.0
+        memset(cs, 0, sizeof(CatSplit))
+        for j in range(m_all):
+            r = B.cat_lv[j]
+            if side[B.cat_grp[j]]:
+                for c in range(K):
+                    B.cat_cl[c] += B.cat_stat[r * K + c]
+                cs.wl += B.cat_w[r]
+                cs.nl += B.cat_n[r]
+                cs.left[r >> 6] |= (<uint64_t> 1) << (r & 63)
+            else:
+                for c in range(K):
+                    B.cat_cr[c] += B.cat_stat[r * K + c]
+                cs.wr += B.cat_w[r]
+            if <uint64_t> r == nr:
+                cs.nm = B.cat_n[r]
+                cs.ml = side[B.cat_grp[j]]
+        if cs.nm == 0:
+            cs.ml = cs.nl > n - cs.nl
+        if B.random_split:
+            if _cat_valid(B, cs.nl, n, cs.wl, cs.wr):
+                best = _proxy_counts(B, B.cat_cl, B.cat_cr, cs.wl, cs.wr)
+        # codes absent from the node go where the missing values go
+        for j in range(CAT_WORDS):
+            cs.codes[j] = <uint64_t> -1 if cs.ml else 0
+        for j in range(m_all):
+            r = B.cat_lv[j]
+            if <uint64_t> r != nr:
+                code = <uint64_t> B.cat_code[f * CAT_LEVELS + r]
+                if side[B.cat_grp[j]]:
+                    cs.codes[code >> 6] |= (<uint64_t> 1) << (code & 63)
+                else:
+                    cs.codes[code >> 6] &= ~((<uint64_t> 1) << (code & 63))
+    for j in range(m_all):
+        B.cat_n[B.cat_lv[j]] = 0
+    B.cat_n[CAT_POOL] = 0
+    return best
+
+
+# ----------------------------------------------------------------------------------------
+# The sides of a categorical split
+# ----------------------------------------------------------------------------------------
+
+cdef void _mark_sides_cat(uint32_t* gl, const key_t* L, int64_t s, int64_t e,
+                          const uint64_t* left, int rs, uint64_t im) noexcept nogil:
+    """Set the bitmap gl for a categorical split of the node L[s:e) (the split
+    feature's slice: its keys carry the ranks): a sample goes left when its rank is in
+    the set `left`."""
+    cdef int64_t q
+    cdef uint64_t ix
+    for q in range(s, e):
+        ix = L[q] & im
+        if _in_set(left, L[q] >> rs):
+            gl[ix >> 5] |= (<uint32_t> 1) << (ix & 31)
+        else:
+            gl[ix >> 5] &= ~((<uint32_t> 1) << (ix & 31))
+
+
+cdef void _samples_from_list_cat(Builder* B, const key_t* Lf, int64_t s, int64_t e,
+                                 const uint64_t* left, bint lleaf,
+                                 bint rleaf) noexcept nogil:
+    """_samples_from_list for a categorical split: the children's samples from the split
+    feature's list, each child's in index order."""
+    cdef key_t pm = ((<key_t> 1) << B.rshift) - 1
+    cdef int64_t q, o = s, p
+    for q in range(s, e):
+        if _in_set(left, Lf[q] >> B.rshift):
+            B.samples[o] = Lf[q] & pm
+            o += 1
+    p = o
+    for q in range(s, e):
+        if not _in_set(left, Lf[q] >> B.rshift):
+            B.samples[o] = Lf[q] & pm
+            o += 1
+    if not lleaf:
+        _samples_by_index(B, s, p)
+    if not rleaf:
+        _samples_by_index(B, p, e)
+
+
+cdef inline int64_t _split_samples_cat(const rank_t* rk, key_t* S, key_t* R, int64_t s,
+                                       int64_t e, uint64_t im,
+                                       const uint64_t* left) noexcept nogil:
+    cdef int64_t il = s, ir = 0, q, g
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        g = <int64_t> _in_set(left, rk[k & im])
+        S[il] = k
+        R[ir] = k
+        il += g
+        ir += 1 - g
+    return ir
+
+
+cdef void _partition_samples_cat(Builder* B, int64_t s, int64_t e, int64_t p, int64_t f,
+                                 const uint64_t* left) noexcept nogil:
+    """_partition_samples for a categorical split: a sample goes left when its rank is
+    in the set `left`."""
+    cdef int64_t row = f * B.n_total, ir
+    if B.rank_bytes == 1:
+        ir = _split_samples_cat((<const uint8_t*> B.ranks) + row, B.samples, B.scratch,
+                                s, e, B.imask, left)
+    elif B.rank_bytes == 2:
+        ir = _split_samples_cat((<const uint16_t*> B.ranks) + row, B.samples, B.scratch,
+                                s, e, B.imask, left)
+    else:
+        ir = _split_samples_cat((<const uint32_t*> B.ranks) + row, B.samples, B.scratch,
+                                s, e, B.imask, left)
+    memcpy(B.samples + p, B.scratch, min(ir, e - p) * sizeof(key_t))
+
+
+def category_codes(const double[:, :] X, const uint32_t[:, ::1] keys,
+                   const uint8_t[::1] categorical):
+    """The code of every dense rank of the categorical columns, shape (n_features, 256)
+    int16 (-1 where no rank; rows of other columns all -1).  ValueError unless every
+    categorical column holds NaN or integer codes 0 .. 254."""
+    cdef int64_t n = X.shape[0], F = X.shape[1], f, i, r
+    cdef const uint32_t* row
+    cdef uint32_t bits
+    cdef double v
+    table = np.full((F, CAT_LEVELS), -1, dtype=np.int16)
+    cdef int16_t[:, ::1] t = table
+    if categorical.shape[0] != F or keys.shape[0] != F or keys.shape[1] != keys_width(n):
+        raise ValueError("X, keys and categorical do not agree in shape")
+    for f in range(F):
+        if not categorical[f]:
+            continue
+        row = &keys[f, 0]
+        r = -1
+        for i in range(n):
+            bits = row[n + (i >> 5)]
+            if not ((bits >> (i & 31)) & 1):
+                continue
+            r += 1
+            if row[i] >= n:
+                raise ValueError("keys do not belong to X")
+            v = X[row[i], f]
+            if isnan(v):
+                break                     # the missing value: the last rank
+            if not (v >= 0.0 and v <= CAT_MAX_CODE and v == <double> (<int64_t> v)):
+                raise ValueError(
+                    f"categorical feature {f} holds the value {v}: categories must be "
+                    f"integer codes from 0 to {CAT_MAX_CODE} (NaN for missing)")
+            t[f, r] = <int16_t> v
+    return table

@@ -1,0 +1,169 @@
+"""Categorical features: which columns they are, and their values as integer codes.
+
+Every estimator takes ``categorical_features`` with the conventions of scikit-learn's
+``HistGradientBoosting*`` estimators:
+
+- ``"from_dtype"`` (the default): the columns of a pandas DataFrame whose dtype is
+  ``category``; none for other inputs;
+- ``None``: none;
+- a boolean mask of length n_features, integer indices, or feature names (strings, for
+  a DataFrame).
+
+A categorical column holds integer codes 0 to 254 (at most 255 levels) and NaN for
+missing values; a pandas ``category`` column is replaced by its codes, and at predict
+time its values are coded by the categories seen in fit (a category not seen then counts
+as missing).  The builder splits such a column on sets of levels (see
+``_categorical.pxi``).
+"""
+import numbers
+
+import numpy as np
+
+MAX_CATEGORIES = 255           # codes 0 .. 254
+
+
+def _is_frame(X):
+    return hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def _category_columns(X):
+    if not _is_frame(X):
+        return None
+    return np.array([getattr(dtype, "name", None) == "category" for dtype in X.dtypes])
+
+
+def _resolve_mask(value, X, n_features):
+    """The boolean mask that ``categorical_features=value`` designates in X."""
+    if value is None:
+        return np.zeros(n_features, dtype=bool)
+    if isinstance(value, str):
+        if value != "from_dtype":
+            raise ValueError("categorical_features must be None, 'from_dtype', a boolean "
+                             "mask, integer indices or feature names; got "
+                             f"{value!r}")
+        found = _category_columns(X)
+        return np.zeros(n_features, dtype=bool) if found is None else found
+    values = np.asarray(value)
+    if values.ndim != 1:
+        raise ValueError("categorical_features must be 1-D (a mask, indices or names); "
+                         f"got an array of shape {values.shape}")
+    if values.size == 0:
+        return np.zeros(n_features, dtype=bool)
+    if values.dtype.kind == "b":
+        if values.shape[0] != n_features:
+            raise ValueError(f"categorical_features is a boolean mask of "
+                             f"{values.shape[0]} entries but X has {n_features} features")
+        return values.copy()
+    mask = np.zeros(n_features, dtype=bool)
+    if values.dtype.kind in "iu":
+        if values.min() < 0 or values.max() >= n_features:
+            raise ValueError(f"categorical_features holds indices outside [0, {n_features}):"
+                             f" {values.tolist()}")
+        mask[values] = True
+        return mask
+    if values.dtype.kind in "UO" and all(isinstance(v, str) for v in values):
+        if not _is_frame(X):
+            raise ValueError("categorical_features names features, but X has no feature "
+                             "names: pass a pandas DataFrame, or a mask or indices")
+        names = [str(c) for c in X.columns]
+        missing = [v for v in values if v not in names]
+        if missing:
+            raise ValueError(f"categorical_features names {missing}, which are not columns "
+                             f"of X ({names})")
+        mask[[names.index(v) for v in values]] = True
+        return mask
+    raise ValueError("categorical_features must be None, 'from_dtype', a boolean mask, "
+                     f"integer indices or feature names; got {value!r}")
+
+
+def _as_codes(column, categories):
+    """A column's values as float codes of ``categories`` (NaN: missing or unknown)."""
+    if getattr(column.dtype, "name", None) == "category":
+        if not column.cat.categories.equals(categories):
+            column = column.cat.set_categories(categories)
+        codes = column.cat.codes.to_numpy()
+    else:
+        codes = categories.get_indexer(column)
+    codes = codes.astype(np.float64)
+    codes[codes < 0] = np.nan
+    return codes
+
+
+def categorical_input(est, X, reset):
+    """X with the categorical columns of a DataFrame as float codes, before scikit-learn's
+    validation.  ``reset``: a fit, which resolves ``est.categorical_features`` and sets
+    ``is_categorical_`` (None when no feature is) and the categories of each pandas
+    ``category`` column; otherwise those are used as the fit left them."""
+    if reset:
+        shape = getattr(X, "shape", None)
+        n_features = shape[1] if shape is not None and len(shape) == 2 else None
+        maps = {}
+        if n_features is None:
+            # not 2-D: scikit-learn's validation will say so; only from_dtype or None
+            # can be meant
+            mask = None
+        else:
+            mask = _resolve_mask(est.categorical_features, X, n_features)
+            dtypes = _category_columns(X)
+            if dtypes is not None:
+                for j in np.flatnonzero(mask & dtypes):
+                    categories = X.iloc[:, j].cat.categories
+                    if len(categories) > MAX_CATEGORIES:
+                        raise ValueError(
+                            f"categorical feature {X.columns[j]!r} has {len(categories)} "
+                            f"categories; at most {MAX_CATEGORIES} are supported: merge "
+                            "rare ones, or treat the column as numeric")
+                    maps[int(j)] = categories
+            if not mask.any():
+                mask = None
+        est.is_categorical_ = mask
+        est._category_maps = maps
+    maps = getattr(est, "_category_maps", None)
+    if maps and _is_frame(X) and X.shape[1] == len(est.is_categorical_):
+        X = X.copy()
+        for j, categories in maps.items():
+            X.isetitem(j, _as_codes(X.iloc[:, j], categories))
+    return X
+
+
+def check_codes(est, X):
+    """Checks the categorical columns of the validated X (float64): NaN or integer codes
+    0 .. 254.  Returns the mask as uint8 for the builder, or None."""
+    mask = getattr(est, "is_categorical_", None)
+    if mask is None:
+        return None
+    for j in np.flatnonzero(mask):
+        column = X[:, j]
+        present = column[~np.isnan(column)]
+        if present.size == 0:
+            continue
+        bad = present[(present != np.round(present)) | ~np.isfinite(present)]
+        if bad.size:
+            raise ValueError(f"categorical feature {j} holds the non-integer value "
+                             f"{bad[0]}: categories must be integer codes")
+        low, high = present.min(), present.max()
+        if low < 0:
+            raise ValueError(f"categorical feature {j} holds the negative code {low:g}: "
+                             f"codes must lie in [0, {MAX_CATEGORIES - 1}]")
+        if high >= MAX_CATEGORIES:
+            raise ValueError(f"categorical feature {j} holds the code {high:g}: codes must "
+                             f"lie in [0, {MAX_CATEGORIES - 1}] (at most {MAX_CATEGORIES} "
+                             "categories); merge rare ones, or treat the column as numeric")
+    return mask.astype(np.uint8)
+
+
+def check_categorical_params(est, monotonic, criterion):
+    """Categorical features cannot take monotonic constraints or the absolute error."""
+    mask = getattr(est, "is_categorical_", None)
+    if mask is None:
+        return
+    if monotonic is not None and np.any(np.asarray(monotonic)[mask] != 0):
+        raise ValueError("monotonic_cst must be 0 for categorical features (features "
+                         f"{np.flatnonzero(mask & (np.asarray(monotonic) != 0)).tolist()})")
+    if criterion == "absolute_error":
+        raise ValueError("criterion='absolute_error' does not support categorical "
+                         "features yet; use squared_error, or encode them as numbers")
+
+
+def is_number(value):
+    return isinstance(value, numbers.Number)

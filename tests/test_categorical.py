@@ -1,0 +1,416 @@
+"""Categorical features: splits on sets of levels, checked against a brute-force search
+over every partition of the levels, and their storage, prediction and input handling."""
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from rotforest import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from rotforest import _builder
+from rotforest.pruning import prune_cost_complexity
+import rotforest.tree
+
+
+@pytest.fixture
+def exact(monkeypatch):
+    """Every category searched alone, however few its samples (the brute force's
+    setting)."""
+    monkeypatch.setattr(rotforest.tree, "MIN_CATEGORY_SAMPLES", 0)
+
+
+def _impurity(criterion, y, w, n_classes):
+    """A node's impurity, written out independently of the builder."""
+    W = w.sum()
+    if criterion in ("gini", "entropy"):
+        p = np.bincount(y, weights=w, minlength=n_classes) / W
+        if criterion == "gini":
+            return 1.0 - np.sum(p * p)
+        p = p[p > 0]
+        return -np.sum(p * np.log2(p))
+    mean = np.sum(w * y) / W
+    if criterion == "poisson":
+        if mean <= 0:
+            return np.inf
+        t = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0) / mean), 0.0) - (y - mean)
+        return np.sum(w * t) / W
+    return np.sum(w * (y - mean) ** 2) / W
+
+
+def _best_partition(X, y, w, criterion, n_classes, min_samples_leaf):
+    """The largest weighted impurity decrease of any split of (X, y, w) on any of its
+    (categorical) features: every partition of the levels present, the missing values
+    being one more level."""
+    best = -np.inf
+    W = w.sum()
+    parent = W * _impurity(criterion, y, w, n_classes)
+    for j in range(X.shape[1]):
+        col = np.where(np.isnan(X[:, j]), -1.0, X[:, j])
+        levels = np.unique(col)
+        m = len(levels)
+        if m < 2:
+            continue
+        for bits in range(1, 2 ** (m - 1)):          # the last level always on the right
+            left_levels = [levels[b] for b in range(m - 1) if (bits >> b) & 1]
+            left = np.isin(col, left_levels)
+            if left.sum() < min_samples_leaf or (~left).sum() < min_samples_leaf:
+                continue
+            il = _impurity(criterion, y[left], w[left], n_classes)
+            ir = _impurity(criterion, y[~left], w[~left], n_classes)
+            if not (np.isfinite(il) and np.isfinite(ir)):
+                continue
+            best = max(best, parent - w[left].sum() * il - w[~left].sum() * ir)
+    return best
+
+
+def _node_samples(tree, X):
+    return tree.decision_path(X).toarray().astype(bool)
+
+
+def _data(seed, n=160, levels=(7, 5), n_classes=2, missing=0.1, regression=False):
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([rng.randint(0, k, n) for k in levels]).astype(float)
+    # codes need not be contiguous: spread them over 0 .. 254
+    X[:, 0] = np.array([3, 17, 40, 41, 99, 200, 254, 7, 8, 9])[X[:, 0].astype(int)]
+    X[rng.rand(n) < missing, 0] = np.nan
+    X[rng.rand(n) < missing / 2, 1] = np.nan
+    effect = rng.randn(300)
+    signal = (effect[np.nan_to_num(X[:, 0], nan=255).astype(int) % 300]
+              + effect[np.nan_to_num(X[:, 1], nan=1).astype(int)] + 0.7 * rng.randn(n))
+    if regression:
+        y = np.exp(signal / 2)           # positive: Poisson too
+    else:
+        y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y
+
+
+@pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 2),
+                                                  ("gini", 3), ("entropy", 4)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_classifier_splits_equal_brute_force(criterion, n_classes, weighted, exact):
+    """Every node's split is the best partition of the levels of either feature (two
+    classes: the levels ordered by class share; more classes with at most 10 levels:
+    every partition), missing values placed as a level."""
+    for seed in range(3):
+        X, y = _data(seed, n_classes=n_classes)
+        w = (np.random.RandomState(seed).randint(1, 4, len(y)).astype(float) if weighted
+             else np.ones(len(y)))
+        tree = DecisionTreeClassifier(criterion=criterion, categorical_features=[0, 1],
+                                      min_samples_leaf=3, random_state=0)
+        tree.fit(X, y, sample_weight=w)
+        t = tree.tree_
+        inside = _node_samples(tree, X)
+        checked = 0
+        for node in np.flatnonzero(t.children_left != -1):
+            rows = inside[:, node]
+            l, r = t.children_left[node], t.children_right[node]
+            got = (t.weighted_n_node_samples[node] * t.impurity[node]
+                   - t.weighted_n_node_samples[l] * t.impurity[l]
+                   - t.weighted_n_node_samples[r] * t.impurity[r])
+            want = _best_partition(X[rows], y[rows], w[rows], criterion, n_classes, 3)
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-9), (seed, node)
+            assert np.isnan(t.threshold[node])
+            checked += 1
+        assert checked > 5
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "friedman_mse", "poisson"])
+def test_regressor_splits_equal_brute_force(criterion, exact):
+    """Numeric targets: the levels ordered by their mean target, every cut scored, find
+    the best partition of all."""
+    for seed in range(3):
+        X, y = _data(seed, regression=True)
+        w = np.random.RandomState(seed).uniform(0.5, 2.0, len(y))
+        tree = DecisionTreeRegressor(criterion=criterion, categorical_features=[0, 1],
+                                     min_samples_leaf=2, max_depth=6, random_state=0)
+        tree.fit(X, y, sample_weight=w)
+        t = tree.tree_
+        inside = _node_samples(tree, X)
+        brute = "poisson" if criterion == "poisson" else "squared_error"
+        for node in np.flatnonzero(t.children_left != -1):
+            rows = inside[:, node]
+            l, r = t.children_left[node], t.children_right[node]
+            got = sum(sign * w[rows & inside[:, k]].sum()
+                      * _impurity(brute, y[rows & inside[:, k]], w[rows & inside[:, k]], 1)
+                      for sign, k in ((1, node), (-1, l), (-1, r)))
+            want = _best_partition(X[rows], y[rows], w[rows], brute, 1, 2)
+            assert got == pytest.approx(want, rel=1e-7, abs=1e-9), (seed, node)
+
+
+def test_left_sets_route_the_training_samples():
+    """categories_left and missing_go_to_left describe where every training sample went
+    (node sizes), and codes a node never saw follow its missing values."""
+    X, y = _data(0)
+    tree = DecisionTreeClassifier(categorical_features=[0, 1], random_state=0).fit(X, y)
+    t = tree.tree_
+    inside = _node_samples(tree, X)
+    for node in np.flatnonzero(t.children_left != -1):
+        rows = inside[:, node]
+        col = X[rows, t.feature[node]]
+        left_codes = t.categories_left(node)
+        goes_left = np.where(np.isnan(col), bool(t.missing_go_to_left[node]),
+                             np.isin(col, left_codes))
+        assert goes_left.sum() == t.n_node_samples[t.children_left[node]]
+        seen = set(np.unique(col[~np.isnan(col)]))
+        unseen = [c for c in range(255) if c not in seen]
+        assert all((c in left_codes) == bool(t.missing_go_to_left[node]) for c in unseen)
+    # values that are no code (unseen, fractional, negative, too large) go as NaN does
+    Z = np.repeat(X[:1], 5, axis=0)
+    Z[:, 0] = [np.nan, 1.0, 2.5, -3.0, 1e6]
+    leaves = tree.apply(Z)
+    assert np.all(leaves == leaves[0])
+    assert np.array_equal(tree.decision_path(Z).toarray(),
+                          np.repeat(tree.decision_path(Z[:1]).toarray(), 5, axis=0))
+
+
+def test_node_methods_grow_the_same_tree():
+    """Presorted lists and sorting in the nodes give the same categorical splits (with
+    missing values, weights, a numeric feature, best-first growth, random splits)."""
+    X, y = _data(1, n=600, levels=(10, 30), n_classes=3)
+    X = np.column_stack([X, np.random.RandomState(0).randn(len(y))])
+    w = np.random.RandomState(1).randint(0, 3, len(y)).astype(float)
+    models = [DecisionTreeClassifier(categorical_features=[0, 1], random_state=0),
+              DecisionTreeClassifier(categorical_features=[0, 1], max_leaf_nodes=20,
+                                     max_features=2, random_state=0),
+              DecisionTreeClassifier(categorical_features=[0, 1], splitter="random",
+                                     random_state=0),
+              DecisionTreeRegressor(categorical_features=[0, 1], random_state=0)]
+    for model in models:
+        target = y.astype(float) if model._regression else y
+        trees = []
+        for method in ("presort", "sort", "auto"):
+            previous = _builder._set_node_method(method)
+            try:
+                trees.append(clone(model).fit(X, target, sample_weight=w).tree_)
+            finally:
+                _builder._set_node_method(previous)
+        for other in trees[1:]:
+            assert other.nodes.tobytes() == trees[0].nodes.tobytes()
+            assert np.array_equal(other.value, trees[0].value)
+            assert np.array_equal(other.left_codes, trees[0].left_codes)
+
+
+def test_more_levels_than_the_exact_search():
+    """More classes and more than 10 levels: cuts of the orders by each class's share.
+    A level set that separates the classes exactly is found."""
+    rng = np.random.RandomState(0)
+    codes = rng.randint(0, 40, 3000)
+    y = codes % 3
+    X = codes[:, None].astype(float)
+    tree = DecisionTreeClassifier(categorical_features=[0], max_leaf_nodes=3).fit(X, y)
+    assert tree.score(X, y) == 1.0
+    assert tree.get_n_leaves() == 3
+
+
+def test_pickle_pruning_and_importances():
+    X, y = _data(2, n=400)
+    X = np.column_stack([X, np.random.RandomState(0).randn(len(y))])
+    tree = DecisionTreeClassifier(categorical_features=[0, 1], random_state=0).fit(X, y)
+    again = pickle.loads(pickle.dumps(tree))
+    assert np.array_equal(again.predict_proba(X), tree.predict_proba(X))
+    path = tree.cost_complexity_pruning_path(X, y)
+    alpha = path.ccp_alphas[len(path.ccp_alphas) // 2]
+    pruned = clone(tree).set_params(ccp_alpha=alpha).fit(X, y)
+    assert 1 < pruned.get_n_leaves() < tree.get_n_leaves()
+    # pruning the full tree keeps each kept node's code set (renumbered with it)
+    again = prune_cost_complexity(tree.tree_, alpha)
+    assert np.array_equal(again.left_codes, pruned.tree_.left_codes)
+    assert np.array_equal(again.predict(X), pruned.tree_.predict(X))
+    kept = again.children_left != -1
+    assert np.isnan(again.threshold[kept]).sum() == np.any(again.left_codes[kept], axis=1).sum()
+    held = DecisionTreeClassifier(categorical_features=[0, 1], validation_fraction=0.3,
+                                  random_state=0).fit(X, y)
+    assert held.get_n_leaves() < tree.get_n_leaves()
+    assert np.array_equal(held.apply(X), held.tree_.apply(X))
+    imp = tree.feature_importances_
+    assert imp.sum() == pytest.approx(1.0) and np.all(imp > 0)
+
+
+def test_forest_same_for_any_n_jobs_and_beats_ordinal_codes():
+    """A forest with native categories equals itself for any n_jobs; on a target that
+    depends on an unordered set of levels it beats the same forest on the raw codes."""
+    rng = np.random.RandomState(0)
+    n = 3000
+    codes = rng.randint(0, 60, n)
+    good = rng.rand(60) < 0.5
+    X = np.column_stack([codes, rng.randn(n)]).astype(float)
+    y = (good[codes] ^ (rng.rand(n) < 0.1)).astype(int)
+    tr, te = slice(0, 2000), slice(2000, None)
+    params = dict(n_estimators=30, max_depth=4, random_state=0)
+    native = [RandomForestClassifier(categorical_features=[0], n_jobs=j, **params)
+              .fit(X[tr], y[tr]) for j in (1, 2)]
+    assert np.array_equal(native[0].predict_proba(X[te]), native[1].predict_proba(X[te]))
+    ordinal = RandomForestClassifier(categorical_features=None, **params).fit(X[tr], y[tr])
+    assert native[0].score(X[te], y[te]) > ordinal.score(X[te], y[te]) + 0.05
+    assert native[0].score(X[te], y[te]) > 0.85
+    reg = [RandomForestRegressor(categorical_features=c, **params).fit(X[tr], y[tr] * 1.0)
+           for c in ([0], None)]
+    assert reg[0].score(X[te], y[te]) > max(0.5, reg[1].score(X[te], y[te]) + 0.2)
+
+
+@pytest.mark.parametrize("value, message", [
+    ([0.5, 1.0], "non-integer"),
+    ([-1.0, 1.0], "negative"),
+    ([3.0, 255.0], "at most 255"),
+])
+def test_bad_codes(value, message):
+    X = np.array([value * 5]).reshape(-1, 1)
+    y = np.arange(len(X)) % 2
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(categorical_features=[0]).fit(X, y)
+
+
+def test_bad_parameters():
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 0.0], [1.0, 1.0]])
+    y = np.array([0, 1, 0, 1])
+    for value, message in [("yes", "from_dtype"), ([3], "outside"), ([True], "mask of 1"),
+                           (["a"], "no feature names"), ([[0]], "1-D")]:
+        with pytest.raises(ValueError, match=message):
+            DecisionTreeClassifier(categorical_features=value).fit(X, y)
+    with pytest.raises(ValueError, match="monotonic_cst"):
+        DecisionTreeClassifier(categorical_features=[0], monotonic_cst=[1, 0]).fit(X, y)
+    with pytest.raises(ValueError, match="absolute_error"):
+        DecisionTreeRegressor(categorical_features=[0], criterion="absolute_error").fit(
+            X, y.astype(float))
+    # a failed fit leaves a fitted model as it was
+    tree = DecisionTreeClassifier(categorical_features=[0]).fit(X, y)
+    before = tree.tree_.nodes.copy()
+    with pytest.raises(ValueError):
+        tree.fit(np.array([[-1.0, 0.0]] * 4), y)
+    assert tree.tree_.nodes.tobytes() == before.tobytes()
+    assert tree.is_categorical_.tolist() == [True, False]
+
+
+def test_no_categorical_features_changes_nothing():
+    X, y = _data(3)
+    X = np.nan_to_num(X)
+    a = DecisionTreeClassifier(random_state=0).fit(X, y)
+    b = DecisionTreeClassifier(categorical_features=None, random_state=0).fit(X, y)
+    assert a.is_categorical_ is None and a.tree_.left_codes is None
+    assert np.array_equal(a.tree_.nodes, b.tree_.nodes)
+
+
+def test_dataframe_category_columns():
+    """pandas: category columns are found by dtype, coded by their categories (at predict
+    time by the categories seen in fit, unknown ones as missing), and work in a Pipeline
+    and GridSearchCV without an encoder."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    rng = np.random.RandomState(0)
+    n = 600
+    cities = np.array(["oslo", "lima", "kyiv", "pune", "baku", "nuuk"])
+    good = {"oslo", "kyiv", "nuuk"}
+    city = cities[rng.randint(0, len(cities), n)]
+    frame = pd.DataFrame({"city": pd.Categorical(city), "x": rng.randn(n)})
+    y = np.array([c in good for c in city]).astype(int)
+    tree = DecisionTreeClassifier(max_depth=1).fit(frame, y)
+    assert tree.is_categorical_.tolist() == [True, False]
+    assert tree.score(frame, y) == 1.0
+    # the same values under other categories (order, extra and unknown ones)
+    other = pd.DataFrame({"city": pd.Categorical(city, categories=list(cities[::-1])
+                                                 + ["rome"]), "x": frame["x"]})
+    assert np.array_equal(tree.predict(other), y)
+    unknown = pd.DataFrame({"city": pd.Categorical(["rome", None]), "x": [0.0, 0.0]})
+    nan_leaf = tree.apply(pd.DataFrame({"city": pd.Categorical([None], categories=["oslo"]),
+                                        "x": [0.0]}))
+    assert np.all(tree.apply(unknown) == nan_leaf[0])
+    # strings at predict time, coded by the categories seen in fit
+    plain = pd.DataFrame({"city": city.astype(object), "x": frame["x"]})
+    assert np.array_equal(tree.predict(plain), y)
+    search = GridSearchCV(make_pipeline(RandomForestClassifier(n_estimators=5,
+                                                               random_state=0)),
+                          {"randomforestclassifier__max_depth": [1, 3]}, cv=3)
+    search.fit(frame, y)
+    assert search.score(frame, y) == 1.0
+    named = DecisionTreeClassifier(categorical_features=["city"]).fit(frame, y)
+    assert named.is_categorical_.tolist() == [True, False]
+    many = pd.DataFrame({"c": pd.Categorical([str(i) for i in range(300)])})
+    with pytest.raises(ValueError, match="at most 255"):
+        DecisionTreeClassifier().fit(many, np.arange(300) % 2)
+
+
+def test_brute_force_helper_can_fail():
+    """The reference distinguishes a best partition from a worse one: on data whose
+    best split groups levels {0, 2} against {1, 3}, an ordinal cut scores lower."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0]] * 10)
+    y = np.array([0, 1, 0, 1] * 10)
+    best = _best_partition(X, y, np.ones(40), "gini", 2, 1)
+    assert best == pytest.approx(20.0)
+    for k in range(1, 4):
+        left = X[:, 0] < k
+        ordinal = 40 * 0.5 - sum(s.sum() * _impurity("gini", y[s], np.ones(s.sum()), 2)
+                                 for s in (left, ~left))
+        assert ordinal < best - 1
+    assert list(itertools.islice(range(3), 1)) == [0]
+
+
+def test_rotation_forests_keep_categorical_features_unrotated():
+    """The rotation forests rotate only the numeric features; the categorical ones are
+    offered to every tree as they are, after the axes, and split on sets of levels."""
+    from rotforest import RotationForestClassifier, RotationForestRegressor
+    rng = np.random.RandomState(0)
+    n = 2400
+    codes = rng.randint(0, 60, n)
+    good = rng.rand(60) < 0.5
+    X = np.column_stack([codes, rng.randn(n), rng.randn(n)]).astype(float)
+    X[rng.rand(n) < 0.05, 0] = np.nan
+    hit = np.where(np.isnan(X[:, 0]), False, good[np.nan_to_num(X[:, 0]).astype(int)])
+    y = ((hit ^ (rng.rand(n) < 0.1)) | (X[:, 1] + X[:, 2] > 2)).astype(int)
+    tr, te = slice(0, 1600), slice(1600, None)
+    for missing in ("route", "impute"):
+        params = dict(n_estimators=20, random_state=0, missing=missing)
+        native = RotationForestClassifier(categorical_features=[0], n_jobs=2, **params)
+        native.fit(X[tr], y[tr])
+        tree = native.estimators_[0]
+        assert tree.is_categorical_.tolist()[-1] and not tree.is_categorical_[0]
+        assert np.isnan(tree.tree_.threshold[tree.tree_.children_left != -1]).any()
+        plain = RotationForestClassifier(categorical_features=None, **params)
+        assert native.score(X[te], y[te]) > plain.fit(X[tr], y[tr]).score(X[te], y[te]) + 0.05
+        one = RotationForestClassifier(categorical_features=[0], n_jobs=1, **params)
+        assert np.array_equal(one.fit(X[tr], y[tr]).predict_proba(X[te]),
+                              native.predict_proba(X[te]))
+    reg = RotationForestRegressor(n_estimators=10, categorical_features=[0], random_state=0)
+    assert reg.fit(X[tr], y[tr] * 1.0).score(X[te], y[te]) > 0.3
+    only = RotationForestClassifier(n_estimators=5, categorical_features=[0], random_state=0)
+    assert only.fit(X[tr, :1], y[tr]).score(X[te, :1], y[te]) > 0.8
+    assert only.feature_importances_.tolist() == [1.0]
+
+
+@pytest.mark.parametrize("support", [1, 10])
+def test_rare_categories_are_pooled(monkeypatch, support):
+    """Categories with fewer than MIN_CATEGORY_SAMPLES samples in a node go to one side
+    together: the best split equals the brute force over partitions that keep them
+    together."""
+    monkeypatch.setattr(rotforest.tree, "MIN_CATEGORY_SAMPLES", support)
+    rng = np.random.RandomState(0)
+    counts = [60, 50, 40, 8, 6, 5, 4]
+    X = np.repeat([3.0, 7.0, 11.0, 20.0, 21.0, 40.0, np.nan], counts)[:, None]
+    share = np.repeat([0.2, 0.7, 0.4, 0.9, 0.1, 0.8, 0.3], counts)
+    y = (rng.rand(len(X)) < share).astype(int)
+    tree = DecisionTreeClassifier(categorical_features=[0], max_depth=1).fit(X, y)
+    col = np.where(np.isnan(X[:, 0]), -1.0, X[:, 0])
+    levels, n_level = np.unique(col, return_counts=True)
+    rare = levels[n_level < support]
+    merged = np.where(np.isin(col, rare), -2.0, col)[:, None]   # one pooled level
+    want = _best_partition(merged, y, np.ones(len(y)), "gini", 2, 1)
+    t = tree.tree_
+    got = (t.weighted_n_node_samples[0] * t.impurity[0]
+           - t.weighted_n_node_samples[1] * t.impurity[1]
+           - t.weighted_n_node_samples[2] * t.impurity[2])
+    assert got == pytest.approx(want, rel=1e-9)
+    sides = np.isin(rare[rare >= 0], t.categories_left(0)).tolist()
+    if -1.0 in rare:
+        sides.append(bool(t.missing_go_to_left[0]))
+    assert len(set(sides)) <= 1                              # all on one side
+    assert len(rare) == (4 if support == 10 else 0)
+    if support == 1:        # alone, the rare levels would split apart
+        assert got > _best_partition(np.where(np.isin(col, levels[n_level < 10]), -2.0,
+                                              col)[:, None], y, np.ones(len(y)), "gini",
+                                     2, 1) + 1e-9
