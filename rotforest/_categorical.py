@@ -15,8 +15,6 @@ time its values are coded by the categories seen in fit (a category not seen the
 as missing).  The builder splits such a column on sets of levels (see
 ``_categorical.pxi``).
 """
-import numbers
-
 import numpy as np
 
 MAX_CATEGORIES = 255           # codes 0 .. 254
@@ -163,7 +161,3 @@ def check_categorical_params(est, monotonic, criterion):
     if criterion == "absolute_error":
         raise ValueError("criterion='absolute_error' does not support categorical "
                          "features yet; use squared_error, or encode them as numbers")
-
-
-def is_number(value):
-    return isinstance(value, numbers.Number)

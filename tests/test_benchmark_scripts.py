@@ -323,3 +323,24 @@ def test_bench_regression_runs_every_part(tmp_path, capsys):
     assert "| 300 |" in out
     assert "| one | 120 | 4 |" in out and "| two | 120 | 4 |" in out
     assert "| rotforest RF - sklearn RF |" in out and "| rotforest RoF - sklearn ET |" in out
+
+
+def test_bench_categorical_prints_native_against_encodings(tmp_path, capsys):
+    """The categorical benchmark runs on a folder of data sets with a `categorical`
+    array (classification and regression) and prints the comparison."""
+    bench = _load("bench_categorical")
+    rng = np.random.RandomState(0)
+    for task, folder in (("cls", "datasets"), ("reg", "datasets_regression")):
+        (tmp_path / folder).mkdir()
+        X = np.column_stack([rng.randint(0, 6, 120), rng.randn(120)]).astype(float)
+        X[::9, 0] = np.nan
+        y = (X[:, 1] > 0).astype(int) if task == "cls" else X[:, 1] + np.nan_to_num(X[:, 0])
+        np.savez(tmp_path / folder / f"toy_{task}.npz", X=X, y=y,
+                 categorical=np.array([True, False]))
+    results = bench.main(["--data", str(tmp_path / "datasets"), "--data-regression",
+                          str(tmp_path / "datasets_regression"), "--n-estimators", "3",
+                          "--repeats", "1", "--folds", "2", "--n-jobs", "1",
+                          "--models", "ours-rf,ours-rof,sk-rf,sk-hgb"])
+    out = capsys.readouterr().out
+    assert set(results) == {"toy_cls", "toy_reg"}
+    assert "| ours-rf |" in out and "| ours-rof |" in out and "fit native / one-hot" in out
