@@ -34,7 +34,8 @@ from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoosti
                               RandomForestClassifier as SkForestClassifier,
                               RandomForestRegressor as SkForestRegressor)
 from sklearn.impute import SimpleImputer
-from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
+from sklearn.model_selection import (RepeatedKFold, RepeatedStratifiedKFold,
+                                     train_test_split)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
@@ -84,7 +85,6 @@ def load(path, max_rows, regression, seed=0):
         if regression:
             keep = np.sort(rng.choice(len(y), max_rows, replace=False))
         else:
-            from sklearn.model_selection import train_test_split
             keep, _ = train_test_split(np.arange(len(y)), train_size=max_rows,
                                        stratify=y, random_state=seed)
             keep = np.sort(keep)

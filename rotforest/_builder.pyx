@@ -195,6 +195,8 @@ include "_split.pxi"
 include "_grow.pxi"
 include "_rotations.pxi"
 
+MAX_CATEGORY_CODE = CAT_MAX_CODE    # categorical features: codes 0 .. this
+
 
 
 def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[::1] y,

@@ -28,10 +28,6 @@
 # from the node goes where the missing values go, or with the larger child when the
 # node had none.
 
-cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:
-    return (bits[r >> 6] >> (r & 63)) & 1
-
-
 cdef inline void _cat_add(Builder* B, uint64_t r, key_t k, int64_t* m) noexcept nogil:
     """Adds sample k of rank r to its level's sums (a level first seen is listed)."""
     cdef int64_t K = B.n_classes
@@ -324,38 +320,6 @@ cdef void _samples_from_list_cat(Builder* B, const key_t* Lf, int64_t s, int64_t
         _samples_by_index(B, s, p)
     if not rleaf:
         _samples_by_index(B, p, e)
-
-
-cdef inline int64_t _split_samples_cat(const rank_t* rk, key_t* S, key_t* R, int64_t s,
-                                       int64_t e, uint64_t im,
-                                       const uint64_t* left) noexcept nogil:
-    cdef int64_t il = s, ir = 0, q, g
-    cdef key_t k
-    for q in range(s, e):
-        k = S[q]
-        g = <int64_t> _in_set(left, rk[k & im])
-        S[il] = k
-        R[ir] = k
-        il += g
-        ir += 1 - g
-    return ir
-
-
-cdef void _partition_samples_cat(Builder* B, int64_t s, int64_t e, int64_t p, int64_t f,
-                                 const uint64_t* left) noexcept nogil:
-    """_partition_samples for a categorical split: a sample goes left when its rank is
-    in the set `left`."""
-    cdef int64_t row = f * B.n_total, ir
-    if B.rank_bytes == 1:
-        ir = _split_samples_cat((<const uint8_t*> B.ranks) + row, B.samples, B.scratch,
-                                s, e, B.imask, left)
-    elif B.rank_bytes == 2:
-        ir = _split_samples_cat((<const uint16_t*> B.ranks) + row, B.samples, B.scratch,
-                                s, e, B.imask, left)
-    else:
-        ir = _split_samples_cat((<const uint32_t*> B.ranks) + row, B.samples, B.scratch,
-                                s, e, B.imask, left)
-    memcpy(B.samples + p, B.scratch, min(ir, e - p) * sizeof(key_t))
 
 
 def category_codes(const double[:, :] X, const uint32_t[:, ::1] keys,

@@ -17,7 +17,9 @@ as missing).  The builder splits such a column on sets of levels (see
 """
 import numpy as np
 
-MAX_CATEGORIES = 255           # codes 0 .. 254
+from rotforest import _builder
+
+MAX_CATEGORIES = _builder.MAX_CATEGORY_CODE + 1     # codes 0 .. 254
 
 
 def _is_frame(X):

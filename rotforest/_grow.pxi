@@ -298,9 +298,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
             bounds[3] = middle
     # the left child holds [s, cut) of the split feature's list, plus its missing samples
     # [enm, end) when they go left; p is where the right child starts in every list
-    p = cut + (sp.n_missing if moved else 0)
+    # (a categorical split's pos is already the right child's start: _categorical_split)
+    p = cut if cat else cut + (sp.n_missing if moved else 0)
     if cat:
-        p = cut          # (see _categorical_split)
         memcpy(B.cat_bits + node_id * CAT_WORDS, sp.cat_codes, CAT_WORDS * sizeof(uint64_t))
     B.nodes[node_id].feature = f
     B.nodes[node_id].threshold = sp.threshold
@@ -314,10 +314,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     if lleaf and rleaf:
         pass
     elif not presorted:
-        if cat:
-            _partition_samples_cat(B, s, end, p, f, sp.cat_left)
-        else:
-            _partition_samples(B, s, end, p, f, sp.cut_rank, moved)
+        _partition_samples(B, s, end, p, f, sp.cut_rank, moved,
+                           sp.cat_left if cat else NULL)
     elif B.method == METHOD_AUTO and not _lists_pay(B.max_features, F, B.rbits,
                                                      _count_varied(consts, F)):
         if cat:

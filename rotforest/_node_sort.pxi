@@ -179,7 +179,8 @@ cdef void _samples_from_list(Builder* B, const key_t* Lf, int64_t s, int64_t cut
 
 cdef inline int64_t _split_samples(const rank_t* rk, key_t* S, key_t* R, int64_t s,
                                    int64_t e, uint64_t im, uint64_t cut_rank,
-                                   uint64_t nr, bint moved) noexcept nogil:
+                                   uint64_t nr, bint moved,
+                                   const uint64_t* left) noexcept nogil:
     """Left keys of S[s:e) packed from S[s], right ones into R; returns their count."""
     cdef int64_t il = s, ir = 0, q, g
     cdef uint64_t r
@@ -187,7 +188,10 @@ cdef inline int64_t _split_samples(const rank_t* rk, key_t* S, key_t* R, int64_t
     for q in range(s, e):
         k = S[q]
         r = rk[k & im]
-        g = <int64_t> ((r < cut_rank) | (moved & (r == nr)))
+        if left != NULL:
+            g = <int64_t> _in_set(left, r)
+        else:
+            g = <int64_t> ((r < cut_rank) | (moved & (r == nr)))
         S[il] = k
         R[ir] = k
         il += g
@@ -196,21 +200,23 @@ cdef inline int64_t _split_samples(const rank_t* rk, key_t* S, key_t* R, int64_t
 
 
 cdef void _partition_samples(Builder* B, int64_t s, int64_t e, int64_t p, int64_t f,
-                             uint64_t cut_rank, bint moved) noexcept nogil:
+                             uint64_t cut_rank, bint moved,
+                             const uint64_t* left) noexcept nogil:
     """Stable partition of a sorting node's samples[s:e) by its split on feature f: a
     sample goes left when its rank is below cut_rank, or when it is missing and the
-    missing samples move left."""
+    missing samples move left; for a categorical split (`left` not NULL), when its rank
+    is in the set `left`."""
     cdef int64_t row = f * B.n_total, ir
     cdef uint64_t nr = B.nan_rank[f]
     if B.rank_bytes == 1:
         ir = _split_samples((<const uint8_t*> B.ranks) + row, B.samples, B.scratch, s, e,
-                            B.imask, cut_rank, nr, moved)
+                            B.imask, cut_rank, nr, moved, left)
     elif B.rank_bytes == 2:
         ir = _split_samples((<const uint16_t*> B.ranks) + row, B.samples, B.scratch, s, e,
-                            B.imask, cut_rank, nr, moved)
+                            B.imask, cut_rank, nr, moved, left)
     else:
         ir = _split_samples((<const uint32_t*> B.ranks) + row, B.samples, B.scratch, s, e,
-                            B.imask, cut_rank, nr, moved)
+                            B.imask, cut_rank, nr, moved, left)
     memcpy(B.samples + p, B.scratch, min(ir, e - p) * sizeof(key_t))
 
 

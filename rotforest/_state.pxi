@@ -219,6 +219,11 @@ cdef inline void _accumulate(const Builder* B, key_t k, double wi,
         stats[2] += wi * B.ylogy[i]
 
 
+cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:
+    """Bit r of a bitset of 64-bit words (a categorical split's set of ranks or codes)."""
+    return (bits[r >> 6] >> (r & 63)) & 1
+
+
 cdef inline double _xlogx(const Builder* B, double v) noexcept nogil:
     if v <= 0.0:
         return 0.0

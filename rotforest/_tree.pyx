@@ -39,6 +39,9 @@ FLAT_DTYPE = np.dtype({"names": ["threshold", "feature", "left"],
 assert sizeof(FlatNode) == 16
 
 
+cdef double MAX_CODE = 254.0     # the largest category code (the builder's CAT_MAX_CODE)
+
+
 cdef inline bint _is_categorical(const Node* nd) noexcept nogil:
     """A split on a set of codes (see left_codes): the only splits without a threshold."""
     return nd.left_child != -1 and isnan(nd.threshold)
@@ -46,13 +49,26 @@ cdef inline bint _is_categorical(const Node* nd) noexcept nogil:
 
 cdef inline bint _code_left(const uint64_t* codes, double x, bint missing_left) noexcept nogil:
     """Whether value x of a categorical feature goes left at a node sending the codes set
-    in `codes` left: a value that is no code 0 .. 254 (NaN, negative, fractional or
+    in `codes` left: a value that is no code 0 .. MAX_CODE (NaN, negative, fractional or
     larger) goes where the node's missing values go."""
     cdef int64_t c
-    if not (x >= 0.0 and x <= 254.0) or x != <double> (<int64_t> x):
+    if not (x >= 0.0 and x <= MAX_CODE) or x != <double> (<int64_t> x):
         return missing_left
     c = <int64_t> x
     return (codes[c >> 6] >> (c & 63)) & 1
+
+
+def _checked_codes(nodes, left_codes):
+    """A tree's left_codes as a (node_count, 4) uint64 array, or None for a tree without
+    categorical splits (ValueError when they do not fit the nodes)."""
+    if left_codes is None:
+        if np.any(np.isnan(nodes["threshold"]) & (nodes["left_child"] != -1)):
+            raise ValueError("corrupt tree: a split without a threshold and no left_codes")
+        return None
+    left_codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
+    if left_codes.shape != (nodes.shape[0], 4):
+        raise ValueError("corrupt tree: left_codes has the wrong shape")
+    return left_codes
 
 
 def flatten(nodes, left_codes=None):
@@ -66,12 +82,7 @@ def flatten(nodes, left_codes=None):
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef FlatNode* fl = <FlatNode*> &raw[0]
     cdef int32_t[::1] orig = original
-    if left_codes is not None:
-        left_codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
-        if left_codes.shape != (n, 4):
-            raise ValueError("corrupt tree: left_codes has the wrong shape")
-    elif np.any(np.isnan(nodes["threshold"]) & (nodes["left_child"] != -1)):
-        raise ValueError("corrupt tree: a split without a threshold and no left_codes")
+    left_codes = _checked_codes(nodes, left_codes)
     cdef const uint64_t[:, ::1] codes = left_codes
     table = np.zeros((n, 4), dtype=np.uint64) if left_codes is not None else None
     cdef uint64_t[:, ::1] tab = table
@@ -188,12 +199,11 @@ cdef inline bint _goes_left(const Node* nd, double x, const uint64_t* codes) noe
 def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
     """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
     cdef const Node* nd = _node_ptr(nodes)
-    if left_codes is None:
-        left_codes = np.zeros((1, 4), dtype=np.uint64)
-        if np.any(np.isnan(nodes["threshold"]) & (nodes["left_child"] != -1)):
-            raise ValueError("corrupt tree: a split without a threshold and no left_codes")
-    cdef const uint64_t[:, ::1] codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
-    cdef Py_ssize_t cstep = 1 if codes.shape[0] == nodes.shape[0] else 0
+    left_codes = _checked_codes(nodes, left_codes)
+    # a tree without categorical splits never reads its codes: one row of zeros will do
+    cdef Py_ssize_t cstep = 0 if left_codes is None else 1
+    cdef const uint64_t[:, ::1] codes = (np.zeros((1, 4), dtype=np.uint64)
+                                         if left_codes is None else left_codes)
     cdef Py_ssize_t n = X.shape[0], i
     cdef int64_t k, total = 0, pos
     indptr_arr = np.zeros(n + 1, dtype=np.int64)
