@@ -7,6 +7,7 @@ data set (a stratified or uniform subsample):
 
 ``ours-rf``   rotforest's random forest        native / one-hot / ordinal codes
 ``ours-rof``  rotforest's rotation forest      native / one-hot / ordinal codes
+              (its native default rotates the codes: the same trees as ordinal)
 ``sk-rf``     scikit-learn's random forest     one-hot / ordinal codes
 ``sk-hgb``    scikit-learn's histogram gradient boosting with its native categories
 

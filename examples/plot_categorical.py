@@ -24,7 +24,7 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
 
-from rotforest import DecisionTreeClassifier, RandomForestClassifier
+from rotforest import DecisionTreeClassifier, RandomForestClassifier, export_text
 
 rng = np.random.default_rng(0)
 n = 3000
@@ -58,6 +58,8 @@ print("root splits on", frame.columns[tree.tree_.feature[0]], "- left:",
       ", ".join(frame["city"].cat.categories[left][:6]), "...")
 print("share of 'good' cities on the left:",
       np.mean([c in good for c in frame["city"].cat.categories[left]]))
+# rotforest's export_text prints the sets by the DataFrame's category names
+print(export_text(tree, max_depth=1))
 
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.barh(list(scores), list(scores.values()), color=["tab:green", "tab:blue", "tab:gray"])

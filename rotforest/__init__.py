@@ -11,9 +11,10 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
 from rotforest.forest import RandomForestClassifier, RandomForestRegressor
 from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from rotforest.export import export_text
 
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
            "RandomForestRegressor", "RotationForestClassifier",
-           "RotationForestRegressor", "__version__"]
+           "RotationForestRegressor", "export_text", "__version__"]

@@ -174,4 +174,5 @@ def check_tree_params(est):
     max_leaf_nodes = check_int("max_leaf_nodes", est.max_leaf_nodes, 2, allow_none=True)
     check_real("min_weight_fraction_leaf", est.min_weight_fraction_leaf, 0.0, 0.5)
     check_real("min_impurity_decrease", est.min_impurity_decrease, 0.0)
+    check_int("min_category_samples", est.min_category_samples, 1)
     return max_depth, max_leaf_nodes

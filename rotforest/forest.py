@@ -36,7 +36,8 @@ __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "ccp_alpha", "monotonic_cst")
+                "min_impurity_decrease", "ccp_alpha", "monotonic_cst",
+                "min_category_samples")
 
 
 def _tree_rng(base_seed, index):
@@ -711,6 +712,10 @@ default="from_dtype"
         column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
+    min_category_samples : int, default=10
+        In a node, a category with fewer training samples than this is not split off
+        alone: such categories are pooled and go to one side together (otherwise splits
+        on sets of categories fit the noise of rare ones). 1 pools none.
 
     Attributes
     ----------
@@ -789,6 +794,7 @@ default="from_dtype"
         oob_pruning=False,
         monotonic_cst=None,
         categorical_features="from_dtype",
+        min_category_samples=10,
     ):
         store_params(self, locals())
 
@@ -905,6 +911,10 @@ default="from_dtype"
         column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
+    min_category_samples : int, default=10
+        In a node, a category with fewer training samples than this is not split off
+        alone: such categories are pooled and go to one side together (otherwise splits
+        on sets of categories fit the noise of rare ones). 1 pools none.
 
     Attributes
     ----------
@@ -974,6 +984,7 @@ default="from_dtype"
         oob_pruning=False,
         monotonic_cst=None,
         categorical_features="from_dtype",
+        min_category_samples=10,
     ):
         store_params(self, locals())
 

@@ -50,7 +50,7 @@ __all__ = ["RotationForestClassifier", "RotationForestRegressor"]
 
 _TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                 "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "ccp_alpha")
+                "min_impurity_decrease", "ccp_alpha", "min_category_samples")
 
 # rows of test data projected at once (bounds the memory of predict_proba)
 _BATCH_CELLS = 4_000_000
@@ -454,10 +454,21 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         resolve_max_features(self.max_rotated_features, 1, "max_rotated_features")
         check_option("missing", self.missing, ("route", "impute"))
         check_option("scaling", self.scaling, ("std", "range"))
+        check_int("min_category_samples", self.min_category_samples, 1, allow_none=True)
         check_tree_params(self._tree_class(**self._tree_params()))
 
     def _tree_params(self):
-        return {name: getattr(self, name) for name in _TREE_PARAMS}
+        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        if params["min_category_samples"] is None:   # the trees see no categorical column
+            params["min_category_samples"] = 1
+        return params
+
+    def _set_columns(self):
+        """The categorical features the fitted trees split on sets of (None: none; with
+        ``min_category_samples=None`` they are only rotated, as their codes)."""
+        if not getattr(self, "_category_sets", True):
+            return None
+        return getattr(self, "is_categorical_", None)
 
 
     def _fit(self, X, y, sample_weight):
@@ -465,7 +476,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         warm = self.warm_start and hasattr(self, "estimators_")
         X, y, target, sw, classes = self._forest_data(X, y, sample_weight, warm)
         n, F = X.shape
-        categorical = getattr(self, "is_categorical_", None)
+        sets = self.min_category_samples is not None
+        categorical = getattr(self, "is_categorical_", None) if sets else None
         if categorical is not None:
             check_categorical_params(self, None, self.criterion)
         n_draws = resolve_max_samples(self.max_samples, n)
@@ -476,6 +488,9 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             check_warm_start(self, classes, n, n_draws)
             if self.missing != self._missing_fitted:
                 raise ValueError("missing cannot change between warm-started fits")
+            if sets != getattr(self, "_category_sets", True):
+                raise ValueError("min_category_samples cannot change between None and a "
+                                 "number between warm-started fits")
             base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
             constant = getattr(self, "_constant", None)     # older pickles: not stored
             missing_features = self.missing_features_
@@ -519,6 +534,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         self.missing_features_ = missing_features
         self.rotated_features_ = features
         self._missing_fitted = self.missing
+        self._category_sets = sets
         self._base_seed = base_seed
         self._draw_records = np.vstack(
             [draw_records(self) if warm else np.zeros((0, 3), dtype=np.int64),
@@ -533,8 +549,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         return self
 
     def _projector(self):
-        return _Rotated(self._missing_fitted, self.missing_features_,
-                        getattr(self, "is_categorical_", None), self.mean_, self.scale_)
+        return _Rotated(self._missing_fitted, self.missing_features_, self._set_columns(),
+                        self.mean_, self.scale_)
 
 
     def _oob_sums(self, Z, mask, n_values):
@@ -648,7 +664,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         total = np.zeros(self.n_features_in_)
         constant = getattr(self, "_constant", None)
         n_indicators, n_categorical = self._projector().n_extra()
-        categorical = getattr(self, "is_categorical_", None)
+        categorical = self._set_columns()
         for tree, rotation in zip(self.estimators_, self.rotations_):
             F = rotation.shape[1]                              # the tree's axes
             if tree.tree_.node_count > 1:
@@ -749,13 +765,20 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         Weights of the classes, multiplied into the sample weights.
     categorical_features : "from_dtype", None or array-like of bool, int or str, \
 default="from_dtype"
-        Features whose values are categories, split on sets of categories instead of
-        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
-        (none for other inputs), None takes none; or a boolean mask, feature indices or
-        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
-        column is coded by its categories; NaN is missing); a category that a node did
-        not see in training goes where the node's missing values go. See
+        Features whose values are categories: "from_dtype" takes the ``category``
+        columns of a pandas DataFrame (none for other inputs), None takes none; or a
+        boolean mask, feature indices or feature names. Categories are integer codes
+        from 0 to 254 (a pandas ``category`` column is coded by its categories, and a
+        category unseen in training is missing; NaN is missing). See
         :doc:`/user_guide/categorical`.
+    min_category_samples : int or None, default=None
+        None: the categorical features are rotated with the others as their codes, and
+        no tree splits on sets of categories (measured the more accurate for rotation
+        forests, see the user guide). A number: every tree is also offered the
+        categorical features unrotated, after the axes, and splits them on sets of
+        categories; in a node a category with fewer training samples than the number is
+        not split off alone but pooled with the other rare ones (1 pools none); a
+        category that a node did not see in training goes where its missing values go.
 
     Attributes
     ----------
@@ -837,7 +860,7 @@ default="from_dtype"
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", min_category_samples=None):
         store_params(self, locals())
 
     def _check_params(self):
@@ -954,13 +977,20 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         ``n_estimators``.
     categorical_features : "from_dtype", None or array-like of bool, int or str, \
 default="from_dtype"
-        Features whose values are categories, split on sets of categories instead of
-        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
-        (none for other inputs), None takes none; or a boolean mask, feature indices or
-        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
-        column is coded by its categories; NaN is missing); a category that a node did
-        not see in training goes where the node's missing values go. See
+        Features whose values are categories: "from_dtype" takes the ``category``
+        columns of a pandas DataFrame (none for other inputs), None takes none; or a
+        boolean mask, feature indices or feature names. Categories are integer codes
+        from 0 to 254 (a pandas ``category`` column is coded by its categories, and a
+        category unseen in training is missing; NaN is missing). See
         :doc:`/user_guide/categorical`.
+    min_category_samples : int or None, default=None
+        None: the categorical features are rotated with the others as their codes, and
+        no tree splits on sets of categories (measured the more accurate for rotation
+        forests, see the user guide). A number: every tree is also offered the
+        categorical features unrotated, after the axes, and splits them on sets of
+        categories; in a node a category with fewer training samples than the number is
+        not split off alone but pooled with the other rare ones (1 pools none); a
+        category that a node did not see in training goes where its missing values go.
 
     Attributes
     ----------
@@ -1027,7 +1057,7 @@ default="from_dtype"
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", min_category_samples=None):
         store_params(self, locals())
 
     def _set_oob(self, Z, mask, y):

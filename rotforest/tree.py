@@ -31,12 +31,6 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 _MAX_DEPTH_NONE = np.iinfo(np.int32).max
 
-# A category with fewer samples than this in a node is not separated alone there: such
-# categories are pooled and go to one side together (without it, forests overfit many
-# small categories; measured in benchmarks/bench_categorical.py, see the user guide).
-MIN_CATEGORY_SAMPLES = 10
-
-
 def _check_sample_weight(sample_weight, n_samples):
     """Float64 weights of shape (n_samples,): ones when None; scalars broadcast."""
     if sample_weight is None:
@@ -332,7 +326,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             X, keys, codes, sw, n_values, seed=seed,
             min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
             categories=categories,
-            min_category_samples=MIN_CATEGORY_SAMPLES,
+            min_category_samples=self.min_category_samples,
             **settings)
         # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
         # would be subnormal and round), then the node weights scaled back
@@ -542,6 +536,10 @@ default="from_dtype"
         column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
+    min_category_samples : int, default=10
+        In a node, a category with fewer training samples than this is not split off
+        alone: such categories are pooled and go to one side together (otherwise splits
+        on sets of categories fit the noise of rare ones). 1 pools none.
 
     Attributes
     ----------
@@ -614,6 +612,7 @@ default="from_dtype"
         validation_fraction=None,
         monotonic_cst=None,
         categorical_features="from_dtype",
+        min_category_samples=10,
     ):
         store_params(self, locals())
 
@@ -795,6 +794,10 @@ default="from_dtype"
         column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
+    min_category_samples : int, default=10
+        In a node, a category with fewer training samples than this is not split off
+        alone: such categories are pooled and go to one side together (otherwise splits
+        on sets of categories fit the noise of rare ones). 1 pools none.
 
     Attributes
     ----------
@@ -861,6 +864,7 @@ default="from_dtype"
         validation_fraction=None,
         monotonic_cst=None,
         categorical_features="from_dtype",
+        min_category_samples=10,
     ):
         store_params(self, locals())
 

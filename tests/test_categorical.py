@@ -1,6 +1,5 @@
 """Categorical features: splits on sets of levels, checked against a brute-force search
 over every partition of the levels, and their storage, prediction and input handling."""
-import itertools
 import pickle
 
 import numpy as np
@@ -12,17 +11,11 @@ from rotforest import (
     DecisionTreeRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
+    RotationForestClassifier,
+    RotationForestRegressor,
 )
 from rotforest import _builder
 from rotforest.pruning import prune_cost_complexity
-import rotforest.tree
-
-
-@pytest.fixture
-def exact(monkeypatch):
-    """Every category searched alone, however few its samples (the brute force's
-    setting)."""
-    monkeypatch.setattr(rotforest.tree, "MIN_CATEGORY_SAMPLES", 0)
 
 
 def _impurity(criterion, y, w, n_classes):
@@ -93,7 +86,7 @@ def _data(seed, n=160, levels=(7, 5), n_classes=2, missing=0.1, regression=False
 @pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 2),
                                                   ("gini", 3), ("entropy", 4)])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_classifier_splits_equal_brute_force(criterion, n_classes, weighted, exact):
+def test_classifier_splits_equal_brute_force(criterion, n_classes, weighted):
     """Every node's split is the best partition of the levels of either feature (two
     classes: the levels ordered by class share; more classes with at most 10 levels:
     every partition), missing values placed as a level."""
@@ -102,7 +95,8 @@ def test_classifier_splits_equal_brute_force(criterion, n_classes, weighted, exa
         w = (np.random.RandomState(seed).randint(1, 4, len(y)).astype(float) if weighted
              else np.ones(len(y)))
         tree = DecisionTreeClassifier(criterion=criterion, categorical_features=[0, 1],
-                                      min_samples_leaf=3, random_state=0)
+                                      min_samples_leaf=3, min_category_samples=1,
+                                      random_state=0)
         tree.fit(X, y, sample_weight=w)
         t = tree.tree_
         inside = _node_samples(tree, X)
@@ -121,14 +115,15 @@ def test_classifier_splits_equal_brute_force(criterion, n_classes, weighted, exa
 
 
 @pytest.mark.parametrize("criterion", ["squared_error", "friedman_mse", "poisson"])
-def test_regressor_splits_equal_brute_force(criterion, exact):
+def test_regressor_splits_equal_brute_force(criterion):
     """Numeric targets: the levels ordered by their mean target, every cut scored, find
     the best partition of all."""
     for seed in range(3):
         X, y = _data(seed, regression=True)
         w = np.random.RandomState(seed).uniform(0.5, 2.0, len(y))
         tree = DecisionTreeRegressor(criterion=criterion, categorical_features=[0, 1],
-                                     min_samples_leaf=2, max_depth=6, random_state=0)
+                                     min_samples_leaf=2, max_depth=6,
+                                     min_category_samples=1, random_state=0)
         tree.fit(X, y, sample_weight=w)
         t = tree.tree_
         inside = _node_samples(tree, X)
@@ -278,6 +273,10 @@ def test_bad_parameters():
     with pytest.raises(ValueError, match="absolute_error"):
         DecisionTreeRegressor(categorical_features=[0], criterion="absolute_error").fit(
             X, y.astype(float))
+    for est in (DecisionTreeClassifier, RandomForestClassifier, RotationForestRegressor):
+        for value in (0, 2.5, "10"):
+            with pytest.raises((ValueError, TypeError), match="min_category_samples"):
+                est(categorical_features=[0], min_category_samples=value).fit(X, y)
     # a failed fit leaves a fitted model as it was
     tree = DecisionTreeClassifier(categorical_features=[0]).fit(X, y)
     before = tree.tree_.nodes.copy()
@@ -348,13 +347,12 @@ def test_brute_force_helper_can_fail():
         ordinal = 40 * 0.5 - sum(s.sum() * _impurity("gini", y[s], np.ones(s.sum()), 2)
                                  for s in (left, ~left))
         assert ordinal < best - 1
-    assert list(itertools.islice(range(3), 1)) == [0]
 
 
 def test_rotation_forests_keep_categorical_features_unrotated():
-    """The rotation forests rotate only the numeric features; the categorical ones are
-    offered to every tree as they are, after the axes, and split on sets of levels."""
-    from rotforest import RotationForestClassifier, RotationForestRegressor
+    """With min_category_samples set, the rotation forests also offer the categorical
+    features to every tree as they are, after the axes, split on sets of levels; by
+    default they only rotate their codes, as categorical_features=None does."""
     rng = np.random.RandomState(0)
     n = 2400
     codes = rng.randint(0, 60, n)
@@ -366,35 +364,53 @@ def test_rotation_forests_keep_categorical_features_unrotated():
     tr, te = slice(0, 1600), slice(1600, None)
     for missing in ("route", "impute"):
         params = dict(n_estimators=20, random_state=0, missing=missing)
-        native = RotationForestClassifier(categorical_features=[0], n_jobs=2, **params)
+        native = RotationForestClassifier(categorical_features=[0], n_jobs=2,
+                                          min_category_samples=10, **params)
         native.fit(X[tr], y[tr])
         tree = native.estimators_[0]
         assert tree.is_categorical_.tolist()[-1] and not tree.is_categorical_[0]
         assert np.isnan(tree.tree_.threshold[tree.tree_.children_left != -1]).any()
         plain = RotationForestClassifier(categorical_features=None, **params)
         assert native.score(X[te], y[te]) > plain.fit(X[tr], y[tr]).score(X[te], y[te]) + 0.05
-        one = RotationForestClassifier(categorical_features=[0], n_jobs=1, **params)
+        one = RotationForestClassifier(categorical_features=[0], n_jobs=1,
+                                       min_category_samples=10, **params)
         assert np.array_equal(one.fit(X[tr], y[tr]).predict_proba(X[te]),
                               native.predict_proba(X[te]))
-    reg = RotationForestRegressor(n_estimators=10, categorical_features=[0], random_state=0)
+        rotated = RotationForestClassifier(categorical_features=[0], **params)
+        rotated.fit(X[tr], y[tr])
+        assert rotated.is_categorical_.tolist() == [True, False, False]
+        assert all(t.is_categorical_ is None for t in rotated.estimators_)
+        assert np.array_equal(rotated.predict_proba(X[te]), plain.predict_proba(X[te]))
+        assert np.array_equal(rotated.feature_importances_, plain.feature_importances_)
+    reg = RotationForestRegressor(n_estimators=10, categorical_features=[0], random_state=0,
+                                  min_category_samples=10)
     assert reg.fit(X[tr], y[tr] * 1.0).score(X[te], y[te]) > 0.3
-    only = RotationForestClassifier(n_estimators=5, categorical_features=[0], random_state=0)
+    # the absolute error needs no split on sets when the codes are only rotated
+    RotationForestRegressor(n_estimators=2, categorical_features=[0],
+                            criterion="absolute_error").fit(X[tr], y[tr] * 1.0)
+    only = RotationForestClassifier(n_estimators=5, categorical_features=[0], random_state=0,
+                                    min_category_samples=10)
     assert only.fit(X[tr, :1], y[tr]).score(X[te, :1], y[te]) > 0.8
     assert only.feature_importances_.tolist() == [1.0]
+    # the trees' columns cannot change in a warm start
+    only.set_params(warm_start=True, n_estimators=6, min_category_samples=None)
+    with pytest.raises(ValueError, match="min_category_samples"):
+        only.fit(X[tr, :1], y[tr])
+    assert len(only.estimators_) == 5
 
 
 @pytest.mark.parametrize("support", [1, 10])
-def test_rare_categories_are_pooled(monkeypatch, support):
-    """Categories with fewer than MIN_CATEGORY_SAMPLES samples in a node go to one side
+def test_rare_categories_are_pooled(support):
+    """Categories with fewer than min_category_samples samples in a node go to one side
     together: the best split equals the brute force over partitions that keep them
     together."""
-    monkeypatch.setattr(rotforest.tree, "MIN_CATEGORY_SAMPLES", support)
     rng = np.random.RandomState(0)
     counts = [60, 50, 40, 8, 6, 5, 4]
     X = np.repeat([3.0, 7.0, 11.0, 20.0, 21.0, 40.0, np.nan], counts)[:, None]
     share = np.repeat([0.2, 0.7, 0.4, 0.9, 0.1, 0.8, 0.3], counts)
     y = (rng.rand(len(X)) < share).astype(int)
-    tree = DecisionTreeClassifier(categorical_features=[0], max_depth=1).fit(X, y)
+    tree = DecisionTreeClassifier(categorical_features=[0], max_depth=1,
+                                  min_category_samples=support).fit(X, y)
     col = np.where(np.isnan(X[:, 0]), -1.0, X[:, 0])
     levels, n_level = np.unique(col, return_counts=True)
     rare = levels[n_level < support]
@@ -414,3 +430,19 @@ def test_rare_categories_are_pooled(monkeypatch, support):
         assert got > _best_partition(np.where(np.isin(col, levels[n_level < 10]), -2.0,
                                               col)[:, None], y, np.ones(len(y)), "gini",
                                      2, 1) + 1e-9
+
+
+@pytest.mark.parametrize("forest", [RandomForestClassifier, RotationForestClassifier])
+def test_forests_pass_min_category_samples_to_their_trees(forest):
+    """With min_category_samples above the sample count every category is pooled in every
+    node, so no tree splits on a set; with 1, the trees split on sets."""
+    X, y = _data(0)
+    for support, any_set in ((1, True), (len(y) + 1, False)):
+        model = forest(n_estimators=3, categorical_features=[0, 1], random_state=0,
+                       min_category_samples=support).fit(X, y)
+        sets = 0
+        for tree in model.estimators_:
+            assert tree.min_category_samples == support
+            t = tree.tree_
+            sets += int(np.sum(np.isnan(t.threshold[t.children_left != -1])))
+        assert (sets > 0) == any_set

@@ -63,7 +63,7 @@ def test_the_public_api_is_what_the_docs_list():
         "rotforest.DecisionTreeClassifier", "rotforest.DecisionTreeRegressor",
         "rotforest.RandomForestClassifier", "rotforest.RandomForestRegressor",
         "rotforest.RotationForestClassifier", "rotforest.RotationForestRegressor",
-        "rotforest.pruning.cost_complexity_path",
+        "rotforest.export_text", "rotforest.pruning.cost_complexity_path",
         "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
     ]
 

@@ -1,0 +1,162 @@
+"""A text view of a fitted tree that shows splits on sets of categories.
+
+scikit-learn's ``export_text`` reads our trees, but prints a categorical split as a
+threshold of NaN.  ``export_text`` here prints the same text for threshold splits and
+``name in {...}`` / ``name not in {...}`` for categorical ones, naming the categories of a
+pandas ``category`` column and saying which side missing values (and categories the
+node did not see in training) take.
+"""
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.utils.validation import check_is_fitted
+
+from rotforest._tree import TREE_LEAF
+
+__all__ = ["export_text"]
+
+
+def _subtree_depth(tree, node):
+    """Levels of the subtree under ``node`` (1 for a leaf)."""
+    left, right = tree.children_left, tree.children_right
+    depth, frontier = 0, [node]
+    while frontier:
+        depth += 1
+        frontier = [c for n in frontier if left[n] != TREE_LEAF for c in (left[n], right[n])]
+    return depth
+
+
+def _category_sides(tree, node, categories):
+    """The labels of the categories each child of a categorical ``node`` gets, as
+    ('in', items) for the left child and ('not in', items) for the right, or the other
+    way round, whichever lists fewer items; ``categories``: the names of the codes (a
+    pandas column's), or None for codes."""
+    left = tree.categories_left(node)
+    n = 255 if categories is None else len(categories)
+    left = left[left < n]
+    right = np.setdiff1d(np.arange(n), left)
+    labels = [str(c) for c in (range(n) if categories is None else categories)]
+    if left.size <= right.size:
+        shown = "{" + ", ".join(labels[c] for c in left) + "}"
+        return ("in", shown), ("not in", shown)
+    shown = "{" + ", ".join(labels[c] for c in right) + "}"
+    return ("not in", shown), ("in", shown)
+
+
+def export_text(decision_tree, *, feature_names=None, class_names=None, max_depth=10,
+                spacing=3, decimals=2, show_weights=False):
+    """The rules of a fitted tree as indented text, splits on sets of categories included.
+
+    Threshold splits read as in scikit-learn's ``sklearn.tree.export_text`` (same layout,
+    same parameters); a split on a categorical feature reads ``name in {a, b}`` for one
+    child and ``name not in {a, b}`` for the other, with `` or missing`` on the child that
+    missing values take (categories the node did not see in training go there too).
+
+    Parameters
+    ----------
+    decision_tree : DecisionTreeClassifier or DecisionTreeRegressor
+        A fitted rotforest tree (also one of a forest's ``estimators_``).
+    feature_names : list of str, default=None
+        Names of the features; default the names it was fitted with
+        (``feature_names_in_``), else ``feature_0``, ``feature_1``, ...
+    class_names : list of str, default=None
+        Names of the classes in the order of ``classes_`` (classifiers); default
+        ``classes_``.
+    max_depth : int, default=10
+        Levels shown; deeper branches are summarised as truncated.
+    spacing : int, default=3
+        Width of one level of indentation.
+    decimals : int, default=2
+        Decimals of thresholds and values.
+    show_weights : bool, default=False
+        Classifiers: print each leaf's weighted class counts.
+
+    Returns
+    -------
+    report : str
+        The text, one line per branch and leaf.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rotforest import DecisionTreeClassifier, export_text
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]] * 5)
+    >>> y = np.array([0, 1, 0, 1] * 5)
+    >>> tree = DecisionTreeClassifier(categorical_features=[0],
+    ...                               min_category_samples=1).fit(X, y)
+    >>> print(export_text(tree, feature_names=["code"]))
+    |--- code in {0, 2}
+    |   |--- class: 0
+    |--- code not in {0, 2} or missing
+    |   |--- class: 1
+    <BLANKLINE>
+    """
+    check_is_fitted(decision_tree, "tree_")
+    if not isinstance(spacing, (int, np.integer)) or spacing < 1:
+        raise ValueError(f"spacing must be an integer >= 1, got {spacing!r}")
+    if not isinstance(max_depth, (int, np.integer)) or max_depth < 0:
+        raise ValueError(f"max_depth must be an integer >= 0, got {max_depth!r}")
+    if not isinstance(decimals, (int, np.integer)) or decimals < 0:
+        raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
+    tree = decision_tree.tree_
+    classifier = is_classifier(decision_tree)
+    if classifier:
+        if class_names is None:
+            class_names = decision_tree.classes_
+        elif len(class_names) != len(decision_tree.classes_):
+            raise ValueError(f"class_names has {len(class_names)} names, but the tree has "
+                             f"{len(decision_tree.classes_)} classes")
+    if feature_names is None:
+        feature_names = getattr(decision_tree, "feature_names_in_", None)
+        if feature_names is None:
+            feature_names = [f"feature_{j}" for j in range(tree.n_features)]
+    elif len(feature_names) != tree.n_features:
+        raise ValueError(f"feature_names has {len(feature_names)} names, but the tree has "
+                         f"{tree.n_features} features")
+    maps = getattr(decision_tree, "_category_maps", None) or {}
+    lines = []
+
+    def leaf(node, indent):
+        value = tree.value[node][0]
+        if classifier:
+            text = ""
+            if show_weights:
+                counts = value * tree.weighted_n_node_samples[node]
+                text = " weights: [" + ", ".join(f"{v:.{decimals}f}" for v in counts) + "]"
+            lines.append(f"{indent}{text} class: {class_names[int(np.argmax(value))]}")
+        else:
+            lines.append(f"{indent} value: [" + ", ".join(f"{v:.{decimals}f}"
+                                                           for v in value) + "]")
+
+    def visit(node, depth):
+        bar = ("|" + " " * spacing) * depth
+        indent = bar[:-spacing] + "-" * spacing
+        if depth > max_depth + 1:
+            below = _subtree_depth(tree, node)
+            if below == 1:
+                leaf(node, indent)
+            else:
+                lines.append(f"{indent} truncated branch of depth {below}")
+            return
+        if tree.children_left[node] == TREE_LEAF:
+            leaf(node, indent)
+            return
+        j = tree.feature[node]
+        name = feature_names[j]
+        threshold = tree.threshold[node]
+        if np.isnan(threshold):                  # a split on a set of categories
+            (op_left, shown_left), (op_right, shown_right) = _category_sides(
+                tree, node, maps.get(int(j)))
+            missing_left = bool(tree.missing_go_to_left[node])
+            rules = (f"{name} {op_left} {shown_left}" + (" or missing" if missing_left
+                                                         else ""),
+                     f"{name} {op_right} {shown_right}" + ("" if missing_left
+                                                           else " or missing"))
+        else:
+            cut = f"{threshold:.{decimals}f}"
+            rules = (f"{name} <= {cut}", f"{name} >  {cut}")
+        for rule, child in zip(rules, (tree.children_left[node], tree.children_right[node])):
+            lines.append(f"{indent} {rule}")
+            visit(child, depth + 1)
+
+    visit(0, 1)
+    return "\n".join(lines) + "\n"
