@@ -5,7 +5,9 @@ marks them; classification in --data, regression in --data-regression), every mo
 fitted on the same repeated (stratified) K-fold splits, with at most --max-rows rows a
 data set (a stratified or uniform subsample):
 
-``ours-rf``   rotforest's random forest        native / one-hot / ordinal codes
+``ours-rf``   rotforest's random forest        native / one-hot / ordinal codes, and
+              sets (categorical_set_fraction=1.0: sets in every tree; native is
+              its default, sets in half of the trees and codes in the others)
 ``ours-rof``  rotforest's rotation forest      native / one-hot / ordinal codes
               (its native default rotates the codes: the same trees as ordinal)
 ``sk-rf``     scikit-learn's random forest     one-hot / ordinal codes
@@ -58,9 +60,9 @@ def _one_hot(mask, model, impute):
     return make_pipeline(encoder, model)
 
 
-def models(mask, regression, n_estimators, n_jobs, has_nan):
+def models(mask, regression, n_estimators, n_jobs, has_nan, seed=0):
     """(key, encoding) -> a maker of the model."""
-    common = dict(n_estimators=n_estimators, n_jobs=n_jobs, random_state=0)
+    common = dict(n_estimators=n_estimators, n_jobs=n_jobs, random_state=seed)
     ours = {"ours-rf": RandomForestRegressor if regression else RandomForestClassifier,
             "ours-rof": RotationForestRegressor if regression else RotationForestClassifier}
     sk = SkForestRegressor if regression else SkForestClassifier
@@ -71,10 +73,12 @@ def models(mask, regression, n_estimators, n_jobs, has_nan):
         out[key, "one-hot"] = lambda cls=cls: _one_hot(
             mask, cls(categorical_features=None, **common), False)
         out[key, "ordinal"] = lambda cls=cls: cls(categorical_features=None, **common)
+    out["ours-rf", "sets"] = lambda: ours["ours-rf"](categorical_features=mask,
+                                                     categorical_set_fraction=1.0, **common)
     out["sk-rf", "one-hot"] = lambda: _one_hot(mask, sk(**common), has_nan)
     out["sk-rf", "ordinal"] = lambda: (make_pipeline(SimpleImputer(strategy="median"),
                                                      sk(**common)) if has_nan else sk(**common))
-    out["sk-hgb", "native"] = lambda: hgb(categorical_features=mask, random_state=0)
+    out["sk-hgb", "native"] = lambda: hgb(categorical_features=mask, random_state=seed)
     return out
 
 
@@ -99,12 +103,12 @@ def load(path, max_rows, regression, seed=0):
     return X, y.astype(np.float64) if regression else y, mask
 
 
-def evaluate(makers, X, y, regression, folds, repeats):
+def evaluate(makers, X, y, regression, folds, repeats, seed=0):
     if regression:
-        splits = RepeatedKFold(n_splits=folds, n_repeats=repeats, random_state=0).split(X)
+        splits = RepeatedKFold(n_splits=folds, n_repeats=repeats, random_state=seed).split(X)
     else:
         splits = RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats,
-                                         random_state=0).split(X, y)
+                                         random_state=seed).split(X, y)
     score = {k: [] for k in makers}
     fit = {k: 0.0 for k in makers}
     sizes = []
@@ -164,13 +168,16 @@ def main(argv=None):
     parser.add_argument("--models", default="ours-rf,ours-rof,sk-rf,sk-hgb",
                         help="comma-separated among ours-rf, ours-rof, sk-rf, sk-hgb")
     parser.add_argument("--only", default=None, help="comma-separated data set names")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the row subsample, the folds and the models")
     args = parser.parse_args(argv)
     wanted = set(args.models.split(","))
     only = None if args.only is None else set(args.only.split(","))
     print(f"# native categorical splits vs encodings ({date.today()}, "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
           f"scikit-learn {sklearn.__version__}; {args.repeats} x {args.folds}-fold, "
-          f"at most {args.max_rows} rows, {args.n_estimators} trees, n_jobs={args.n_jobs})")
+          f"at most {args.max_rows} rows, {args.n_estimators} trees, n_jobs={args.n_jobs}, "
+          f"seed {args.seed})")
     results, keys = {}, None
     for folder, regression in ((args.data, False), (args.data_regression, True)):
         for path in sorted(glob.glob(os.path.join(folder, "*.npz"))):
@@ -180,12 +187,14 @@ def main(argv=None):
             with np.load(path, allow_pickle=False) as d:
                 if "categorical" not in d.files or not d["categorical"].any():
                     continue
-            X, y, mask = load(path, args.max_rows, regression)
+            X, y, mask = load(path, args.max_rows, regression, args.seed)
             makers = {k: m for k, m in models(mask, regression, args.n_estimators,
-                                                args.n_jobs, bool(np.isnan(X).any())).items()
+                                                args.n_jobs, bool(np.isnan(X).any()),
+                                                args.seed).items()
                       if k[0] in wanted}
             keys = list(makers)
-            score, fit, sizes = evaluate(makers, X, y, regression, args.folds, args.repeats)
+            score, fit, sizes = evaluate(makers, X, y, regression, args.folds, args.repeats,
+                                         args.seed)
             results[name] = ("R^2" if regression else "accuracy", score, fit, sizes)
             print(f"{name}: {X.shape}, {int(mask.sum())} categorical; " + ", ".join(
                 f"{m} {e} {score[m, e].mean():.4f}" for m, e in keys), flush=True)

@@ -58,6 +58,22 @@ def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap, p=None):
     return rng.choice(n_samples, n_draws, p=p), seed
 
 
+def tree_categories(categories, base_seed, index, fraction):
+    """Tree ``index``'s category table: each categorical feature of ``categories``
+    (category_table's, or None) kept with probability ``fraction``, else split on
+    thresholds of its codes in this tree (its row set to -1); None when none is kept.
+    Drawn from a stream of its own, so that the tree's other draws do not change."""
+    if categories is None or fraction >= 1.0:
+        return categories
+    rng = np.random.default_rng(np.random.SeedSequence(base_seed, spawn_key=(index, 1)))
+    ordered = (rng.random(categories.shape[0]) >= fraction) & (categories[:, 0] >= 0)
+    if not ordered.any():
+        return categories
+    categories = categories.copy()
+    categories[ordered] = -1
+    return categories if (categories[:, 0] >= 0).any() else None
+
+
 def draw_probabilities(sw, bootstrap):
     """The probabilities with which a bootstrap draws the samples, as scikit-learn 1.9
     does: proportional to the sample weights (times class weights), whose trees then take
@@ -70,12 +86,13 @@ def draw_probabilities(sw, bootstrap):
 
 def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_classes,
                 base_seed, n_draws, bootstrap, balanced_subsample, oob_pruning, progress,
-                scaled_by, p, ranks=None, categories=None):
+                scaled_by, p, ranks=None, categories=None, set_fraction=1.0):
     """Build the trees ``indices`` one after the other (one worker's share), instances
     of ``tree_class``: ``y_enc`` holds class codes (n_classes of them) or, for regression
     trees, the numeric targets (n_classes 1); ``sw`` was divided by ``scaled_by`` (see
     weight_scale); ``p``: draw_probabilities; ``ranks``: the presort's dense ranks, or
-    None; ``categories``: category_table's, or None."""
+    None; ``categories``: category_table's, or None, of which each tree keeps a feature
+    with probability ``set_fraction`` (see tree_categories)."""
     n = X.shape[0]
     trees = []
     for index in indices:
@@ -101,9 +118,10 @@ def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_cla
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
-        tree.is_categorical_ = None if categories is None else categories[:, 0] >= 0
+        own = tree_categories(categories, base_seed, index, set_fraction)
+        tree.is_categorical_ = None if own is None else own[:, 0] >= 0
         tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by if p is None else 1.0,
-                   ranks=ranks, categories=categories)
+                   ranks=ranks, categories=own)
         if oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out],
@@ -480,6 +498,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             raise ValueError("oob_score with oob_pruning would score every tree on the "
                              "samples it was pruned on (an optimistic score); use one of "
                              "them, or cross-validation")
+        check_real("categorical_set_fraction", self.categorical_set_fraction, 0.0, 1.0)
         check_tree_params(self._tree_class(**self._tree_params()))
 
     def _fit(self, X, y, sample_weight):
@@ -530,7 +549,8 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
                 n_values, base_seed, n_draws, self.bootstrap,
                 getattr(self, "class_weight", None) == "balanced_subsample",
-                bool(self.oob_pruning), progress, scaled_by, p, ranks, categories)
+                bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
+                float(self.categorical_set_fraction))
             for chunk in _chunks(new, workers))
         for chunk_trees in results:
             trees.extend(chunk_trees)
@@ -705,10 +725,10 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         :class:`DecisionTreeClassifier`; the forest's average keeps them.
     categorical_features : "from_dtype", None or array-like of bool, int or str, \
 default="from_dtype"
-        Features whose values are categories, split on sets of categories instead of
-        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
-        (none for other inputs), None takes none; or a boolean mask, feature indices or
-        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        Features whose values are categories, split on sets of categories (in the
+        trees that ``categorical_set_fraction`` picks): "from_dtype" takes the
+        ``category`` columns of a pandas DataFrame (none for other inputs), None takes
+        none; or a boolean mask, feature indices or feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
         column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
@@ -716,6 +736,13 @@ default="from_dtype"
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
         on sets of categories fit the noise of rare ones). 1 pools none.
+    categorical_set_fraction : float in [0, 1], default=0.5
+        The probability that a tree splits a categorical feature on sets of categories,
+        drawn for each tree and feature; in the other trees the feature is split on
+        thresholds of its codes, as a number. Mixing the two is measured better than
+        either alone (see :doc:`/user_guide/categorical`): the order of the codes, where
+        it means something (months, grades), is not lost, and the trees differ more.
+        1.0 splits every categorical feature on sets in every tree.
 
     Attributes
     ----------
@@ -795,6 +822,7 @@ default="from_dtype"
         monotonic_cst=None,
         categorical_features="from_dtype",
         min_category_samples=10,
+        categorical_set_fraction=0.5,
     ):
         store_params(self, locals())
 
@@ -904,10 +932,10 @@ class RandomForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         free); the forest's average keeps them.
     categorical_features : "from_dtype", None or array-like of bool, int or str, \
 default="from_dtype"
-        Features whose values are categories, split on sets of categories instead of
-        thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
-        (none for other inputs), None takes none; or a boolean mask, feature indices or
-        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
+        Features whose values are categories, split on sets of categories (in the
+        trees that ``categorical_set_fraction`` picks): "from_dtype" takes the
+        ``category`` columns of a pandas DataFrame (none for other inputs), None takes
+        none; or a boolean mask, feature indices or feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
         column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
@@ -915,6 +943,13 @@ default="from_dtype"
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
         on sets of categories fit the noise of rare ones). 1 pools none.
+    categorical_set_fraction : float in [0, 1], default=0.5
+        The probability that a tree splits a categorical feature on sets of categories,
+        drawn for each tree and feature; in the other trees the feature is split on
+        thresholds of its codes, as a number. Mixing the two is measured better than
+        either alone (see :doc:`/user_guide/categorical`): the order of the codes, where
+        it means something (months, grades), is not lost, and the trees differ more.
+        1.0 splits every categorical feature on sets in every tree.
 
     Attributes
     ----------
@@ -985,6 +1020,7 @@ default="from_dtype"
         monotonic_cst=None,
         categorical_features="from_dtype",
         min_category_samples=10,
+        categorical_set_fraction=0.5,
     ):
         store_params(self, locals())
 

@@ -237,7 +237,7 @@ def test_forest_same_for_any_n_jobs_and_beats_ordinal_codes():
     X = np.column_stack([codes, rng.randn(n)]).astype(float)
     y = (good[codes] ^ (rng.rand(n) < 0.1)).astype(int)
     tr, te = slice(0, 2000), slice(2000, None)
-    params = dict(n_estimators=30, max_depth=4, random_state=0)
+    params = dict(n_estimators=30, max_depth=4, random_state=0, categorical_set_fraction=1.0)
     native = [RandomForestClassifier(categorical_features=[0], n_jobs=j, **params)
               .fit(X[tr], y[tr]) for j in (1, 2)]
     assert np.array_equal(native[0].predict_proba(X[te]), native[1].predict_proba(X[te]))
@@ -446,3 +446,41 @@ def test_forests_pass_min_category_samples_to_their_trees(forest):
             t = tree.tree_
             sets += int(np.sum(np.isnan(t.threshold[t.children_left != -1])))
         assert (sets > 0) == any_set
+
+
+def test_categorical_set_fraction():
+    """Each tree splits each categorical feature on sets with probability
+    categorical_set_fraction, else on its codes: 0 grows the trees of
+    categorical_features=None, 1 sets in every tree; the draws depend on the tree's index
+    only (n_jobs, warm starts)."""
+    X, y = _data(1, n=300, levels=(7, 5, 6))
+    X = np.column_stack([X, np.random.RandomState(1).randn(len(y))])
+    cats = [0, 1, 2]
+    base = dict(n_estimators=40, random_state=0, categorical_features=cats)
+    none = RandomForestClassifier(**dict(base, categorical_features=None)).fit(X, y)
+    zero = RandomForestClassifier(categorical_set_fraction=0.0, **base).fit(X, y)
+    assert np.array_equal(zero.predict_proba(X), none.predict_proba(X))
+    assert all(t.is_categorical_ is None for t in zero.estimators_)
+    one = RandomForestClassifier(categorical_set_fraction=1.0, **base).fit(X, y)
+    assert all(t.is_categorical_.tolist() == [True] * 3 + [False] for t in one.estimators_)
+    half = RandomForestClassifier(categorical_set_fraction=0.5, n_jobs=2, **base).fit(X, y)
+    kept = np.array([[False] * 4 if t.is_categorical_ is None else t.is_categorical_
+                     for t in half.estimators_])
+    assert not kept[:, 3].any() and 0.3 < kept[:, :3].mean() < 0.7
+    for t in half.estimators_:         # a feature kept as categorical: set splits only
+        nodes = t.tree_.children_left != -1
+        for j in cats:
+            on_j = nodes & (t.tree_.feature == j)
+            kept_j = t.is_categorical_ is not None and t.is_categorical_[j]
+            assert np.all(np.isnan(t.tree_.threshold[on_j]) == kept_j)
+    serial = RandomForestClassifier(categorical_set_fraction=0.5, n_jobs=1, **base).fit(X, y)
+    warm = RandomForestClassifier(categorical_set_fraction=0.5, warm_start=True,
+                                  **dict(base, n_estimators=15)).fit(X, y)
+    warm.set_params(n_estimators=40).fit(X, y)
+    for other in (serial, warm):
+        assert np.array_equal(other.predict_proba(X), half.predict_proba(X))
+    reg = RandomForestRegressor(categorical_set_fraction=0.5, **base).fit(X, y * 1.0)
+    assert 0 < np.mean([t.is_categorical_ is not None for t in reg.estimators_]) < 1
+    for value in (-0.1, 1.5, "half"):
+        with pytest.raises((ValueError, TypeError), match="categorical_set_fraction"):
+            RandomForestClassifier(categorical_set_fraction=value, **base).fit(X, y)

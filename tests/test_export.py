@@ -73,6 +73,7 @@ def test_printed_sets_route_the_samples(seed):
     effect = rng.randn(40)
     y = (effect[np.nan_to_num(X[:, 0], nan=0).astype(int)] + 0.3 * rng.randn(500) > 0)
     forest = RandomForestClassifier(n_estimators=3, categorical_features=[0, 1],
+                                    categorical_set_fraction=1.0,
                                     random_state=seed).fit(X, y)
     checked = 0
     for est in forest.estimators_:
