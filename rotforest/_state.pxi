@@ -21,6 +21,7 @@ cdef enum:
     CAT_MAX_CODE = 254     # the largest code (255 codes and NaN: at most 256 ranks)
     CAT_EXACT_MAX = 10     # more classes: every partition up to this many levels
     CAT_POOL = 256         # the slot of the pooled rare levels in the per-rank sums
+    ENTROPY_RESYNC = 128   # the entropy scan sums its running total afresh this often
 
 cdef struct CatSplit:      # a categorical feature's best split in a node
     uint64_t left[CAT_WORDS]     # ranks that go left (the missing rank too when they do)

@@ -99,7 +99,7 @@ def test_equals_sklearn_depth_first(criterion, n_classes, weights, settings):
 
 
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
-@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("n_classes", [2, 4, 10])
 def test_equals_sklearn_fully_grown(criterion, n_classes):
     """Grown to purity, small nodes tie often; every disagreement must be an exact tie."""
     X, y = tie_free_data(3000, 8, n_classes, seed=20 + n_classes)
