@@ -65,7 +65,8 @@ print("share of 'good' cities on the left:",
 print(export_text(tree, max_depth=1))
 
 fig, ax = plt.subplots(figsize=(6, 3))
-ax.barh(list(scores), list(scores.values()), color=["tab:green", "tab:olive", "tab:blue", "tab:gray"])
+ax.barh(list(scores), list(scores.values()),
+        color=["tab:green", "tab:olive", "tab:blue", "tab:gray"])
 ax.set_xlim(min(scores.values()) - 0.05, 1.0)
 ax.set_xlabel("3-fold accuracy, RandomForestClassifier (50 trees, max_depth=6)")
 ax.invert_yaxis()

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from rotforest._categorical import MAX_CATEGORIES
 from rotforest._tree import TREE_LEAF
 
 __all__ = ["export_text"]
@@ -31,7 +32,7 @@ def _category_sides(tree, node, categories):
     way round, whichever lists fewer items; ``categories``: the names of the codes (a
     pandas column's), or None for codes."""
     left = tree.categories_left(node)
-    n = 255 if categories is None else len(categories)
+    n = MAX_CATEGORIES if categories is None else len(categories)
     left = left[left < n]
     right = np.setdiff1d(np.arange(n), left)
     labels = [str(c) for c in (range(n) if categories is None else categories)]

@@ -459,6 +459,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
     targets, say which trees they grow and how out-of-bag sums become a score."""
 
     _tree_class = DecisionTreeClassifier
+    _pickle_defaults = dict(_AtomicFit._pickle_defaults, categorical_set_fraction=1.0)
 
     def fit(self, X, y, sample_weight=None):
         """Build the forest on (X, y), optionally weighting the samples.
@@ -582,6 +583,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 tree.classes_ = classes
             if hasattr(self, "feature_names_in_"):
                 tree.feature_names_in_ = self.feature_names_in_
+            tree._category_maps = getattr(self, "_category_maps", {})  # export_text
         if self.oob_score:
             self._set_oob(X, y, n_jobs)
         return self
@@ -728,9 +730,11 @@ default="from_dtype"
         Features whose values are categories, split on sets of categories (in the
         trees that ``categorical_set_fraction`` picks): "from_dtype" takes the
         ``category`` columns of a pandas DataFrame (none for other inputs), None takes
-        none; or a boolean mask, feature indices or feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
-        column is coded by its categories; NaN is missing); a category that a node did
-        not see in training goes where the node's missing values go. See
+        none; or a boolean mask, feature indices or feature names. Categories are
+        integer codes from 0 to 254 (a pandas ``category`` column is coded by its
+        categories; NaN is missing); in a set split, a category that the node did not
+        see in training goes where its missing values go (a code split as a number is
+        compared with the thresholds). See
         :doc:`/user_guide/categorical`.
     min_category_samples : int, default=10
         In a node, a category with fewer training samples than this is not split off
@@ -935,9 +939,11 @@ default="from_dtype"
         Features whose values are categories, split on sets of categories (in the
         trees that ``categorical_set_fraction`` picks): "from_dtype" takes the
         ``category`` columns of a pandas DataFrame (none for other inputs), None takes
-        none; or a boolean mask, feature indices or feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
-        column is coded by its categories; NaN is missing); a category that a node did
-        not see in training goes where the node's missing values go. See
+        none; or a boolean mask, feature indices or feature names. Categories are
+        integer codes from 0 to 254 (a pandas ``category`` column is coded by its
+        categories; NaN is missing); in a set split, a category that the node did not
+        see in training goes where its missing values go (a code split as a number is
+        compared with the thresholds). See
         :doc:`/user_guide/categorical`.
     min_category_samples : int, default=10
         In a node, a category with fewer training samples than this is not split off

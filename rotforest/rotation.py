@@ -488,7 +488,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             check_warm_start(self, classes, n, n_draws)
             if self.missing != self._missing_fitted:
                 raise ValueError("missing cannot change between warm-started fits")
-            if sets != getattr(self, "_category_sets", True):
+            if (getattr(self, "is_categorical_", None) is not None
+                    and sets != getattr(self, "_category_sets", True)):
                 raise ValueError("min_category_samples cannot change between None and a "
                                  "number between warm-started fits")
             base_seed, mean, scale = self._base_seed, self.mean_, self.scale_

@@ -190,7 +190,18 @@ class _AcceptsNaN:
 
 
 class _AtomicFit:
-    """``fit`` either completes or leaves the estimator exactly as it was."""
+    """``fit`` either completes or leaves the estimator exactly as it was.  Also: a
+    model pickled before a parameter existed gets, when unpickled, the value that
+    reproduces how it was fitted (``_pickle_defaults``), so that ``get_params``,
+    ``clone`` and refits work on it."""
+
+    # parameters added after the first release: the behaviour of the models before them
+    _pickle_defaults = {"categorical_features": None, "min_category_samples": 10}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for name, value in self._pickle_defaults.items():
+            self.__dict__.setdefault(name, value)
 
     def _atomic(self, fit, *args, **kwargs):
         saved = dict(self.__dict__)

@@ -484,3 +484,34 @@ def test_categorical_set_fraction():
     for value in (-0.1, 1.5, "half"):
         with pytest.raises((ValueError, TypeError), match="categorical_set_fraction"):
             RandomForestClassifier(categorical_set_fraction=value, **base).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [DecisionTreeClassifier, RandomForestRegressor,
+                                  RotationForestClassifier])
+def test_models_pickled_before_the_new_parameters_still_work(make):
+    """A model pickled before categorical_features, min_category_samples and
+    categorical_set_fraction existed gets the values that describe how it was fitted,
+    so get_params, clone and refits work on it."""
+    X, y = _data(2, n=120)
+    X = np.nan_to_num(X)
+    model = make(random_state=0, **({} if make is DecisionTreeClassifier
+                                    else {"n_estimators": 3})).fit(X, y)
+    state = model.__getstate__()
+    for name in ("categorical_features", "min_category_samples", "categorical_set_fraction"):
+        state.pop(name, None)
+    old = make.__new__(make)
+    old.__setstate__(state)
+    params = old.get_params()
+    assert params["categorical_features"] is None and params["min_category_samples"] == 10
+    if make is RandomForestRegressor:
+        assert params["categorical_set_fraction"] == 1.0
+    assert np.array_equal(old.predict(X), model.predict(X))
+    clone(old).fit(X, y)
+
+
+def test_rotation_forest_warm_start_without_categories_takes_any_pooling():
+    X, y = _data(2, n=120)
+    X = np.nan_to_num(X)
+    forest = RotationForestClassifier(n_estimators=2, warm_start=True, random_state=0)
+    forest.fit(X, y).set_params(min_category_samples=10, n_estimators=4).fit(X, y)
+    assert len(forest.estimators_) == 4

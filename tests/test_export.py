@@ -40,6 +40,19 @@ def test_pandas_categories_are_named():
         "|   |--- weights: [0.00, 7.00] class: 1\n")
 
 
+def test_forest_trees_name_pandas_categories():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    city = rng.choice(["a", "b", "c", "d"], 400)
+    frame = pd.DataFrame({"city": pd.Categorical(city), "x": rng.randn(400)})
+    y = np.isin(city, ["b", "d"]).astype(int)
+    forest = RandomForestClassifier(n_estimators=3, max_depth=1, max_features=None,
+                                    categorical_set_fraction=1.0, random_state=0)
+    for tree in forest.fit(frame, y).estimators_:
+        text = export_text(tree)
+        assert ("city in {a, c}" in text or "city in {b, d}" in text), text
+
+
 def test_codes_list_the_shorter_side():
     """With codes, the side listed is the shorter one: here the right child takes codes 0
     and missing values, the left one 1 to 4 and every code it never saw."""
