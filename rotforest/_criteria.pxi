@@ -156,6 +156,7 @@ cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
     cdef double* fr = B.fr
     cdef acc_t wl = 0, wi, a, wr, wt = <acc_t> wtot
     cdef double minw = B.min_weight_leaf, best = -INFINITY, proxy, acc = 0.0, nl, nr
+    cdef bint running = K > 2
     cdef key_t k
     if acc_t is int64_t:
         cl = B.cli
@@ -181,19 +182,22 @@ cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
         a = cr[c] - wi
         cr[c] = a
         nr = _xlogx(B, <double> a)
-        acc += (nl - fl[c]) + (nr - fr[c])
+        if running:
+            acc += (nl - fl[c]) + (nr - fr[c])
         fl[c] = nl
         fr[c] = nr
         wl += wi
-        if ((p - s) & (ENTROPY_RESYNC - 1)) == 0:
+        if running and ((p - s) & (ENTROPY_RESYNC - 1)) == 0:
             acc = 0.0
             for j in range(K):
                 acc += fl[j] + fr[j]
         if p + 1 >= lo and ((L[p + 1] ^ k) >> rs) != 0:
             wr = wt - wl
             if wl >= minw and wr >= minw:
-                if K == 2:     # summed afresh, in the order of the AVX-512 kernel's
-                    acc = (fl[0] + fr[0]) + (fl[1] + fr[1])
+                if not running:    # summed afresh (the AVX-512 kernel's order)
+                    acc = 0.0
+                    for j in range(K):
+                        acc += fl[j] + fr[j]
                 proxy = acc - _xlogx(B, <double> wl) - _xlogx(B, <double> wr)
                 if proxy > best:
                     best = proxy
