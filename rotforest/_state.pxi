@@ -135,7 +135,8 @@ cdef struct Builder:
     key_t* sort_tmp        # the radix sort's other buffer
     int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
     int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
-    key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
+    key_t* scratch         # room for the right side of a partition (n_active + 8 keys:
+                           # the vector partition's whole-block stores)
     uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
     uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
     const int8_t* monotonic  # per feature: 1 / -1 when the class-0 fraction may only
