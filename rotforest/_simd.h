@@ -405,6 +405,115 @@ static int64_t rf_missing_tail_avx512(const uint64_t *L, int64_t s, int64_t e,
     *mw = _mm512_reduce_add_epi64(aw);
     return nm;
 }
+/* Inclusive prefix sum of the 8 lanes of v, plus carry: lane j gets
+   ((v_j + v_j-1) + (v_j-2 + v_j-3)) + ... in the order of rf_prefix_sum8 (the
+   portable regression scan adds in the same order, so both get the same sums). */
+static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+__m512d rf_prefix_sum8_pd(__m512d v, __m512d carry) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i c = _mm512_castpd_si512(v);
+    v = _mm512_add_pd(v, _mm512_castsi512_pd(_mm512_alignr_epi64(c, zero, 7)));
+    c = _mm512_castpd_si512(v);
+    v = _mm512_add_pd(v, _mm512_castsi512_pd(_mm512_alignr_epi64(c, zero, 6)));
+    c = _mm512_castpd_si512(v);
+    v = _mm512_add_pd(v, _mm512_castsi512_pd(_mm512_alignr_epi64(c, zero, 4)));
+    return _mm512_add_pd(v, carry);
+}
+/* The squared-error scan (Friedman's orders the cuts alike) over 8 cuts at a time
+   with AVX-512, for a feature without missing values or constraint.  The left sums
+   of w y and w are prefix sums within blocks of 8 keys from s, carried from block
+   to block (rf_prefix_sum8_pd; exact integers with integer weights), and a cut's
+   proxy is (sl^2 wr + sr^2 wl) / (wl wr) = sl^2/wl + sr^2/wr, formed as the
+   portable scan forms it, so both choose the same cut.  Weights: all 1 (mode 0),
+   integers in the keys (1), or doubles w[i] (2); y is gathered from yv.  Cuts
+   c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi]
+   and both sides weigh at least minw; only cuts beating *best_io (the node's best
+   so far) matter, screened as in the portable scan (RF_SCREEN, with the same escape
+   for a bound below 1e-290); the first of the best of those is returned (*best_io,
+   *pos_io unchanged when none).  The last block's keys are read whole (L readable
+   8 keys past hi); its lanes past hi gather nothing and are masked. */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                             optimize("fp-contract=off")))
+void rf_sqerr_avx512_impl(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
+                          int ws, uint64_t wm, uint64_t im, const double *yv,
+                          const double *w, const int mode, double st, double wtot,
+                          double minw, double *best_io, int64_t *pos_io) {
+    const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
+    const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
+    const __m512i wmv = _mm512_set1_epi64((long long)wm);
+    const __m512i imv = _mm512_set1_epi64((long long)im);
+    const __m128i rsv = _mm_cvtsi32_si128(rs), wsv = _mm_cvtsi32_si128(ws);
+    const __m512d vst = _mm512_set1_pd(st), vwt = _mm512_set1_pd(wtot);
+    const __m512d vminw = _mm512_set1_pd(minw), vs = _mm512_set1_pd(RF_SCREEN);
+    const __m512d tiny = _mm512_set1_pd(1e-290), zd = _mm512_setzero_pd();
+    __m512d b = _mm512_set1_pd(*best_io);
+    __m512d ts = _mm512_mul_pd(b, vs);
+    __m512i q = _mm512_set1_epi64(-1), wic = _mm512_setzero_si512();
+    __m512d sc = zd, wc = zd;
+    int64_t p;
+    for (p = s; p < hi; p += 8) {
+        __mmask8 m, valid = hi - p >= 8 ? 0xFF : (__mmask8)((1u << (hi - p)) - 1);
+        __m512i wv;
+        __m512i k = rf_keys8(L, p, mode == 0, rsv, wsv, wmv, &m, &wv);
+        __m512i idx = _mm512_and_si512(k, imv);
+        __m512d y = _mm512_mask_i64gather_pd(zd, valid, idx, yv, 8);
+        __m512d wy, dwl;
+        if (mode == 0) {
+            wy = y;
+            dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+        } else if (mode == 1) {
+            wy = _mm512_mul_pd(_mm512_cvtepi64_pd(wv), y);
+            __m512i wlv = rf_prefix_sum8(wv, wic);
+            wic = rf_last_lane(wlv);
+            dwl = _mm512_cvtepi64_pd(wlv);
+        } else {
+            __m512d wd = _mm512_mask_i64gather_pd(zd, valid, idx, w, 8);
+            wy = _mm512_mul_pd(wd, y);
+            dwl = rf_prefix_sum8_pd(wd, wc);
+            wc = _mm512_castsi512_pd(rf_last_lane(_mm512_castpd_si512(dwl)));
+        }
+        __m512d sl = rf_prefix_sum8_pd(wy, sc);
+        sc = _mm512_castsi512_pd(rf_last_lane(_mm512_castpd_si512(sl)));
+        __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
+        if (!lanes) continue;
+        __m512d dwr = _mm512_sub_pd(vwt, dwl);
+        if (minw > 0.0)
+            lanes = _mm512_mask_cmp_pd_mask(
+                _mm512_mask_cmp_pd_mask(lanes, dwl, vminw, _CMP_GE_OQ), dwr, vminw,
+                _CMP_GE_OQ);
+        __m512d sr = _mm512_sub_pd(vst, sl);
+        __m512d num = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(sl, sl), dwr),
+                                    _mm512_mul_pd(_mm512_mul_pd(sr, sr), dwl));
+        __m512d den = _mm512_mul_pd(dwl, dwr);
+        __m512d bound = _mm512_mul_pd(ts, den);
+        lanes = _mm512_mask_cmp_pd_mask(lanes, num, bound, _CMP_GT_OQ)
+              | _mm512_mask_cmp_pd_mask(lanes, bound, tiny, _CMP_LT_OQ);
+        if (!lanes) continue;
+        __m512d qv = _mm512_mask_div_pd(_mm512_set1_pd(-INFINITY), lanes, num, den);
+        __mmask8 up = _mm512_cmp_pd_mask(qv, b, _CMP_GT_OQ);
+        if (!up) continue;
+        b = _mm512_mask_mov_pd(b, up, qv);
+        q = _mm512_mask_mov_epi64(q, up, _mm512_add_epi64(_mm512_set1_epi64(p), iotai));
+        ts = _mm512_mul_pd(rf_bcast_max(b), vs);
+    }
+    rf_fold8(b, q, best_io, pos_io);
+}
+__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
+                            int ws, uint64_t wm, uint64_t im, const double *yv,
+                            const double *w, int mode, double st, double wtot,
+                            double minw, double *best_io, int64_t *pos_io) {
+    /* the weights' mode is a constant inside: three specialised loops */
+    if (mode == 0)
+        rf_sqerr_avx512_impl(L, s, hi, lo, rs, ws, wm, im, yv, w, 0, st, wtot, minw,
+                             best_io, pos_io);
+    else if (mode == 1)
+        rf_sqerr_avx512_impl(L, s, hi, lo, rs, ws, wm, im, yv, w, 1, st, wtot, minw,
+                             best_io, pos_io);
+    else
+        rf_sqerr_avx512_impl(L, s, hi, lo, rs, ws, wm, im, yv, w, 2, st, wtot, minw,
+                             best_io, pos_io);
+}
 /* Stable partition of L[s:e) in place: the left samples are packed from L[s], the
    right ones go to the scratch R and are copied back to L[p:e) at the end; mode 0
    keeps both sides, 1 only the left, 2 only the right.  Packing the left side in
@@ -469,6 +578,10 @@ static void rf_gini_multi_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
         uint64_t cm, uint64_t wm, int64_t *cl, const int64_t *tot, int64_t t2,
         double dwt, double *best_io, int64_t *pos_io) {}
+static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
+                            int ws, uint64_t wm, uint64_t im, const double *yv,
+                            const double *w, int mode, double st, double wtot,
+                            double minw, double *best_io, int64_t *pos_io) {}
 static int rf_cpu_has_avx512(void) { return 0; }
 #endif
 

@@ -132,6 +132,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                                  B.cri, t2, e.weight, &proxy, &pos)
             if pos < 0:
                 proxy = -INFINITY
+        elif B.regression:
+            # the cuts beating the features before (see there)
+            proxy = _scan_regression(B, L, s, end, counts, e.weight, best, &pos)
         elif B.packed:
             proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:

@@ -508,3 +508,35 @@ def test_forest_trees_break_exact_feature_ties_at_random():
     forest = RandomForestRegressor(n_estimators=20, max_features=1.0, random_state=0)
     importances = forest.fit(X, y).feature_importances_
     assert importances[0] > 0.05 and importances[1] > 0.05
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "friedman_mse"])
+@pytest.mark.parametrize("weights", ["none", "counts", "real"])
+@pytest.mark.parametrize("settings", [dict(), dict(min_samples_leaf=7),
+                                      dict(min_weight_fraction_leaf=0.01),
+                                      dict(max_leaf_nodes=300, max_features=3)],
+                         ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()) or "default")
+def test_simd_scan_chooses_the_same_tree(criterion, weights, settings):
+    """The AVX-512 squared-error scan, where the processor has it, must grow the very tree
+    the portable scan grows: both add the left sums in blocks of 8 in one order, and
+    among cuts of equal proxy keep the first (the rounded target makes many such ties;
+    real weights make the sums inexact, so their order matters)."""
+    from rotforest import _builder
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(5000, 6))
+    X[:, :3] = np.round(X[:, :3], 1)                  # tied columns
+    y = np.round(X[:, 0] + np.sin(2 * X[:, 3]) + 0.5 * rng.normal(size=5000), 1)
+    sw = {"none": None, "counts": rng.integers(0, 4, 5000).astype(float),
+          "real": rng.uniform(0.1, 3.0, 5000)}[weights]
+    trees = []
+    for simd in (True, False):
+        previous = _builder._set_simd(simd)
+        try:
+            tree = DecisionTreeRegressor(criterion=criterion, random_state=0, **settings)
+            trees.append(tree.fit(X, y, sample_weight=sw).tree_)
+        finally:
+            _builder._set_simd(previous)
+    assert trees[0].node_count > 50
+    np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
+    np.testing.assert_array_equal(trees[0].value, trees[1].value)
