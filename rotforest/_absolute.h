@@ -101,6 +101,59 @@ void rf_abs_pass_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t 
     st->m = m;
 }
 
+/* Sets of at most 64 ranks (small nodes): the ranks present are the bits of one word,
+   so a set grows by insertion from empty, with no list to link, and the median moves to
+   the next or previous rank present by a bit scan.  Inserts L[q] (rank rk[L[q] & im],
+   1..64) for q = from, from + step, ... (count of them) and after each insertion writes
+   the SAD of the set to out[q - base] (its median to med[q - base] when med is not
+   NULL), with the lower weighted median as in rf_abs_pass_impl. */
+static void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L,
+                         uint64_t im, int64_t from, int64_t count, int64_t step,
+                         double* out, double* med, int64_t base) {
+    uint64_t mask = 0, below, above;
+    double W = 0.0, S = 0.0, wm = 0.0, sm = 0.0, w, wy, half;
+    int64_t m = 0, q = from, r, nx;
+    for (; count > 0; count--, q += step) {
+        r = rk[L[q] & im];
+        w = R[r].w;
+        wy = w * R[r].y;
+        W += w;
+        S += wy;
+        mask |= (uint64_t)1 << (r - 1);
+        if (m == 0) {
+            m = r;
+            wm = w;
+            sm = wy;
+        } else if (r < m) {
+            wm += w;
+            sm += wy;
+        }
+        half = 0.5 * W;
+        for (;;) {                      /* back while the weight before m reaches half */
+            below = mask & (((uint64_t)1 << (m - 1)) - 1);
+            if (below == 0 || wm - R[m].w < half)
+                break;
+            wm -= R[m].w;
+            sm -= R[m].w * R[m].y;
+            m = 64 - __builtin_clzll(below);
+        }
+        while (wm < half) {             /* forward while short of half */
+            above = m < 64 ? mask & (~(uint64_t)0 << m) : 0;
+            if (above == 0)
+                break;
+            m = __builtin_ctzll(above) + 1;
+            wm += R[m].w;
+            sm += R[m].w * R[m].y;
+        }
+        out[q - base] = R[m].y * (2.0 * wm - W) - 2.0 * sm + S;
+        if (med) {
+            above = m < 64 ? mask & (~(uint64_t)0 << m) : 0;
+            nx = above ? __builtin_ctzll(above) + 1 : m;
+            med[q - base] = (wm == half) ? 0.5 * (R[m].y + R[nx].y) : R[m].y;
+        }
+    }
+}
+
 /* rf_abs_pass_impl, specialised: no recording (out NULL), costs only, or costs and
    medians (med not NULL). */
 static void rf_abs_pass(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,

@@ -177,8 +177,14 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     # left children without the missing samples, A[p - s] for p in [lo, enm]; right
     # children with them, Rc[p - s] for p in [s + 1, hi] (and, with missing samples,
     # Rc[enm - s]: the missing samples alone)
-    _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
-    _abs_run(B, L, 0, 0, s, enm if nm > 0 else hi, 1, Rc, MR, s - 1)
+    if nm == 0 and n <= 64:
+        # a small node: the sets grow from empty as words of bits (rf_abs_small): the
+        # prefixes L[s:q + 1) recorded at A[q + 1 - s], the suffixes L[q:e) at Rc[q - s]
+        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA, s - 1)
+        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc, MR, s)
+    else:
+        _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
+        _abs_run(B, L, 0, 0, s, enm if nm > 0 else hi, 1, Rc, MR, s - 1)
     if weighed:
         for p in range(enm, e):
             wm += _wt(B, L[p])
