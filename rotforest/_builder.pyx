@@ -491,6 +491,15 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             B.xlogx_table[0] = 0.0
             for i in range(1, tmax):
                 B.xlogx_table[i] = i * log(<double> i)
+    if (B.ranks != NULL and not regression and K == 2 and criterion == CRIT_GINI
+            and B.packed and not random_split):
+        B.few = <uint8_t*> calloc(F, sizeof(uint8_t))
+        if B.few == NULL:
+            _free_builder(&B)
+            raise MemoryError("not enough memory to grow the tree")
+        for f in range(F):
+            B.few[f] = col_top[f] < COUNT_BINS and not (categorical is not None
+                                                        and cat_view[f])
     if ((root_presorted and B.lists == NULL) or B.scratch == NULL or B.goleft == NULL
             or B.cl == NULL or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
             or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL

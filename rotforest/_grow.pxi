@@ -426,6 +426,7 @@ cdef void _free_builder(Builder* B) noexcept nogil:
     free(B.scratch)
     free(B.goleft)
     free(B.nan_rank)
+    free(B.few)
     free(B.xlogx_table)
     free(B.ylist)
     free(B.ytmp)

@@ -140,6 +140,68 @@ cdef const key_t* _node_keys(Builder* B, int64_t f, int64_t s, int64_t e) noexce
     return B.sorted_keys[0]
 
 
+cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_t e,
+                             uint64_t im, int ws, uint64_t wm, int cs, int64_t* cnt,
+                             int64_t* wt) noexcept nogil:
+    """For q in [s, e): cnt[r] += 1 and wt[r] += w + (w of class 1 << 32) for the rank r
+    of the sample S[q] in feature row rk (integer weights w in the keys, of total below
+    2^31)."""
+    cdef int64_t q, wi
+    cdef uint64_t r
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        r = rk[k & im]
+        wi = <int64_t> ((k >> ws) & wm)
+        cnt[r] += 1
+        wt[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
+
+
+cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const double* tot,
+                         double wtot, double floor, int64_t* pos,
+                         int64_t* levels) noexcept nogil:
+    """The two-class Gini scan of a sorting node's feature f of few values (B.few[f]),
+    without missing values, from counts: the samples' class-1 weight and weight per rank
+    in one pass, then the cuts between the ranks present, in increasing order, scored as
+    _scan_gini_binary scores them (_gini2_score from the same integers: the same cut).
+    Sorting the keys (_node_keys) would cost two more passes.  Only cuts beating floor
+    matter (-inf, pos -1 when none); levels: the number of ranks present."""
+    cdef int64_t cnt[COUNT_BINS]
+    cdef int64_t wt[COUNT_BINS]
+    cdef int64_t r, last = -1, nlev = 0, cum = 0, l1 = 0, wl = 0, p
+    cdef int64_t lo = s + B.min_samples_leaf, hi = min(e - 1, e - B.min_samples_leaf)
+    cdef int64_t row = f * B.n_total
+    cdef double best = floor
+    memset(cnt, 0, sizeof(cnt))
+    memset(wt, 0, sizeof(wt))
+    if B.rank_bytes == 1:
+        _count_bins((<const uint8_t*> B.ranks) + row, B.samples, s, e, B.imask, B.wshift,
+                    B.wmask, B.cshift, cnt, wt)
+    elif B.rank_bytes == 2:
+        _count_bins((<const uint16_t*> B.ranks) + row, B.samples, s, e, B.imask, B.wshift,
+                    B.wmask, B.cshift, cnt, wt)
+    else:
+        _count_bins((<const uint32_t*> B.ranks) + row, B.samples, s, e, B.imask, B.wshift,
+                    B.wmask, B.cshift, cnt, wt)
+    for r in range(COUNT_BINS):
+        if cnt[r] > 0:
+            last = r
+            nlev += 1
+    levels[0] = nlev
+    pos[0] = -1
+    for r in range(last):
+        if cnt[r] == 0:
+            continue
+        cum += cnt[r]
+        wl += wt[r] & <int64_t> 0xFFFFFFFF
+        l1 += wt[r] >> 32
+        p = s + cum
+        if lo <= p <= hi:
+            _gini2_score(<double> l1, <double> wl, tot[1], wtot, B.min_weight_leaf, p,
+                         &best, pos)
+    return best if pos[0] >= 0 else -INFINITY
+
+
 cdef void _samples_by_index(Builder* B, int64_t s, int64_t e) noexcept nogil:
     """Sort samples[s:e) by sample index."""
     if _radix_sort(B.samples + s, B.sort_tmp + s, e - s, 0, B.imask, 0,

@@ -26,6 +26,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef double st6[6]
     cdef int64_t levels = 0
     cdef bint best_cat = False
+    cdef bint best_counted = False
     cdef CatSplit cat
     if B.absolute:
         _absolute_node(B, s, end)
@@ -70,6 +71,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best = proxy
                 best_f = f
                 best_cat = True
+                best_counted = False
                 cat = B.cat_try
                 memcpy(cleft, B.cat_cl, K * sizeof(double))
                 memcpy(cright, B.cat_cr, K * sizeof(double))
@@ -78,6 +80,23 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             L = base + f * B.n_active
             if ((L[s] ^ L[end - 1]) >> B.rshift) == 0:
                 L = NULL
+        elif (B.few != NULL and B.few[f] and B.nan_rank[f] == NO_NAN
+                and (B.monotonic == NULL or B.monotonic[f] == 0)):
+            # few values: counted, not sorted; the keys are sorted only if it wins
+            proxy = _count_gini2(B, f, s, end, counts, e.weight, best, &pos, &levels)
+            if levels < 2:
+                consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
+                continue
+            found += 1
+            if proxy > best:
+                best = proxy
+                best_f = f
+                best_cat = False
+                best_counted = True
+                best_p = pos
+                best_nm = 0
+                best_ml = 0
+            continue
         else:
             L = _node_keys(B, f, s, end)
         if L == NULL:
@@ -147,6 +166,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_thr = thr
             best_nm = nm
             best_ml = ml
+            best_counted = False
             if not presorted:        # keep the best feature's sorted keys
                 swap = B.sorted_keys[0]
                 B.sorted_keys[0] = B.sorted_keys[1]
@@ -157,6 +177,12 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     if best_cat:
         _categorical_split(B, e, best_f, &cat)
         return
+    if best_counted:
+        # the counted winner's keys, sorted now (not constant: it has a cut)
+        _node_keys(B, best_f, s, end)
+        swap = B.sorted_keys[0]
+        B.sorted_keys[0] = B.sorted_keys[1]
+        B.sorted_keys[1] = swap
     # exact class counts (or target sums) of both children
     L = base + best_f * B.n_active if presorted else B.sorted_keys[1]
     enm = end - best_nm
