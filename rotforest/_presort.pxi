@@ -104,6 +104,7 @@ cdef int _finish_column(const double* col, int64_t stride, uint64_t* keys, int64
 # sort), and at any size for columns whose values differ in at most RADIX_BITS bits
 # (binary, small integers: one pass).  _set_presort_method forces either, for tests.
 cdef int64_t PRESORT_RADIX_MIN = 1536
+cdef int64_t PRESORT_BATCH_CELLS = 1 << 16   # cells of a batch of short columns
 cdef int _PRESORT = {"numpy": 0, "radix": 1}.get(_os.environ.get("ROTFOREST_PRESORT", ""), 2)
 
 
@@ -204,18 +205,26 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     while ((<int64_t> 1) << ib) < n:
         ib += 1
     cdef int64_t rstride = _element_stride(X.strides[0]), cstride = _element_stride(X.strides[1])
-    # columns are read in blocks of 4 (and copied, so that runs of equal keys can read
-    # their values nearby) unless they are contiguous already
+    # columns are handled in batches of at most PRESORT_BATCH_CELLS cells (4 columns at
+    # least), copied to contiguous rows (numpy's transposing copy: a row-major X is read
+    # once for the batch, and runs of equal keys read their values nearby) unless they
+    # are contiguous already; the numpy sorts of a batch are one call (short columns:
+    # not one Python call, holding the GIL, each)
     cdef bint strided = rstride != 1
-    cdef int64_t nb = min(4, stop - start) if strided else 1, j, f0, m
-    keys_arr = np.empty((nb, n), dtype=np.uint64)
+    cdef int64_t first = start, last = stop, j, g0, gm
+    cdef int64_t nbatch = max(4 if strided else 1, min(last - first, PRESORT_BATCH_CELLS // n))
+    Xnp = np.asarray(X) if strided else None
+    keys_arr = np.empty((nbatch, n), dtype=np.uint64)
     cdef uint64_t[:, ::1] keys = keys_arr
-    vals_arr = np.empty((nb if strided else 1, n if strided else 1), dtype=np.float64)
+    vals_arr = np.empty((nbatch if strided else 1, n if strided else 1), dtype=np.float64)
     cdef double[:, ::1] vals = vals_arr
-    cdef uint64_t low[4]
+    low_arr = np.empty(nbatch, dtype=np.uint64)
+    cdef uint64_t[::1] low = low_arr
+    unsorted_arr = np.empty(nbatch, dtype=np.uint8)
+    cdef uint8_t[::1] unsorted = unsorted_arr
     cdef const double* base = &X[0, 0]
     cdef const double* col
-    cdef int64_t cs
+    cdef int64_t cs, n_unsorted
     cdef int err = 0
     cdef bint radix
     cdef uint64_t lo
@@ -224,29 +233,45 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     cdef uint64_t[::1] tmp = tmp_arr
     hist_arr = np.empty(max((1 << RADIX_BITS) + 1, 4 * 256), dtype=np.int64)
     cdef int64_t[::1] hist = hist_arr
-    for f0 in range(start, stop, nb):
-        m = min(nb, stop - f0)
+    for g0 in range(first, last, nbatch):
+        gm = min(nbatch, last - g0)
+        n_unsorted = 0
+        if strided:
+            vals_arr[:gm] = Xnp[:, g0:g0 + gm].T     # numpy's transposing copy
         with nogil:
-            _block_keys(base + f0 * cstride, rstride, cstride, n, m, ib, &keys[0, 0],
-                        &vals[0, 0] if strided else NULL, low)
-        for j in range(m):
-            radix = False
-            if _PRESORT != 0:
-                with nogil:
+            for j in range(gm):
+                if strided:
+                    _block_keys(&vals[j, 0], 1, 0, n, 1, ib, &keys[j, 0], NULL, &low[j])
+                else:
+                    _block_keys(base + (g0 + j) * cstride, rstride, cstride, n, 1, ib,
+                                &keys[j, 0], NULL, &low[j])
+            for j in range(gm):
+                radix = False
+                if _PRESORT != 0:
                     bits = _column_bits(&keys[j, 0], n, ib, &lo, &low_zeros)
                     # (auto: many samples, or a column sorted in one pass)
                     radix = _PRESORT == 1 or n >= PRESORT_RADIX_MIN or bits <= RADIX_BITS
                     if radix:
                         _radix_column(&keys[j, 0], &tmp[0], n, ib, lo, low_zeros, bits,
                                       &hist[0])
-            if not radix:
-                keys_arr[j].sort()           # numpy's sort, without the GIL
-            col = &vals[j, 0] if strided else base + (f0 + j) * cstride
-            cs = 1 if strided else rstride
-            with nogil:
-                err = _finish_column(col, cs, &keys[j, 0], n, ib, low[j] == 0, &o[f0 + j, 0])
-            if err:
-                raise MemoryError()
+                unsorted[j] = not radix
+                n_unsorted += not radix
+        if n_unsorted == gm:
+            keys_arr[:gm].sort(axis=1)       # numpy's sort, without the GIL
+        elif n_unsorted > 0:
+            for j in range(gm):
+                if unsorted[j]:
+                    keys_arr[j].sort()
+        with nogil:
+            for j in range(gm):
+                col = &vals[j, 0] if strided else base + (g0 + j) * cstride
+                cs = 1 if strided else rstride
+                err = _finish_column(col, cs, &keys[j, 0], n, ib, low[j] == 0,
+                                     &o[g0 + j, 0])
+                if err:
+                    break
+        if err:
+            raise MemoryError()
     return out
 
 
