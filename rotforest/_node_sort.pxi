@@ -285,12 +285,14 @@ cdef void _partition_samples(Builder* B, int64_t s, int64_t e, int64_t p, int64_
 # Costs of the two methods per key, relative to partitioning one presorted list: sorting
 # a feature in a node reads each sample's rank and writes its key (GATHER_COST), then
 # moves the key once per digit of the radix sort (DIGIT_COST).  Fitted to forced-method
-# fits on this project's benchmark machine (AVX-512): with all features scanned, the
-# lists win on columns of many values (two digits; 1.2x at 100k rows, 2.6x at 1M) and
-# sorting wins on columns of few values (one digit; 0.67x); with 4 of 20 features drawn
-# per node sorting takes 0.2x to 0.5x of the lists' time, on MNIST 0.1x.
-cdef double GATHER_COST = 0.35
-cdef double DIGIT_COST = 0.5
+# fits on this project's benchmark machine (AVX-512, the partition storing whole blocks;
+# benchmarks/bench_methods.py): with every feature scanned the lists win
+# at one digit too (sorting 1.2x to 1.6x their time: a tree, random forests of all
+# features, rotation forests); with half of covertype's 54 drawn, two digits, the two
+# are level (sorting 0.96x); with the square root drawn sorting takes 0.2x (MNIST) to
+# 0.8x (20 features of many values).
+cdef double GATHER_COST = 0.7
+cdef double DIGIT_COST = 0.6
 
 
 cdef bint _lists_pay(int64_t max_features, int64_t F, int rbits, int64_t d) noexcept nogil:

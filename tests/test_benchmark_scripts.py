@@ -344,3 +344,14 @@ def test_bench_categorical_prints_native_against_encodings(tmp_path, capsys):
     out = capsys.readouterr().out
     assert set(results) == {"toy_cls", "toy_reg"}
     assert "| ours-rf |" in out and "| ours-rof |" in out and "fit native / one-hot" in out
+
+
+def test_bench_methods_times_every_method(capsys):
+    """bench_methods fits with each node method forced and with the builder's choice."""
+    bench = _load("bench_methods")
+    bench.main(["--only", "tree", "--repeat", "1", "--n-jobs", "1"])
+    out = capsys.readouterr().out
+    row = [line for line in out.splitlines() if line.startswith("| tree, all features")]
+    assert len(row) == 1
+    cells = [c.strip() for c in row[0].strip("|").split("|")]
+    assert cells[1] == "rounded" and all(float(c) > 0 for c in cells[2:])

@@ -175,11 +175,13 @@ def test_ranks_are_computed_when_trees_may_sort_them():
     rng = np.random.default_rng(3)
     continuous = _builder.presort(rng.normal(size=(3000, 20)))
     discrete = _builder.presort(np.round(rng.normal(size=(3000, 20))))
-    # all features scanned on columns of many values: the lists everywhere, no ranks
+    # all features scanned, on columns of many values or few: the lists everywhere
+    # (sorting costs a rank read and a digit per key and feature, more than a partition)
     assert not _builder.needs_ranks(continuous, 3000, 20)
-    # a few features drawn, or columns of few values: nodes sort
+    assert not _builder.needs_ranks(discrete, 3000, 20)
+    # a few features drawn: nodes sort; half of them, with one digit: nodes sort
     assert _builder.needs_ranks(continuous, 3000, 4)
-    assert _builder.needs_ranks(discrete, 3000, 20)
+    assert _builder.needs_ranks(discrete, 3000, 10)
     with node_method("sort"):
         assert _builder.needs_ranks(continuous, 3000, 20)
     with node_method("presort"):
