@@ -6,7 +6,7 @@ from rotforest import _builder
 
 
 @pytest.mark.parametrize("kind", ["continuous", "few_values", "binary", "signed_zeros",
-                                  "tenths", "close", "huge_and_tiny"])
+                                  "tenths", "close", "huge_and_tiny", "offset", "outliers"])
 @pytest.mark.parametrize("layout", ["F", "C", "view"])
 @pytest.mark.parametrize("method, n", [("auto", 5000), ("auto", 200), ("numpy", 5000), ("radix", 5000),
                                        ("radix", 200), ("numpy", 30)])
@@ -33,6 +33,12 @@ def _check_presort(kind, layout, rng, n):
         "close": 1.0 + rng.integers(0, 40, size=(n, 6)) * 2.0 ** -50,
         "huge_and_tiny": rng.choice([-1e300, -5e-324, 0.0, 5e-324, 1e-300, 1e300, np.inf,
                                      -np.inf, 1e300 * (1 + 2.0 ** -52)], size=(n, 6)),
+        # the radix sort orders only the top bits of a column's span: values far from
+        # zero that differ in their low bits (timestamps), and a span set by outliers,
+        # leave runs of keys equal in those bits, ordered from the values
+        "offset": 1.7e9 + rng.integers(0, 10 ** 6, size=(n, 6)) + rng.random((n, 6)),
+        "outliers": np.where(rng.random((n, 6)) < 0.01, 1e12,
+                             np.round(rng.random((n, 6)) * 1e-6, 13)),
     }[kind]
     X = {"F": np.asfortranarray, "C": np.ascontiguousarray,
          "view": lambda a: np.repeat(a[::-1], 2, axis=1)[::-1, ::2]}[layout](X)
