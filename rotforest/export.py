@@ -26,6 +26,16 @@ def _subtree_depth(tree, node):
     return depth
 
 
+def _label(category):
+    """A category's name in a printed set: as it is, or quoted (repr) when it is empty,
+    has spaces at either end, or holds a comma or a brace, which would make the set
+    ambiguous to read."""
+    text = str(category)
+    if not text or text != text.strip() or any(ch in text for ch in ",{}"):
+        return repr(text)
+    return text
+
+
 def _category_sides(tree, node, categories):
     """The labels of the categories each child of a categorical ``node`` gets, as
     ('in', items) for the left child and ('not in', items) for the right, or the other
@@ -35,7 +45,7 @@ def _category_sides(tree, node, categories):
     n = MAX_CATEGORIES if categories is None else len(categories)
     left = left[left < n]
     right = np.setdiff1d(np.arange(n), left)
-    labels = [str(c) for c in (range(n) if categories is None else categories)]
+    labels = [_label(c) for c in (range(n) if categories is None else categories)]
     if left.size <= right.size:
         shown = "{" + ", ".join(labels[c] for c in left) + "}"
         return ("in", shown), ("not in", shown)
@@ -51,6 +61,8 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     same parameters); a split on a categorical feature reads ``name in {a, b}`` for one
     child and ``name not in {a, b}`` for the other, with `` or missing`` on the child that
     missing values take (categories the node did not see in training go there too).
+    The shorter side is listed; a category name that is empty, has spaces at either end,
+    or holds a comma or a brace is printed quoted (``{'Paris, TX', b}``).
 
     Parameters
     ----------

@@ -40,6 +40,24 @@ def test_pandas_categories_are_named():
         "|   |--- weights: [0.00, 7.00] class: 1\n")
 
 
+def test_names_that_would_blur_a_set_are_quoted():
+    """Category names holding a comma or a brace, with spaces at either end, or empty,
+    are printed quoted, so that every printed set reads one way."""
+    pd = pytest.importorskip("pandas")
+    names = ["Paris, TX", "{x}", " padded", "", "plain"]
+    city = pd.Categorical(["Paris, TX"] * 6 + ["{x}"] * 4 + [" padded"] * 5 + [""] * 5
+                          + ["plain"] * 4, categories=names)
+    frame = pd.DataFrame({"city": city})
+    y = np.isin(np.asarray(city), ["Paris, TX", " padded"]).astype(int)
+    tree = DecisionTreeClassifier(min_category_samples=1).fit(frame, y)
+    text = export_text(tree)
+    assert "city in {'Paris, TX', ' padded'}" in text, text
+    assert "city not in {'Paris, TX', ' padded'}" in text, text
+    # the other side would have read {'{x}', '', plain}: quoted but the plain name
+    from rotforest.export import _label
+    assert [_label(n) for n in names] == ["'Paris, TX'", "'{x}'", "' padded'", "''", "plain"]
+
+
 def test_forest_trees_name_pandas_categories():
     pd = pytest.importorskip("pandas")
     rng = np.random.RandomState(0)
