@@ -151,7 +151,7 @@ cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_
     cdef key_t k
     for q in range(s, e):
         k = S[q]
-        r = rk[k & im]
+        r = rk[k & im] & (COUNT_BINS - 1)     # (< COUNT_BINS for dense ranks: memory-safe)
         wi = <int64_t> ((k >> ws) & wm)
         cnt[r] += 1
         wt[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)

@@ -116,7 +116,9 @@ cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
                 continue
             wl = vw[j] if mode == 2 else wc
             wr = wtot - wl
-            if wl >= minw and wr >= minw:
+            # (wr > 0: real weights of very different sizes can round the right side's
+            # weight to zero or below, a cut that is no cut)
+            if wl >= minw and wr >= minw and wr > 0.0:
                 sl = vy[j]
                 sr = st - sl
                 num = sl * sl * wr + sr * sr * wl

@@ -426,8 +426,9 @@ __m512d rf_prefix_sum8_pd(__m512d v, __m512d carry) {
    proxy is (sl^2 wr + sr^2 wl) / (wl wr) = sl^2/wl + sr^2/wr, formed as the
    portable scan forms it, so both choose the same cut.  Weights: all 1 (mode 0),
    integers in the keys (1), or doubles w[i] (2); y is gathered from yv.  Cuts
-   c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi]
-   and both sides weigh at least minw; only cuts beating *best_io (the node's best
+   c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi],
+   both sides weigh at least minw and the right side more than 0 (real weights of very
+   different sizes can round it to 0); only cuts beating *best_io (the node's best
    so far) matter, screened as in the portable scan (RF_SCREEN, with the same escape
    for a bound below 1e-290); the first of the best of those is returned (*best_io,
    *pos_io unchanged when none).  The last block's keys are read whole (L readable
@@ -477,6 +478,7 @@ void rf_sqerr_avx512_impl(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, 
         __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
         if (!lanes) continue;
         __m512d dwr = _mm512_sub_pd(vwt, dwl);
+        lanes = _mm512_mask_cmp_pd_mask(lanes, dwr, zd, _CMP_GT_OQ);   /* as the portable scan */
         if (minw > 0.0)
             lanes = _mm512_mask_cmp_pd_mask(
                 _mm512_mask_cmp_pd_mask(lanes, dwl, vminw, _CMP_GE_OQ), dwr, vminw,

@@ -540,3 +540,29 @@ def test_simd_scan_chooses_the_same_tree(criterion, weights, settings):
     assert trees[0].node_count > 50
     np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
     np.testing.assert_array_equal(trees[0].value, trees[1].value)
+
+
+def test_simd_scan_agrees_when_weights_round_a_side_away():
+    """Real weights of very different sizes: the node's weight, summed, can equal the
+    left side's, leaving a right side of weight 0 (or below) by rounding; neither scan
+    may take such a cut (found by a review: the two scans once chose differently)."""
+    from rotforest import _builder
+
+    X = np.array([[2.0], [3.0], [1.0], [0.0]])
+    y = np.array([2.0, 2.0, 0.0, 2.0])
+    w = np.array([0.5, 0.5, 1e16, 1.0])
+    rng = np.random.default_rng(0)
+    Xr = rng.normal(size=(300, 3))
+    yr = Xr[:, 0] + rng.normal(size=300)
+    wr = rng.choice([1e16, 3e15, 1.25, 1.0, 0.5], size=300)
+    for data in [(X, y, w, dict(max_depth=1)), (Xr, yr, wr, dict())]:
+        trees = []
+        for simd in (True, False):
+            previous = _builder._set_simd(simd)
+            try:
+                trees.append(DecisionTreeRegressor(random_state=0, **data[3]).fit(
+                    data[0], data[1], sample_weight=data[2]).tree_)
+            finally:
+                _builder._set_simd(previous)
+        np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
+        np.testing.assert_array_equal(trees[0].value, trees[1].value)
