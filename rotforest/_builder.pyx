@@ -422,7 +422,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 or B.sort_tmp == NULL or B.hist == NULL):
             _free_builder(&B)
             raise MemoryError("not enough memory to grow the tree")
-    B.scratch = <key_t*> malloc((n_act + 8) * sizeof(key_t))
+    B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
     B.goleft = <uint32_t*> calloc((n >> 5) + 2, sizeof(uint32_t))
     B.cl = <double*> malloc(K * sizeof(double))
     B.cr = <double*> malloc(K * sizeof(double))

@@ -152,7 +152,8 @@ cdef int _radix_column(uint64_t* keys, uint64_t* tmp, int64_t n, int ib, uint64_
     low_zeros and bits from _column_bits).  Only the top ib + PRESORT_EXTRA_BITS bits of
     the column's span are sorted (fewer passes: 3 in place of 5 for a column of 6,000
     real values); returns the lowest key bit sorted, for _finish_column, which orders
-    the few runs of keys equal in those bits by their values."""
+    the few runs of keys equal in those bits by their values (ib when every bit was
+    sorted)."""
     cdef int shift = ib + low_zeros, keep = ib + PRESORT_EXTRA_BITS, t
     if bits > keep:
         t = bits - keep + 1            # (the span shifted by t has at most keep bits)
@@ -163,7 +164,7 @@ cdef int _radix_column(uint64_t* keys, uint64_t* tmp, int64_t n, int ib, uint64_
         if _radix_sort(keys, tmp, n, shift, ~(<uint64_t> 0) >> shift, lo, bits, hist,
                        10 if n < 4096 else RADIX_BITS):
             memcpy(keys, tmp, n * sizeof(uint64_t))
-    return shift
+    return shift if shift > ib + low_zeros else ib
 
 
 cdef int64_t _element_stride(Py_ssize_t stride) except? -1:
@@ -269,8 +270,6 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
                     if radix:
                         run_shift[j] = _radix_column(&keys[j, 0], &tmp[0], n, ib, lo,
                                                      low_zeros, bits, &hist[0])
-                        if run_shift[j] == ib + low_zeros:
-                            run_shift[j] = ib        # every bit sorted
                 unsorted[j] = not radix
                 n_unsorted += not radix
         if n_unsorted == gm:

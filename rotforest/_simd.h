@@ -524,9 +524,10 @@ static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo
    of keys; 32-bit words gathered 8 at a time).  Each side's keys are compressed in a
    register and stored as a whole block of 8, the lanes past that side's keys being
    overwritten by the next block: a compress-store to memory is microcoded on AMD's
-   Zen 4, about five times slower here.  So a left block may write up to 7 keys past
-   the left side (within keys already loaded: il <= q), and R must have room for 7
-   keys past the right side; with mode 1, L[p:e) is left unspecified. */
+   Zen 4, about five times slower here.  A block at q writes 8 keys from il <= q on
+   the left (within keys already loaded) and from ir <= q - s on the right (so below
+   e - s: R needs no more room than e - s keys); with mode 1, L[p:e) is left
+   unspecified. */
 __attribute__((target("avx512f,avx512vl,avx512dq")))
 static void rf_partition_avx512(uint64_t *L, uint64_t *R, int64_t s, int64_t e,
                                 int64_t p, const uint32_t *gl, uint64_t imask, int mode) {

@@ -26,7 +26,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef double st6[6]
     cdef int64_t levels = 0
     cdef bint best_cat = False
-    cdef bint best_counted = False
+    cdef bint best_counted = False, counted
     cdef CatSplit cat
     if B.absolute:
         _absolute_node(B, s, end)
@@ -76,30 +76,18 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 memcpy(cleft, B.cat_cl, K * sizeof(double))
                 memcpy(cright, B.cat_cr, K * sizeof(double))
             continue
+        counted = (not presorted and B.few != NULL and B.few[f] and B.nan_rank[f] == NO_NAN
+                   and (B.monotonic == NULL or B.monotonic[f] == 0))
         if presorted:
             L = base + f * B.n_active
             if ((L[s] ^ L[end - 1]) >> B.rshift) == 0:
                 L = NULL
-        elif (B.few != NULL and B.few[f] and B.nan_rank[f] == NO_NAN
-                and (B.monotonic == NULL or B.monotonic[f] == 0)):
+        elif counted:
             # few values: counted, not sorted; the keys are sorted only if it wins
             proxy = _count_gini2(B, f, s, end, counts, e.weight, best, &pos, &levels)
-            if levels < 2:
-                consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
-                continue
-            found += 1
-            if proxy > best:
-                best = proxy
-                best_f = f
-                best_cat = False
-                best_counted = True
-                best_p = pos
-                best_nm = 0
-                best_ml = 0
-            continue
         else:
             L = _node_keys(B, f, s, end)
-        if L == NULL:
+        if (levels < 2) if counted else (L == NULL):
             consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
             continue
         found += 1
@@ -109,7 +97,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         mwi = 0
         if B.any_missing and B.nan_rank[f] != NO_NAN:
             nm = _missing_tail(B, L, s, end, B.nan_rank[f], &m1i, &mwi)
-        if B.random_split:
+        if counted:
+            pass                     # proxy and pos from the counts
+        elif B.random_split:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
                                   e.lower, e.upper)
         elif B.absolute:
@@ -166,8 +156,8 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_thr = thr
             best_nm = nm
             best_ml = ml
-            best_counted = False
-            if not presorted:        # keep the best feature's sorted keys
+            best_counted = counted
+            if not presorted and not counted:   # keep the best feature's sorted keys
                 swap = B.sorted_keys[0]
                 B.sorted_keys[0] = B.sorted_keys[1]
                 B.sorted_keys[1] = swap

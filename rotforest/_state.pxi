@@ -139,8 +139,7 @@ cdef struct Builder:
                            # sorting them (NULL when no count scan applies)
     int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
     int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
-    key_t* scratch         # room for the right side of a partition (n_active + 8 keys:
-                           # the vector partition's whole-block stores)
+    key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
     uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
     uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
     const int8_t* monotonic  # per feature: 1 / -1 when the class-0 fraction may only
