@@ -1,5 +1,7 @@
 """RotationForestClassifier and RotationForestRegressor: presorted trees grown on randomly
 rotated, normalised features."""
+import contextlib
+
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -375,6 +377,24 @@ def tree_features(rng, features, n_rotated):
     return np.sort(rng.choice(features, n_rotated, replace=False))
 
 
+_blas_controller = []
+
+
+def _one_blas_thread():
+    """A context in which BLAS runs on the calling thread alone.  Each tree's PCA makes a
+    few small products (groups of 3 features over a few thousand rows); a threaded BLAS
+    would start threads inside the forest's own workers, and they spin-wait for work
+    after each product, taking cores from the trees: 8-13% of a regression forest's fit
+    on 2 cores.  (threadpoolctl comes with scikit-learn; without it, nothing changes.)"""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:      # pragma: no cover
+        return contextlib.nullcontext()
+    if not _blas_controller:
+        _blas_controller.append(ThreadpoolController())
+    return _blas_controller[0].limit(limits=1, user_api="blas")
+
+
 def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_groups, sw,
                   n_values, base_seed, bootstrap, n_draws, group_size, kind, features,
                   n_rotated, progress, scaled_by):
@@ -516,12 +536,14 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         n_values = 1 if classes is None else len(classes)
         pca_groups = target if classes is not None else target_bins(target)
         # one object for all chunks: shipped once (dask)
-        results = Parallel(n_jobs=workers, prefer="threads")(
-            delayed(_grow_rotated)(self._tree_class, self._tree_params(), chunk, Z, mask,
-                                   project, target, pca_groups, sw, n_values, base_seed,
-                                   self.bootstrap, n_draws, self.group_size, self.rotation,
-                                   features, n_rotated, progress, scaled_by)
-            for chunk in _chunks(new, workers))
+        with _one_blas_thread():
+            results = Parallel(n_jobs=workers, prefer="threads")(
+                delayed(_grow_rotated)(self._tree_class, self._tree_params(), chunk, Z,
+                                       mask, project, target, pca_groups, sw, n_values,
+                                       base_seed, self.bootstrap, n_draws, self.group_size,
+                                       self.rotation, features, n_rotated, progress,
+                                       scaled_by)
+                for chunk in _chunks(new, workers))
         for part in results:
             fitted.extend(part)
         if classes is not None:
