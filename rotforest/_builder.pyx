@@ -82,7 +82,8 @@ cdef extern from "_simd.h":
     void rf_sqerr_avx512(const uint64_t* L, int64_t s, int64_t hi, int64_t lo, int rs,
                          int ws, uint64_t wm, uint64_t im, const double* yv,
                          const double* w, int mode, double st, double wtot, double minw,
-                         double* best_io, int64_t* pos_io) noexcept nogil
+                         double sc0, double wc0, double* best_io,
+                         int64_t* pos_io) noexcept nogil
     void rf_partition_avx512(uint64_t* L, uint64_t* R, int64_t s, int64_t e,
                              int64_t p, const uint32_t* gl, uint64_t imask,
                              int mode) noexcept nogil

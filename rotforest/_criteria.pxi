@@ -259,8 +259,7 @@ cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
 cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
                          const double* tot, double wtot, int64_t* pos,
                          acc_t zero) noexcept nogil:
-    if B.regression:
-        return _scan_regression(B, L, s, e, tot, wtot, -INFINITY, pos)
+    # (a numeric target: _scan_regression, called by _find_split itself)
     if B.criterion == CRIT_GINI:
         return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
     elif B.criterion == CRIT_ENTROPY:

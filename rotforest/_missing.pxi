@@ -178,8 +178,8 @@ cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int6
     with a numeric target, the sums of _accumulate in place of the counts).  With ``cst``
     (a monotonic constraint: two classes, or a numeric target) only cuts that keep it and
     the node's bounds are candidates; it then serves features without missing values
-    too.  The regression criteria's scan without missing values or constraints goes
-    through here for Poisson as well (see _scan_regression)."""
+    too.  The Poisson criterion's features with missing values go through here too
+    (see _scan_regression)."""
     cdef int64_t K = B.n_classes, enm = e - nm, msl = B.min_samples_leaf, q, p, c
     cdef int64_t pos1 = -1, pos2 = -1
     cdef int rs = B.rshift

@@ -5,9 +5,10 @@
 # Regression.  A node keeps the sums of w y, w y^2 and (Poisson) w y log y of its samples
 # in place of class weights (see _accumulate); the squared error's scan needs only the
 # running sums of w and w y over a feature's slice, the target being read from yv by
-# sample index.  Features with missing values in the node, constrained features and the
-# Poisson criterion use _scan_missing, which keeps the same sums, with the children's
-# means in place of the class-0 fractions.
+# sample index; missing samples are carried into the left sums for the cuts that send
+# them left.  Constrained features, and the Poisson criterion's features with missing
+# values, use _scan_missing, which keeps the same sums, with the children's means in
+# place of the class-0 fractions.
 # ----------------------------------------------------------------------------------------
 
 cdef double _scan_poisson(Builder* B, const key_t* L, int64_t s, int64_t e,
@@ -57,37 +58,37 @@ cdef inline void _prefix8(double* v, double carry) noexcept nogil:
         v[j] = v[j] + carry
 
 
-cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
-                             const double* tot, double wtot, double floor,
-                             int64_t* pos) noexcept nogil:
-    """A feature without missing values in the node and without a constraint.  Squared
-    error (and Friedman's, which orders the cuts alike): the proxy sl^2/wl + sr^2/wr =
-    num / den over the cuts between distinct values, the quotient formed only for cuts
-    that pass the screen (as in the Gini kernels, see RF_SCREEN).  Only cuts beating
-    floor (the node's best so far) matter: the first of the best of those is returned,
-    else -inf (pos -1).  The left sums of w and w y are prefix sums within blocks of 8
-    keys from s, plus a carry (_prefix8), as in the AVX-512 kernel used where the
-    processor has it (rf_sqerr_avx512): both choose the same cut.  Poisson:
-    _scan_poisson."""
-    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p, p0, j, nb
+cdef double _sqerr_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_t lo,
+                        double st, double wtot, double sc0, double wc0, double floor,
+                        int64_t* pos) noexcept nogil:
+    """The squared-error scan of one run of cuts: the left child holds L[s:c) and the
+    sums sc0 (of w y) and wc0 (of w) carried in (the missing samples when they go left),
+    the right one the rest of the node (sums st, wtot); the cuts c = p + 1 for p in
+    [s, hi) between distinct values, scored when c is in [lo, hi].  Squared error (and
+    Friedman's, which orders the cuts alike): the proxy sl^2/wl + sr^2/wr = num / den,
+    the quotient formed only for cuts that pass the screen (as in the Gini kernels, see
+    RF_SCREEN).  Only cuts beating floor (the node's best so far) matter: the first of
+    the best of those is returned, else -inf (pos -1).  The left sums of w and w y are
+    prefix sums within blocks of 8 keys from s, plus a carry (_prefix8), as in the
+    AVX-512 kernel used where the processor has it (rf_sqerr_avx512): both choose the
+    same cut."""
+    cdef int64_t p, p0, j, nb
     cdef int rs = B.rshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
     cdef const double* yv = B.yv
-    cdef double sc = 0.0, wc = 0.0, wi, wl, wr, sl, sr, st = tot[0]
+    cdef double sc = sc0, wc = wc0, wi, wl, wr, sl, sr
     cdef double minw = B.min_weight_leaf, best = floor, num, den, bound
     cdef double vy[8]
     cdef double vw[8]
     cdef int mode = (0 if wm == 1 else 1) if B.packed else 2
     cdef key_t k
-    if B.criterion == CRIT_POISSON:
-        return _scan_poisson(B, L, s, e, tot, wtot, pos)
     pos[0] = -1
-    if hi <= s:
+    if hi <= s or lo > hi:
         return -INFINITY
     if B.use_avx512:
         rf_sqerr_avx512(L, s, hi, lo, rs, ws, wm, im, yv, w, mode, st, wtot, minw,
-                        &best, pos)
+                        sc0, wc0, &best, pos)
         return best if pos[0] >= 0 else -INFINITY
     for p0 in range(s, hi, 8):
         nb = min(8, hi - p0)
@@ -128,3 +129,38 @@ cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
                     best = num / den
                     pos[0] = p + 1
     return best if pos[0] >= 0 else -INFINITY
+
+
+cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
+                             int64_t nm, const double* tot, double wtot, double floor,
+                             int64_t* pos, int64_t* ml) noexcept nogil:
+    """A feature without a constraint, nm of its samples missing in the node (at the
+    end of L[s:e)).  Squared error and Friedman's: the cuts of _sqerr_cuts, beating
+    floor (the node's best so far), else -inf.  With missing samples, the candidates and
+    their order are those of _scan_missing: every cut with the missing samples right
+    (the last one all present values left), then every cut with them left, which must
+    beat the first run's best; ml says which.  Poisson: _scan_poisson, or _scan_missing
+    with missing samples."""
+    cdef int64_t msl = B.min_samples_leaf, enm = e - nm, q, best_pos
+    cdef double best, second, sm = 0.0, wmiss = 0.0, wi
+    ml[0] = 0
+    if B.criterion == CRIT_POISSON:
+        if nm > 0:
+            return _scan_missing(B, L, s, e, nm, tot, wtot, pos, ml)
+        return _scan_poisson(B, L, s, e, tot, wtot, pos)
+    best = _sqerr_cuts(B, L, s, min(enm, e - msl), s + msl, tot[0], wtot, 0.0, 0.0,
+                       floor, pos)
+    if nm == 0:
+        return best
+    for q in range(enm, e):
+        wi = _wt(B, L[q])
+        sm += wi * B.yv[L[q] & B.imask]
+        wmiss += wi
+    best_pos = pos[0]
+    second = _sqerr_cuts(B, L, s, enm - msl, s + msl - nm, tot[0], wtot, sm, wmiss,
+                         max(floor, best), pos)
+    if pos[0] >= 0:
+        ml[0] = 1
+        return second
+    pos[0] = best_pos
+    return best

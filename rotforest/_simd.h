@@ -420,12 +420,15 @@ __m512d rf_prefix_sum8_pd(__m512d v, __m512d carry) {
     return _mm512_add_pd(v, carry);
 }
 /* The squared-error scan (Friedman's orders the cuts alike) over 8 cuts at a time
-   with AVX-512, for a feature without missing values or constraint.  The left sums
+   with AVX-512, for a feature without constraint (one run of the cuts of a feature
+   with missing values: see _scan_regression).  The left sums
    of w y and w are prefix sums within blocks of 8 keys from s, carried from block
    to block (rf_prefix_sum8_pd; exact integers with integer weights), and a cut's
    proxy is (sl^2 wr + sr^2 wl) / (wl wr) = sl^2/wl + sr^2/wr, formed as the
    portable scan forms it, so both choose the same cut.  Weights: all 1 (mode 0),
-   integers in the keys (1), or doubles w[i] (2); y is gathered from yv.  Cuts
+   integers in the keys (1), or doubles w[i] (2); y is gathered from yv.  sc0 and wc0
+   are carried into the left sums from the start (a feature's missing samples sent
+   left: their sums of w y and w; an integer in modes 0 and 1).  Cuts
    c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi],
    both sides weigh at least minw and the right side more than 0 (real weights of very
    different sizes can round it to 0); only cuts beating *best_io (the node's best
@@ -438,7 +441,8 @@ static inline __attribute__((always_inline, target("avx512f,avx512dq"),
 void rf_sqerr_avx512_impl(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
                           int ws, uint64_t wm, uint64_t im, const double *yv,
                           const double *w, const int mode, double st, double wtot,
-                          double minw, double *best_io, int64_t *pos_io) {
+                          double minw, double sc0, double wc0, double *best_io,
+                          int64_t *pos_io) {
     const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i wmv = _mm512_set1_epi64((long long)wm);
@@ -449,8 +453,8 @@ void rf_sqerr_avx512_impl(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, 
     const __m512d tiny = _mm512_set1_pd(1e-290), zd = _mm512_setzero_pd();
     __m512d b = _mm512_set1_pd(*best_io);
     __m512d ts = _mm512_mul_pd(b, vs);
-    __m512i q = _mm512_set1_epi64(-1), wic = _mm512_setzero_si512();
-    __m512d sc = zd, wc = zd;
+    __m512i q = _mm512_set1_epi64(-1), wic = _mm512_set1_epi64((long long)wc0);
+    __m512d sc = _mm512_set1_pd(sc0), wc = _mm512_set1_pd(wc0);
     int64_t p;
     for (p = s; p < hi; p += 8) {
         __mmask8 m, valid = hi - p >= 8 ? 0xFF : (__mmask8)((1u << (hi - p)) - 1);
@@ -461,7 +465,7 @@ void rf_sqerr_avx512_impl(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, 
         __m512d wy, dwl;
         if (mode == 0) {
             wy = y;
-            dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s) + wc0), iota);
         } else if (mode == 1) {
             wy = _mm512_mul_pd(_mm512_cvtepi64_pd(wv), y);
             __m512i wlv = rf_prefix_sum8(wv, wic);
@@ -504,17 +508,18 @@ __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
 static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
                             int ws, uint64_t wm, uint64_t im, const double *yv,
                             const double *w, int mode, double st, double wtot,
-                            double minw, double *best_io, int64_t *pos_io) {
+                            double minw, double sc0, double wc0, double *best_io,
+                            int64_t *pos_io) {
     /* the weights' mode is a constant inside: three specialised loops */
     if (mode == 0)
         rf_sqerr_avx512_impl(L, s, hi, lo, rs, ws, wm, im, yv, w, 0, st, wtot, minw,
-                             best_io, pos_io);
+                             sc0, wc0, best_io, pos_io);
     else if (mode == 1)
         rf_sqerr_avx512_impl(L, s, hi, lo, rs, ws, wm, im, yv, w, 1, st, wtot, minw,
-                             best_io, pos_io);
+                             sc0, wc0, best_io, pos_io);
     else
         rf_sqerr_avx512_impl(L, s, hi, lo, rs, ws, wm, im, yv, w, 2, st, wtot, minw,
-                             best_io, pos_io);
+                             sc0, wc0, best_io, pos_io);
 }
 /* Stable partition of L[s:e) in place: the left samples are packed from L[s], the
    right ones go to the scratch R and are copied back to L[p:e) at the end; mode 0
@@ -584,7 +589,8 @@ static void rf_gini_multi_avx512(
 static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
                             int ws, uint64_t wm, uint64_t im, const double *yv,
                             const double *w, int mode, double st, double wtot,
-                            double minw, double *best_io, int64_t *pos_io) {}
+                            double minw, double sc0, double wc0, double *best_io,
+                            int64_t *pos_io) {}
 static int rf_cpu_has_avx512(void) { return 0; }
 #endif
 

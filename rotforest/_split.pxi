@@ -117,6 +117,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             else:
                 proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
                                           &ml, <double> 0.0, 0, 0)
+        elif B.regression:
+            # the cuts beating the features before (see there)
+            proxy = _scan_regression(B, L, s, end, nm, counts, e.weight, best, &pos, &ml)
         elif nm > 0:
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
@@ -141,9 +144,6 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                                  B.cri, t2, e.weight, &proxy, &pos)
             if pos < 0:
                 proxy = -INFINITY
-        elif B.regression:
-            # the cuts beating the features before (see there)
-            proxy = _scan_regression(B, L, s, end, counts, e.weight, best, &pos)
         elif B.packed:
             proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:

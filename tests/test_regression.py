@@ -516,17 +516,21 @@ def test_forest_trees_break_exact_feature_ties_at_random():
                                       dict(min_weight_fraction_leaf=0.01),
                                       dict(max_leaf_nodes=300, max_features=3)],
                          ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()) or "default")
-def test_simd_scan_chooses_the_same_tree(criterion, weights, settings):
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing"])
+def test_simd_scan_chooses_the_same_tree(criterion, weights, settings, missing):
     """The AVX-512 squared-error scan, where the processor has it, must grow the very tree
     the portable scan grows: both add the left sums in blocks of 8 in one order, and
     among cuts of equal proxy keep the first (the rounded target makes many such ties;
-    real weights make the sums inexact, so their order matters)."""
+    real weights make the sums inexact, so their order matters).  With missing values,
+    the cuts that send them left start from their sums, carried in."""
     from rotforest import _builder
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(5000, 6))
     X[:, :3] = np.round(X[:, :3], 1)                  # tied columns
     y = np.round(X[:, 0] + np.sin(2 * X[:, 3]) + 0.5 * rng.normal(size=5000), 1)
+    if missing:
+        X[rng.random(X.shape) < [0.3, 0.05, 0.0, 0.2, 0.01, 0.0]] = np.nan
     sw = {"none": None, "counts": rng.integers(0, 4, 5000).astype(float),
           "real": rng.uniform(0.1, 3.0, 5000)}[weights]
     trees = []
