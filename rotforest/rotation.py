@@ -153,15 +153,25 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
     else:
         blocks = [_orthonormal(rng, len(group)) for group in groups]
     # block g puts loading blocks[g][a, b] on feature groups[g][a] for axis local[g][b]:
-    # the entries of all groups of one size at once
-    rows, cols, vals = [], [], []
-    for s in {len(group) for group in groups}:
-        of_size = [g for g, group in enumerate(groups) if len(group) == s]
-        rows.append(np.repeat(np.array([groups[g] for g in of_size]), s, axis=1).ravel())
-        cols.append(np.tile(np.array([local[g] for g in of_size]), (1, s)).ravel())
-        vals.append(np.array([blocks[g] for g in of_size]).ravel())
-    return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                         shape=(n_features, n_axes))
+    # axis local[g][b] is a column of the CSC arrays with the rows groups[g] (increasing)
+    # and the values blocks[g][:, b], written for all groups of one size at once (the
+    # arrays built directly: a COO matrix converted took 0.16 ms a tree)
+    lengths = np.empty(n_axes, dtype=np.int64)
+    by_size = {}
+    for g, group in enumerate(groups):
+        by_size.setdefault(len(group), []).append(g)
+    for s, of_size in by_size.items():
+        lengths[np.array([local[g] for g in of_size])] = s
+    indptr = np.zeros(n_axes + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    data = np.empty(indptr[-1])
+    for s, of_size in by_size.items():
+        cols = np.array([local[g] for g in of_size])                 # (m, s): axes
+        at = indptr[cols][:, :, None] + np.arange(s)                # (m, s, s)
+        indices[at] = np.array([groups[g] for g in of_size])[:, None, :]
+        data[at] = np.array([blocks[g] for g in of_size]).transpose(0, 2, 1)
+    return sp.csc_matrix((data, indices, indptr), shape=(n_features, n_axes))
 
 
 def _normalisation(X, sw, scaling="std"):
