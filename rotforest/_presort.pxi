@@ -100,12 +100,13 @@ cdef int _finish_column(const double* col, int64_t stride, uint64_t* keys, int64
 
 
 # presort's column sort: numpy's sort below PRESORT_RADIX_MIN samples, our radix sort
-# from there (no vectorised numpy sort on some processors, AMD EPYC among them: 2,000
-# rows 17 against 21 ns a cell, 6,700 rows 16 against 28, 20,000 rows 16 against 34;
-# numpy wins below about 1,500 rows, where the radix sort's counts cost more than the
-# sort), and at any size for columns whose values differ in at most RADIX_BITS bits
-# (binary, small integers: one pass).  _set_presort_method forces either, for tests.
-cdef int64_t PRESORT_RADIX_MIN = 1536
+# from there, and at any size for columns whose values differ in at most RADIX_BITS bits
+# (binary, small integers: one pass).  Since the radix sort orders only the top bits of
+# a column's span (PRESORT_EXTRA_BITS), numpy's sort wins only below about 650 rows (AMD
+# EPYC, 30 Gaussian columns, ns a cell numpy / radix: 500 rows 12.0 / 14.0, 600 13.4 /
+# 13.8, 700 14.2 / 13.4, 1,000 16.5 / 13.2; 1,500 rows 18.1 / 12.5; the threshold was
+# 1,536 before).  _set_presort_method forces either, for tests.
+cdef int64_t PRESORT_RADIX_MIN = 640
 cdef int64_t PRESORT_BATCH_CELLS = 1 << 16   # cells of a batch of short columns
 cdef int PRESORT_EXTRA_BITS = 20            # bits of a column's span sorted beyond ib
 cdef int _PRESORT = {"numpy": 0, "radix": 1}.get(_os.environ.get("ROTFOREST_PRESORT", ""), 2)
