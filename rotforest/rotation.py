@@ -1,6 +1,6 @@
 """RotationForestClassifier and RotationForestRegressor: presorted trees grown on randomly
 rotated, normalised features."""
-import contextlib
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -387,22 +387,48 @@ def tree_features(rng, features, n_rotated):
     return np.sort(rng.choice(features, n_rotated, replace=False))
 
 
-_blas_controller = []
-
-
-def _one_blas_thread():
+class _OneBlasThread:
     """A context in which BLAS runs on the calling thread alone.  Each tree's PCA makes a
     few small products (groups of 3 features over a few thousand rows); a threaded BLAS
     would start threads inside the forest's own workers, and they spin-wait for work
     after each product, taking cores from the trees: 8-13% of a regression forest's fit
-    on 2 cores.  (threadpoolctl comes with scikit-learn; without it, nothing changes.)"""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:      # pragma: no cover
-        return contextlib.nullcontext()
-    if not _blas_controller:
-        _blas_controller.append(ThreadpoolController())
-    return _blas_controller[0].limit(limits=1, user_api="blas")
+    on 2 cores.  The limit is process-wide (threadpoolctl, which comes with
+    scikit-learn; without it nothing changes): the first fit to enter sets it and the
+    last one to leave restores the original, so that fits overlapping in several
+    threads, in any order, leave BLAS as they found it."""
+
+    _lock = threading.Lock()
+    _users = 0
+    _limiter = None
+    _controller = None
+
+    def __enter__(self):
+        cls = type(self)
+        with cls._lock:
+            if cls._users == 0:
+                if cls._controller is None:
+                    try:
+                        from threadpoolctl import ThreadpoolController
+                    except ImportError:      # pragma: no cover
+                        cls._controller = False
+                    else:
+                        cls._controller = ThreadpoolController()
+                if cls._controller:
+                    cls._limiter = cls._controller.limit(limits=1, user_api="blas")
+            cls._users += 1
+        return self
+
+    def __exit__(self, *exc):
+        cls = type(self)
+        with cls._lock:
+            cls._users -= 1
+            if cls._users == 0 and cls._limiter is not None:
+                cls._limiter.restore_original_limits()
+                cls._limiter = None
+        return False
+
+
+_one_blas_thread = _OneBlasThread
 
 
 def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_groups, sw,

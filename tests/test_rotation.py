@@ -344,3 +344,30 @@ def test_pca_loadings_of_rounding_size_are_zero(monkeypatch):
             np.testing.assert_allclose(R.T @ R, np.eye(3), atol=1e-10)
             alone += np.count_nonzero(R[2]) == 1 and np.count_nonzero(R[:, R[2] != 0]) == 1
         assert alone == (20 if noise is None else 0)
+
+
+def test_blas_limit_is_restored_whatever_order_overlapping_fits_end():
+    """A fit runs BLAS on one thread (process-wide); fits overlapping in several threads
+    must leave BLAS as they found it even when the first to start ends first (found by
+    a review: each fit restoring what it saw left BLAS at one thread for good)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from rotforest.rotation import _one_blas_thread
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    if not before:
+        pytest.skip("no BLAS library found by threadpoolctl")
+    first, second = _one_blas_thread(), _one_blas_thread()
+    first.__enter__()
+    second.__enter__()
+    assert all(t == 1 for t in blas_threads())
+    first.__exit__(None, None, None)           # the first to start ends first
+    assert all(t == 1 for t in blas_threads())
+    second.__exit__(None, None, None)
+    assert blas_threads() == before
+    X, y = make_classification(200, 6, random_state=0)
+    RotationForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    assert blas_threads() == before
