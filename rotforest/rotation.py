@@ -63,11 +63,12 @@ _BATCH_CELLS = 4_000_000
 _ONE_PROJECTION_CELLS = 500_000
 
 
-def _orthonormal(rng, size):
-    """A uniformly random orthonormal matrix: QR of a standard normal one, with the
-    signs fixed by R's diagonal."""
-    q, r = np.linalg.qr(rng.standard_normal((size, size)))
-    return q * np.where(np.diag(r) < 0, -1.0, 1.0)
+def _orthonormal(rng, size, count=None):
+    """A uniformly random orthonormal matrix (``count`` of them, stacked, when given): QR
+    of a standard normal one, with the signs fixed by R's diagonal."""
+    shape = (size, size) if count is None else (count, size, size)
+    q, r = np.linalg.qr(rng.standard_normal(shape))
+    return q * np.where(np.diagonal(r, axis1=-2, axis2=-1) < 0, -1.0, 1.0)[..., None, :]
 
 
 # PCA rotations: at most this many cells (features x rows) of the data are taken at once
@@ -83,37 +84,38 @@ _TARGET_BINS = 4
 _LOADING_NOISE = 2.0 ** -40
 
 
-def _pca_blocks(rng, Zt, y, groups):
+def _pca_blocks(rng, Zt, y, parts):
     """Each group's principal axes over a random non-empty subset of the classes and 75%
     of their rows, drawn for every group independently (Rodriguez, Kuncheva and Alonso,
     2006), largest variance first.  ``Zt`` is the normalised data transposed (features x
     rows, C-contiguous); ``y`` holds class codes 0..K-1 (or a numeric target's quantile
-    bins, see target_bins), every one present.
+    bins, see target_bins), every one present.  ``parts`` lists the groups by size, each
+    an (m, size) array of features, one group a row; returns the (m, size, size) arrays
+    of their axes (column b of block i: the loadings of axis b on the features of row i).
 
     All groups are drawn at once, and groups of one size share their arithmetic: one
     weighted product gives every group's sums and cross-products, one ``eigh`` every
     group's axes (a few numpy calls a tree instead of a dozen a group)."""
-    n_groups, n = len(groups), y.size
+    n_groups, n = sum(len(part) for part in parts), y.size
     n_classes = int(y.max()) + 1
     chosen = rng.random((n_groups, n_classes)) < 0.5
     for g in np.flatnonzero(~chosen.any(axis=1)):
         chosen[g, rng.integers(n_classes)] = True
     keep = chosen[:, y] & (rng.random((n_groups, n)) < 0.75)
     counts = keep.sum(axis=1)
-    blocks = [None] * n_groups
-    by_size = {}
-    for g, group in enumerate(groups):
-        by_size.setdefault(len(group), []).append(g)
-    for size, members in by_size.items():
+    out = []
+    first = 0
+    for part in parts:
+        m, size = part.shape
+        blocks = np.empty((m, size, size))
         step = max(1, _PCA_BATCH_CELLS // (size * n))
-        for start in range(0, len(members), step):
-            gs = np.array(members[start:start + step])
-            Zg = Zt[np.array([groups[g] for g in gs])]             # (m, size, n)
-            w = keep[gs].astype(np.float64)                         # (m, n)
-            c = counts[gs].astype(np.float64)
-            safe = np.maximum(c, 2.0)
-            mean = (Zg @ w[:, :, None])[:, :, 0] / safe[:, None]   # (m, size)
-            cross = (Zg * w[:, None, :]) @ Zg.transpose(0, 2, 1)    # (m, size, size)
+        for start in range(0, m, step):
+            stop = min(m, start + step)
+            Zg = Zt[part[start:stop]]                                   # (k, size, n)
+            w = keep[first + start:first + stop].astype(np.float64)     # (k, n)
+            safe = np.maximum(counts[first + start:first + stop].astype(np.float64), 2.0)
+            mean = (Zg @ w[:, :, None])[:, :, 0] / safe[:, None]       # (k, size)
+            cross = (Zg * w[:, None, :]) @ Zg.transpose(0, 2, 1)        # (k, size, size)
             cov = (cross - safe[:, None, None] * mean[:, :, None] * mean[:, None, :])
             _, vectors = np.linalg.eigh(cov / (safe - 1.0)[:, None, None])
             # A feature constant on the group's rows (common in sparse counts) has
@@ -121,11 +123,15 @@ def _pca_blocks(rng, Zt, y, groups):
             # values a few ulps apart, which the presort must order one by one and the
             # trees may cut between.  They are set to 0 (a unit length off by < 1e-11).
             vectors[np.abs(vectors) < _LOADING_NOISE] = 0.0
-            for j, g in enumerate(gs):
-                blocks[g] = vectors[j][:, ::-1]
-    for g in np.flatnonzero(counts < 2):                            # too few rows
-        blocks[g] = _orthonormal(rng, len(groups[g]))
-    return blocks
+            blocks[start:stop] = vectors[:, :, ::-1]
+        out.append(blocks)
+        first += m
+    first = 0
+    for part, blocks in zip(parts, out):
+        for i in np.flatnonzero(counts[first:first + len(part)] < 2):   # too few rows
+            blocks[i] = _orthonormal(rng, part.shape[1])
+        first += len(part)
+    return out
 
 
 def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
@@ -135,8 +141,9 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
     (one dense block when None).  ``features`` (default: all) are the rotated features,
     sorted; axis ``j`` belongs to the group of ``features[j]``, and the other features
     have no loading.  ``kind="pca"`` needs the normalised data ``Z`` and class codes
-    ``y`` (a numeric target's quantile bins for a regressor); ``Zt``, Z transposed as a C-contiguous array, may be passed instead of Z by a
-    caller that draws many rotations."""
+    ``y`` (a numeric target's quantile bins for a regressor); ``Zt``, Z transposed as a
+    C-contiguous array, may be passed instead of Z by a caller that draws many
+    rotations."""
     if kind == "pca" and Zt is None:
         Zt = np.ascontiguousarray(Z.T)
     if features is None:
@@ -146,31 +153,33 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
         return sp.csc_matrix((n_features, 0))
     order = rng.permutation(n_axes)
     size = n_axes if group_size is None else min(group_size, n_axes)
-    local = [np.sort(order[start:start + size]) for start in range(0, n_axes, size)]
-    groups = [features[group] for group in local]
+    # the groups: consecutive runs of `size` axes of the permutation (the last one
+    # shorter), each sorted; one (m, size) array of axes for the full groups, one row for
+    # the rest
+    full = n_axes // size * size
+    local = [np.sort(order[:full].reshape(-1, size), axis=1)]
+    if full < n_axes:
+        local.append(np.sort(order[full:])[None, :])
+    parts = [features[axes] for axes in local]
     if kind == "pca":
-        blocks = _pca_blocks(rng, Zt, y, groups)
+        blocks = _pca_blocks(rng, Zt, y, parts)
     else:
-        blocks = [_orthonormal(rng, len(group)) for group in groups]
-    # block g puts loading blocks[g][a, b] on feature groups[g][a] for axis local[g][b]:
-    # axis local[g][b] is a column of the CSC arrays with the rows groups[g] (increasing)
-    # and the values blocks[g][:, b], written for all groups of one size at once (the
-    # arrays built directly: a COO matrix converted took 0.16 ms a tree)
+        blocks = [_orthonormal(rng, part.shape[1], len(part)) for part in parts]
+    # block i of a part puts loading blocks[i][a, b] on feature parts[i][a] for axis
+    # local[i][b]: axis local[i][b] is a column of the CSC arrays with the rows parts[i]
+    # (increasing) and the values blocks[i][:, b] (the arrays built directly: a COO
+    # matrix converted took 0.16 ms a tree)
     lengths = np.empty(n_axes, dtype=np.int64)
-    by_size = {}
-    for g, group in enumerate(groups):
-        by_size.setdefault(len(group), []).append(g)
-    for s, of_size in by_size.items():
-        lengths[np.array([local[g] for g in of_size])] = s
+    for axes in local:
+        lengths[axes] = axes.shape[1]
     indptr = np.zeros(n_axes + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
     indices = np.empty(indptr[-1], dtype=np.int64)
     data = np.empty(indptr[-1])
-    for s, of_size in by_size.items():
-        cols = np.array([local[g] for g in of_size])                 # (m, s): axes
-        at = indptr[cols][:, :, None] + np.arange(s)                # (m, s, s)
-        indices[at] = np.array([groups[g] for g in of_size])[:, None, :]
-        data[at] = np.array([blocks[g] for g in of_size]).transpose(0, 2, 1)
+    for axes, part, block in zip(local, parts, blocks):
+        at = indptr[axes][:, :, None] + np.arange(axes.shape[1])      # (m, s, s)
+        indices[at] = part[:, None, :]
+        data[at] = block.transpose(0, 2, 1)
     return sp.csc_matrix((data, indices, indptr), shape=(n_features, n_axes))
 
 
