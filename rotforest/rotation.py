@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
@@ -25,6 +25,7 @@ from rotforest.forest import (
     _NumericTargets,
     _VotingPredictions,
     _chunks,
+    _in_workers,
     _SUM_BLOCK,
     _Progress,
     _sum_over_trees,
@@ -582,13 +583,11 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         pca_groups = target if classes is not None else target_bins(target)
         # one object for all chunks: shipped once (dask)
         with _one_blas_thread():
-            results = Parallel(n_jobs=workers, prefer="threads")(
-                delayed(_grow_rotated)(self._tree_class, self._tree_params(), chunk, Z,
-                                       mask, project, target, pca_groups, sw, n_values,
-                                       base_seed, self.bootstrap, n_draws, self.group_size,
-                                       self.rotation, features, n_rotated, progress,
-                                       scaled_by)
-                for chunk in _chunks(new, workers))
+            results = _in_workers(_grow_rotated, [
+                (self._tree_class, self._tree_params(), chunk, Z, mask, project, target,
+                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
+                 self.group_size, self.rotation, features, n_rotated, progress, scaled_by)
+                for chunk in _chunks(new, workers)], workers)
         for part in results:
             fitted.extend(part)
         if classes is not None:

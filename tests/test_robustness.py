@@ -282,23 +282,37 @@ def test_out_of_bag_score_without_any_out_of_bag_sample(cls):
 
 
 @pytest.mark.parametrize("cls", FORESTS)
-def test_more_jobs_than_trees(cls, data, monkeypatch):
+@pytest.mark.parametrize("backend", [None, "threading", "sequential"])
+def test_more_jobs_than_trees(cls, data, monkeypatch, backend):
+    """n_jobs far above the number of trees starts a thread a tree, in our own pool of
+    threads (joblib's default) or through joblib when the caller chose a backend."""
+    import concurrent.futures
+    import contextlib
+
     import joblib
 
     import rotforest.forest
-    import rotforest.rotation
 
     started = []
+
+    class Counting(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers=None, **kwargs):
+            started.append(max_workers)
+            super().__init__(max_workers, **kwargs)
 
     def counting(*args, n_jobs=None, **kwargs):
         started.append(n_jobs)
         return joblib.Parallel(*args, n_jobs=n_jobs, **kwargs)
 
-    for module in (rotforest.forest, rotforest.rotation):
-        monkeypatch.setattr(module, "Parallel", counting)
+    monkeypatch.setattr(rotforest.forest, "ThreadPoolExecutor", Counting)
+    monkeypatch.setattr(rotforest.forest, "Parallel", counting)
     X, y = data
-    a = cls(n_estimators=2, n_jobs=10_000, random_state=0).fit(X, y)
-    assert started and max(started) == 2            # a thread a tree, not 10,000
+    with (joblib.parallel_config(backend=backend) if backend else contextlib.nullcontext()):
+        a = cls(n_estimators=2, n_jobs=10_000, random_state=0).fit(X, y)
+    if backend == "sequential":                      # one worker: no threads at all
+        assert started == []
+    else:   # a thread a tree, not 10,000 (the random forest's presort: one a column)
+        assert 2 in started and max(started) <= max(2, X.shape[1])
     b = cls(n_estimators=2, n_jobs=1, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
