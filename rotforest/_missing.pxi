@@ -314,3 +314,95 @@ cdef inline void _add_counts2(const Builder* B, const key_t* L, int64_t a, int64
     counts[0] += <double> (tw - c1)
     counts[1] += <double> c1
     weight[0] += <double> tw
+
+
+cdef double _gini_multi_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_t lo,
+                             const double* tot, int64_t t2, double wtot, double floor,
+                             int64_t* pos) noexcept nogil:
+    """The Gini scan with more than two classes over one run of cuts (integer weights in
+    the keys, no min_weight_leaf): the left side holds L[s:c) and the class weights in
+    B.cli, carried in (zero, or a feature's missing samples sent left), the right side
+    the rest of the node (class weights tot, as doubles; their squares sum to t2); cuts
+    c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi].
+    The proxy (sql wr + sqr wl) / (wl wr) of exact integer sums, as in _scan_gini and
+    the AVX-512 kernel used where the processor has it (rf_gini_multi_avx512), which
+    both choose the same cut.  Only cuts beating floor matter: the first of the best of
+    those is returned, else -inf (pos -1).  B.cli (and, portable, B.cri) are left
+    changed."""
+    cdef int64_t K = B.n_classes, p, sq0 = 0, st0 = 0, w0 = 0, wi, a, sql, sqr, wl, wr
+    cdef int64_t wt = <int64_t> wtot
+    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
+    cdef uint64_t wm = B.wmask, cm = B.cmask, c
+    cdef int64_t* cl = B.cli
+    cdef int64_t* cr = B.cri
+    cdef double best = floor, num, den, q
+    cdef key_t k
+    pos[0] = -1
+    if hi <= s or lo > hi:
+        return -INFINITY
+    for c in range(<uint64_t> K):
+        sq0 += cl[c] * cl[c]
+        st0 += cl[c] * <int64_t> tot[c]
+        w0 += cl[c]
+    if B.use_avx512:
+        # (B.cri holds the node's class weights: set by _find_split, read only here)
+        rf_gini_multi_avx512(L, s, hi, lo, cs, rs, ws, cm, wm, cl, B.cri, t2, wtot, sq0,
+                             st0, w0, &best, pos)
+        return best if pos[0] >= 0 else -INFINITY
+    sql = sq0
+    sqr = 0
+    for c in range(<uint64_t> K):
+        cr[c] = <int64_t> tot[c] - cl[c]
+        sqr += cr[c] * cr[c]
+    wl = w0
+    for p in range(s, hi):
+        k = L[p]
+        c = (k >> cs) & cm
+        wi = <int64_t> ((k >> ws) & wm)
+        a = cl[c]
+        cl[c] = a + wi
+        sql += wi * (2 * a + wi)
+        a = cr[c]
+        cr[c] = a - wi
+        sqr -= wi * (2 * a - wi)
+        wl += wi
+        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
+            wr = wt - wl
+            num = <double> sql * <double> wr + <double> sqr * <double> wl
+            den = <double> wl * <double> wr
+            if num > best * RF_SCREEN * den:
+                q = num / den
+                if q > best:
+                    best = q
+                    pos[0] = p + 1
+    return best if pos[0] >= 0 else -INFINITY
+
+
+cdef double _scan_gini_multi_missing(Builder* B, const key_t* L, int64_t s, int64_t e,
+                                     int64_t nm, const double* tot, int64_t t2,
+                                     double wtot, double floor, int64_t* pos,
+                                     int64_t* ml) noexcept nogil:
+    """Gini with more than two classes (integer weights, no min_weight_leaf) on a feature
+    with nm missing samples at the end of L[s:e): the candidates of _scan_missing in its
+    order, as two runs of _gini_multi_cuts (every cut with the missing samples right,
+    the last one all present values left; then every cut with them left, their class
+    weights carried in, which must beat the first run's best); ml says which.  Only
+    cuts beating floor (the node's best so far) matter, else -inf."""
+    cdef int64_t K = B.n_classes, msl = B.min_samples_leaf, enm = e - nm, q, first
+    cdef double best, second
+    cdef key_t k
+    ml[0] = 0
+    memset(B.cli, 0, K * sizeof(int64_t))
+    best = _gini_multi_cuts(B, L, s, min(enm, e - msl), s + msl, tot, t2, wtot, floor, pos)
+    first = pos[0]
+    memset(B.cli, 0, K * sizeof(int64_t))
+    for q in range(enm, e):
+        k = L[q]
+        B.cli[(k >> B.cshift) & B.cmask] += <int64_t> ((k >> B.wshift) & B.wmask)
+    second = _gini_multi_cuts(B, L, s, enm - msl, s + msl - nm, tot, t2, wtot,
+                              max(floor, best), pos)
+    if pos[0] >= 0:
+        ml[0] = 1
+        return second
+    pos[0] = first
+    return best

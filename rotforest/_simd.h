@@ -284,8 +284,10 @@ static void rf_entropy_binary_avx512(
    integer weights read from the keys (or all 1: unit).  A cut's proxy is
    (sql wr + sqr wl) / (wl wr), sql and sqr the sums of the squared class weights
    left and right, formed from exact integers in the portable kernel's order, so
-   both choose the same cut.  The class weights left live in cl (zeroed by the
-   caller), gathered at each block and scattered back after it (a scatter writes
+   both choose the same cut.  The class weights left live in cl (set by the
+   caller: zero, or the class weights of samples carried into the left side from
+   the start, a feature's missing samples, with sq0 = sum cl^2, st0 = sum cl tot
+   and w0 = sum cl), gathered at each block and scattered back after it (a scatter writes
    its lanes in order, so the last lane of a class leaves its count); within a
    block, each lane adds the weights of the earlier lanes of its class, found by
    comparing the classes shifted by 1 to 7 lanes.  sql grows by w (2a + w) when a
@@ -301,7 +303,8 @@ static inline __attribute__((always_inline, target("avx512f,avx512dq"),
 void rf_gini_multi_avx512_impl(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
         uint64_t cm, uint64_t wm, const int unit, int64_t *cl, const int64_t *tot,
-        int64_t t2, double dwt, double *best_io, int64_t *pos_io) {
+        int64_t t2, double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
+        int64_t *pos_io) {
     const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i cmv = _mm512_set1_epi64((long long)cm);
@@ -311,7 +314,8 @@ void rf_gini_multi_avx512_impl(
     const __m512i zero = _mm512_setzero_si512(), none = _mm512_set1_epi64(-1);
     const __m512i vt2 = _mm512_set1_epi64((long long)t2);
     const __m512d vwt = _mm512_set1_pd(dwt), vs = _mm512_set1_pd(RF_SCREEN);
-    __m512i sqc = zero, stc = zero, wlc = zero, q = none;
+    __m512i sqc = _mm512_set1_epi64((long long)sq0), stc = _mm512_set1_epi64((long long)st0);
+    __m512i wlc = _mm512_set1_epi64((long long)w0), q = none;
     __m512d b = _mm512_set1_pd(*best_io);
     __m512d ts = _mm512_mul_pd(b, vs);
     int64_t p;
@@ -336,7 +340,7 @@ void rf_gini_multi_avx512_impl(
         stc = rf_last_lane(st);
         __m512d dwl;
         if (unit) {
-            dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s)), iota);
+            dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s + w0)), iota);
         } else {
             __m512i wl = rf_prefix_sum8(w, wlc);
             wlc = rf_last_lane(wl);
@@ -359,13 +363,14 @@ __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
 static void rf_gini_multi_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
         uint64_t cm, uint64_t wm, int64_t *cl, const int64_t *tot, int64_t t2,
-        double dwt, double *best_io, int64_t *pos_io) {
+        double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
+        int64_t *pos_io) {
     if (wm == 1)
         rf_gini_multi_avx512_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 1, cl, tot, t2,
-                                  dwt, best_io, pos_io);
+                                  dwt, sq0, st0, w0, best_io, pos_io);
     else
         rf_gini_multi_avx512_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 0, cl, tot, t2,
-                                  dwt, best_io, pos_io);
+                                  dwt, sq0, st0, w0, best_io, pos_io);
 }
 /* The missing samples at the end of L[s:e), those whose rank (key >> rs) is at least
    nan_rank: their number, returned, and their class-1 weight and weight in *m1 and
@@ -585,7 +590,8 @@ static void rf_entropy_binary_avx512(
 static void rf_gini_multi_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
         uint64_t cm, uint64_t wm, int64_t *cl, const int64_t *tot, int64_t t2,
-        double dwt, double *best_io, int64_t *pos_io) {}
+        double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
+        int64_t *pos_io) {}
 static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
                             int ws, uint64_t wm, uint64_t im, const double *yv,
                             const double *w, int mode, double st, double wtot,

@@ -22,6 +22,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_simd
+    cdef bint multi_int
     cdef const key_t* L
     cdef double st6[6]
     cdef int64_t levels = 0
@@ -33,9 +34,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
     # the sum of their squares, the same for every feature (at such a node the only other
     # scan, _scan_missing, keeps its counts in doubles and leaves cri alone)
-    multi_simd = (B.criterion == CRIT_GINI and K > 2 and B.packed and B.use_avx512
-                  and B.min_weight_leaf == 0.0 and not B.random_split)
-    if multi_simd:
+    multi_int = (B.criterion == CRIT_GINI and K > 2 and B.packed
+                 and B.min_weight_leaf == 0.0 and not B.random_split)
+    multi_simd = multi_int and B.use_avx512
+    if multi_int:
         t2 = 0
         for c in range(K):
             B.cri[c] = <int64_t> counts[c]
@@ -120,6 +122,11 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         elif B.regression:
             # the cuts beating the features before (see there)
             proxy = _scan_regression(B, L, s, end, nm, counts, e.weight, best, &pos, &ml)
+        elif nm > 0 and multi_int:
+            # more than two classes with missing values: the runs of cuts with them right
+            # and left (see there), on the AVX-512 kernel where present
+            proxy = _scan_gini_multi_missing(B, L, s, end, nm, counts, t2, e.weight, best,
+                                             &pos, &ml)
         elif nm > 0:
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
@@ -141,7 +148,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             proxy = best
             rf_gini_multi_avx512(L, s, end - B.min_samples_leaf, s + B.min_samples_leaf,
                                  B.cshift, B.rshift, B.wshift, B.cmask, B.wmask, B.cli,
-                                 B.cri, t2, e.weight, &proxy, &pos)
+                                 B.cri, t2, e.weight, 0, 0, 0, &proxy, &pos)
             if pos < 0:
                 proxy = -INFINITY
         elif B.packed:
