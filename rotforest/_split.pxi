@@ -32,8 +32,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     if B.absolute:
         _absolute_node(B, s, end)
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
-    # the sum of their squares, the same for every feature (at such a node the only other
-    # scan, _scan_missing, keeps its counts in doubles and leaves cri alone)
+    # the sum of their squares, the same for every feature (with the kernels on, no
+    # other scan at such a node writes cri: _scan_missing and the categorical scans keep
+    # doubles, and _gini_multi_cuts writes it only on the portable path, as _scan_gini
+    # does)
     multi_int = (B.criterion == CRIT_GINI and K > 2 and B.packed
                  and B.min_weight_leaf == 0.0 and not B.random_split)
     multi_simd = multi_int and B.use_avx512
