@@ -138,15 +138,19 @@ cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
     return best
 
 
-cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
-                          const double* tot, double wtot, int64_t* pos,
+cdef double _entropy_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_t lo,
+                          const double* tot, double wtot, double floor, int64_t* pos,
                           acc_t zero) noexcept nogil:
-    # With more than two classes, the sum over classes of xlogx(left) + xlogx(right) is
-    # kept up to date as each sample moves (two terms change), so a cut costs O(1)
-    # instead of O(K); it is summed afresh every ENTROPY_RESYNC samples, which bounds
-    # the rounding drift.
-    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
-    cdef int64_t p, c, j
+    # The entropy scan of one run of cuts: the left side holds L[s:c) and the class
+    # weights already in cl (B.cli with integer weights, else B.cl: zero, or a feature's
+    # missing samples carried in), the right one the rest of the node (class weights
+    # tot); cuts c = p + 1 for p in [s, hi) between distinct values, scored when c is in
+    # [lo, hi]; only cuts beating floor matter (the first of the best is returned, else
+    # floor with pos untouched).  With more than two classes, the sum over classes of
+    # xlogx(left) + xlogx(right) is kept up to date as each sample moves (two terms
+    # change), so a cut costs O(1) instead of O(K); it is summed afresh every
+    # ENTROPY_RESYNC samples (from the first one on), which bounds the rounding drift.
+    cdef int64_t K = B.n_classes, p, c, j
     cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask
     cdef const double* w = B.w
@@ -155,7 +159,7 @@ cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
     cdef double* fl = B.fl
     cdef double* fr = B.fr
     cdef acc_t wl = 0, wi, a, wr, wt = <acc_t> wtot
-    cdef double minw = B.min_weight_leaf, best = -INFINITY, proxy, acc = 0.0, nl, nr
+    cdef double minw = B.min_weight_leaf, best = floor, proxy, acc = 0.0, nl, nr
     cdef bint running = K > 2
     cdef key_t k
     if acc_t is int64_t:
@@ -165,10 +169,11 @@ cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
         cl = B.cl
         cr = B.cr
     for c in range(K):
-        cl[c] = 0
-        fl[c] = 0.0
-        cr[c] = <acc_t> tot[c]
-        fr[c] = _xlogx(B, tot[c])
+        a = cl[c]
+        fl[c] = _xlogx(B, <double> a)
+        cr[c] = <acc_t> tot[c] - a
+        fr[c] = _xlogx(B, <double> cr[c])
+        wl += a
     for p in range(s, hi):
         k = L[p]
         c = <int64_t> ((k >> cs) & cm)
@@ -203,6 +208,67 @@ cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
                     best = proxy
                     pos[0] = p + 1
     return best
+
+
+cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
+                          const double* tot, double wtot, int64_t* pos,
+                          acc_t zero) noexcept nogil:
+    cdef int64_t c
+    for c in range(B.n_classes):
+        if acc_t is int64_t:
+            B.cli[c] = 0
+        else:
+            B.cl[c] = 0.0
+    return _entropy_cuts(B, L, s, e - B.min_samples_leaf, s + B.min_samples_leaf, tot,
+                         wtot, -INFINITY, pos, zero)
+
+
+cdef double _scan_entropy_missing(Builder* B, const key_t* L, int64_t s, int64_t e,
+                                  int64_t nm, const double* tot, double wtot,
+                                  double floor, int64_t* pos, int64_t* ml,
+                                  acc_t zero) noexcept nogil:
+    """Entropy on a feature with nm missing samples at the end of L[s:e) (without a
+    constraint): the candidates of _scan_missing in its order, as two runs of
+    _entropy_cuts (every cut with the missing samples right, the last one all present
+    values left; then every cut with them left, their class weights carried in, which
+    must beat the first run's best); ml says which.  Only cuts beating floor (the
+    node's best so far) matter, else -inf."""
+    cdef int64_t K = B.n_classes, msl = B.min_samples_leaf, enm = e - nm, q, c, first = -1
+    cdef int64_t second = -1
+    cdef double best, better
+    cdef key_t k
+    ml[0] = 0
+    for c in range(K):
+        if acc_t is int64_t:
+            B.cli[c] = 0
+        else:
+            B.cl[c] = 0.0
+    best = -INFINITY
+    if min(enm, e - msl) > s:
+        best = _entropy_cuts(B, L, s, min(enm, e - msl), s + msl, tot, wtot, floor, &first,
+                             zero)
+    for c in range(K):
+        if acc_t is int64_t:
+            B.cli[c] = 0
+        else:
+            B.cl[c] = 0.0
+    for q in range(enm, e):
+        k = L[q]
+        c = <int64_t> ((k >> B.cshift) & B.cmask)
+        if acc_t is int64_t:
+            B.cli[c] += <int64_t> ((k >> B.wshift) & B.wmask)
+        else:
+            B.cl[c] += B.w[k & B.imask]
+    better = -INFINITY
+    if enm - msl > s:
+        better = _entropy_cuts(B, L, s, enm - msl, s + msl - nm, tot, wtot,
+                               max(floor, best), &second, zero)
+    if second >= 0:
+        pos[0] = second
+        ml[0] = 1
+        return better
+    pos[0] = first
+    return best if first >= 0 else -INFINITY
 
 
 cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,

@@ -10,8 +10,9 @@
 # missing samples on the left.  The proxies are those of the kernels above, so features
 # with and without missing values compare in one node.  (Two classes with Gini: the
 # missing samples are handled by _scan_gini_binary itself; more classes with Gini and
-# integer weights by two runs of the multiclass scan, _scan_gini_multi_missing below; the
-# squared error by two runs of its block scan, _scan_regression.)
+# integer weights by two runs of the multiclass scan, _scan_gini_multi_missing below;
+# entropy by two runs of its scan, _scan_entropy_missing; the squared error by two runs of
+# its block scan, _scan_regression.)
 # ----------------------------------------------------------------------------------------
 
 cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, int64_t e,

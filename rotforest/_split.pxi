@@ -129,6 +129,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             # and left (see there), on the AVX-512 kernel where present
             proxy = _scan_gini_multi_missing(B, L, s, end, nm, counts, t2, e.weight, best,
                                              &pos, &ml)
+        elif nm > 0 and B.criterion == CRIT_ENTROPY:
+            # the same two runs on the entropy scan
+            if B.packed:
+                proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
+                                              &pos, &ml, <int64_t> 0)
+            else:
+                proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
+                                              &pos, &ml, <double> 0.0)
         elif nm > 0:
             proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
         elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
