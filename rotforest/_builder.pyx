@@ -74,8 +74,8 @@ cdef extern from "_simd.h":
             double* best_io, int64_t* pos_io) noexcept nogil
     void rf_gini_multi_avx512(
             const uint64_t* L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
-            uint64_t cm, uint64_t wm, int64_t* cl, const int64_t* tot, int64_t t2,
-            double dwt, int64_t sq0, int64_t st0, int64_t w0, double* best_io,
+            uint64_t cm, uint64_t wm, int64_t K, int64_t* cl, const int64_t* tot,
+            int64_t t2, double dwt, int64_t sq0, int64_t st0, int64_t w0, double* best_io,
             int64_t* pos_io) noexcept nogil
     int64_t rf_missing_tail_avx512(const uint64_t* L, int64_t s, int64_t e,
                                    uint64_t nan_rank, int rs, int cs, int ws, uint64_t wm,

@@ -349,8 +349,8 @@ cdef double _gini_multi_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, 
         w0 += cl[c]
     if B.use_avx512:
         # (B.cri holds the node's class weights: set by _find_split, read only here)
-        rf_gini_multi_avx512(L, s, hi, lo, cs, rs, ws, cm, wm, cl, B.cri, t2, wtot, sq0,
-                             st0, w0, &best, pos)
+        rf_gini_multi_avx512(L, s, hi, lo, cs, rs, ws, cm, wm, K, cl, B.cri, t2, wtot,
+                             sq0, st0, w0, &best, pos)
         return best if pos[0] >= 0 else -INFINITY
     sql = sq0
     sqr = 0

@@ -359,13 +359,80 @@ void rf_gini_multi_avx512_impl(
     }
     rf_fold8(b, q, best_io, pos_io);
 }
+/* rf_gini_multi_avx512_impl for unit weights and at most 8 classes (K), the
+   rotation forest's usual case: the class counts live in a register, lane k holding
+   class k's, instead of memory.  A sample's count before it is a permute of that
+   register (plus the earlier lanes of its class in the block), and the block's counts
+   per class are one sum of 8 one-byte fields (1 << 8 c) spread back to 8 lanes (the
+   lanes past K stay 0: a class is below K, and only K counts are read and written): no
+   scatter whose store the next block's gather must wait for.  The same exact integers
+   as the general kernel, so the same cuts. */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                             optimize("fp-contract=off")))
+void rf_gini_multi8_unit_impl(
+        const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
+        uint64_t cm, int64_t K, int64_t *cl, const int64_t *tot, int64_t t2, double dwt,
+        int64_t sq0, int64_t st0, int64_t w0, double *best_io, int64_t *pos_io) {
+    const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
+    const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
+    const __m512i cmv = _mm512_set1_epi64((long long)cm);
+    const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+    const __m512i zero = _mm512_setzero_si512(), none = _mm512_set1_epi64(-1);
+    const __m512i one = _mm512_set1_epi64(1), eight = _mm512_set1_epi64(8);
+    const __m512i vt2 = _mm512_set1_epi64((long long)t2);
+    const __m512d vwt = _mm512_set1_pd(dwt), vs = _mm512_set1_pd(RF_SCREEN);
+    const __mmask8 kmask = (__mmask8)((1u << K) - 1);     /* the K classes' lanes */
+    const __m512i totv = _mm512_maskz_loadu_epi64(kmask, (const void *)tot);
+    __m512i clv = _mm512_maskz_loadu_epi64(kmask, (const void *)cl);
+    __m512i sqc = _mm512_set1_epi64((long long)sq0), stc = _mm512_set1_epi64((long long)st0);
+    __m512i q = none, w = one;
+    __m512d b = _mm512_set1_pd(*best_io);
+    __m512d ts = _mm512_mul_pd(b, vs);
+    int64_t p;
+    for (p = s; p < hi; p += 8) {
+        __mmask8 m;
+        __m512i k = rf_keys8(L, p, 1, rsv, csv, one, &m, &w);
+        __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
+        __m512i e = zero;
+        #define RF_SAME(D) e = _mm512_mask_add_epi64(e, _mm512_cmpeq_epi64_mask(c, \
+            _mm512_alignr_epi64(c, none, 8 - D)), e, one)
+        RF_SAME(1); RF_SAME(2); RF_SAME(3); RF_SAME(4); RF_SAME(5); RF_SAME(6);
+        RF_SAME(7);
+        #undef RF_SAME
+        __m512i a = _mm512_add_epi64(_mm512_permutexvar_epi64(c, clv), e);
+        /* the block's count of each class: byte c of the sum of 1 << 8 c */
+        uint64_t h = (uint64_t)_mm512_reduce_add_epi64(
+            _mm512_sllv_epi64(one, _mm512_mullo_epi64(c, eight)));
+        clv = _mm512_add_epi64(clv, _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)h)));
+        __m512i sql = rf_prefix_sum8(_mm512_add_epi64(_mm512_add_epi64(a, a), one), sqc);
+        sqc = rf_last_lane(sql);
+        __m512i st = rf_prefix_sum8(_mm512_permutexvar_epi64(c, totv), stc);
+        stc = rf_last_lane(st);
+        __m512d dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s + w0)), iota);
+        __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
+        if (!lanes) continue;
+        __m512i sqr = _mm512_add_epi64(_mm512_sub_epi64(vt2, _mm512_add_epi64(st, st)),
+                                       sql);
+        __m512d dwr = _mm512_sub_pd(vwt, dwl);
+        __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi64_pd(sql), dwr),
+                                   _mm512_mul_pd(_mm512_cvtepi64_pd(sqr), dwl));
+        if (rf_keep8(lanes, vn, _mm512_mul_pd(dwl, dwr),
+                     _mm512_add_epi64(_mm512_set1_epi64(p), iotai), ts, &b, &q))
+            ts = _mm512_mul_pd(rf_bcast_max(b), vs);
+    }
+    _mm512_mask_storeu_epi64((void *)cl, kmask, clv);
+    rf_fold8(b, q, best_io, pos_io);
+}
 __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
 static void rf_gini_multi_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
-        uint64_t cm, uint64_t wm, int64_t *cl, const int64_t *tot, int64_t t2,
+        uint64_t cm, uint64_t wm, int64_t K, int64_t *cl, const int64_t *tot, int64_t t2,
         double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
         int64_t *pos_io) {
-    if (wm == 1)
+    if (wm == 1 && K <= 8)
+        rf_gini_multi8_unit_impl(L, s, hi, lo, cs, rs, cm, K, cl, tot, t2, dwt, sq0, st0,
+                                 w0, best_io, pos_io);
+    else if (wm == 1)
         rf_gini_multi_avx512_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 1, cl, tot, t2,
                                   dwt, sq0, st0, w0, best_io, pos_io);
     else
@@ -589,7 +656,7 @@ static void rf_entropy_binary_avx512(
         double *best_io, int64_t *pos_io) {}
 static void rf_gini_multi_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
-        uint64_t cm, uint64_t wm, int64_t *cl, const int64_t *tot, int64_t t2,
+        uint64_t cm, uint64_t wm, int64_t K, int64_t *cl, const int64_t *tot, int64_t t2,
         double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
         int64_t *pos_io) {}
 static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,

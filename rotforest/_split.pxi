@@ -157,8 +157,8 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             pos = -1
             proxy = best
             rf_gini_multi_avx512(L, s, end - B.min_samples_leaf, s + B.min_samples_leaf,
-                                 B.cshift, B.rshift, B.wshift, B.cmask, B.wmask, B.cli,
-                                 B.cri, t2, e.weight, 0, 0, 0, &proxy, &pos)
+                                 B.cshift, B.rshift, B.wshift, B.cmask, B.wmask, K,
+                                 B.cli, B.cri, t2, e.weight, 0, 0, 0, &proxy, &pos)
             if pos < 0:
                 proxy = -INFINITY
         elif B.packed:
