@@ -359,31 +359,37 @@ void rf_gini_multi_avx512_impl(
     }
     rf_fold8(b, q, best_io, pos_io);
 }
-/* rf_gini_multi_avx512_impl for unit weights and at most 8 classes (K), the
-   rotation forest's usual case: the class counts live in a register, lane k holding
-   class k's, instead of memory.  A sample's count before it is a permute of that
-   register (plus the earlier lanes of its class in the block), and the block's counts
-   per class are one sum of 8 one-byte fields (1 << 8 c) spread back to 8 lanes (the
-   lanes past K stay 0: a class is below K, and only K counts are read and written): no
-   scatter whose store the next block's gather must wait for.  The same exact integers
-   as the general kernel, so the same cuts. */
+/* rf_gini_multi_avx512_impl for unit weights and at most 16 classes (K), the
+   rotation forest's usual case: the class counts live in registers, lane k of the
+   first holding class k's and lane k of the second (two: K > 8) class k + 8's,
+   instead of memory.  A sample's count before it is a permute of them (plus the
+   earlier lanes of its class in the block), and the block's counts per class are
+   sums of 8 one-byte fields (1 << 8 c, one sum per register) spread back to 8 lanes
+   (the lanes past K stay 0: a class is below K, and only K counts are read and
+   written): no scatter whose store the next block's gather must wait for.  The same
+   exact integers as the general kernel, so the same cuts. */
 static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                              optimize("fp-contract=off")))
-void rf_gini_multi8_unit_impl(
+void rf_gini_multi16_unit_impl(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
-        uint64_t cm, int64_t K, int64_t *cl, const int64_t *tot, int64_t t2, double dwt,
-        int64_t sq0, int64_t st0, int64_t w0, double *best_io, int64_t *pos_io) {
+        uint64_t cm, int64_t K, const int two, int64_t *cl, const int64_t *tot,
+        int64_t t2, double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
+        int64_t *pos_io) {
     const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i cmv = _mm512_set1_epi64((long long)cm);
     const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
     const __m512i zero = _mm512_setzero_si512(), none = _mm512_set1_epi64(-1);
-    const __m512i one = _mm512_set1_epi64(1), eight = _mm512_set1_epi64(8);
+    const __m512i one = _mm512_set1_epi64(1), seven = _mm512_set1_epi64(7);
     const __m512i vt2 = _mm512_set1_epi64((long long)t2);
     const __m512d vwt = _mm512_set1_pd(dwt), vs = _mm512_set1_pd(RF_SCREEN);
-    const __mmask8 kmask = (__mmask8)((1u << K) - 1);     /* the K classes' lanes */
-    const __m512i totv = _mm512_maskz_loadu_epi64(kmask, (const void *)tot);
-    __m512i clv = _mm512_maskz_loadu_epi64(kmask, (const void *)cl);
+    /* the K classes' lanes in the two registers */
+    const __mmask8 k0 = K >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << K) - 1);
+    const __mmask8 k1 = K > 8 ? (__mmask8)((1u << (K - 8)) - 1) : (__mmask8)0;
+    const __m512i tot0 = _mm512_maskz_loadu_epi64(k0, (const void *)tot);
+    const __m512i tot1 = two ? _mm512_maskz_loadu_epi64(k1, (const void *)(tot + 8)) : zero;
+    __m512i cl0 = _mm512_maskz_loadu_epi64(k0, (const void *)cl);
+    __m512i cl1 = two ? _mm512_maskz_loadu_epi64(k1, (const void *)(cl + 8)) : zero;
     __m512i sqc = _mm512_set1_epi64((long long)sq0), stc = _mm512_set1_epi64((long long)st0);
     __m512i q = none, w = one;
     __m512d b = _mm512_set1_pd(*best_io);
@@ -399,14 +405,27 @@ void rf_gini_multi8_unit_impl(
         RF_SAME(1); RF_SAME(2); RF_SAME(3); RF_SAME(4); RF_SAME(5); RF_SAME(6);
         RF_SAME(7);
         #undef RF_SAME
-        __m512i a = _mm512_add_epi64(_mm512_permutexvar_epi64(c, clv), e);
-        /* the block's count of each class: byte c of the sum of 1 << 8 c */
-        uint64_t h = (uint64_t)_mm512_reduce_add_epi64(
-            _mm512_sllv_epi64(one, _mm512_mullo_epi64(c, eight)));
-        clv = _mm512_add_epi64(clv, _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)h)));
+        __m512i a, tc;
+        /* one byte field a class: 1 << 8 (c mod 8), summed over the block */
+        __m512i f = _mm512_sllv_epi64(one, _mm512_slli_epi64(_mm512_and_si512(c, seven), 3));
+        if (two) {
+            a = _mm512_permutex2var_epi64(cl0, c, cl1);
+            tc = _mm512_permutex2var_epi64(tot0, c, tot1);
+            __mmask8 up = _mm512_cmpgt_epi64_mask(c, seven);
+            uint64_t h0 = (uint64_t)_mm512_reduce_add_epi64(_mm512_maskz_mov_epi64((__mmask8)~up, f));
+            uint64_t h1 = (uint64_t)_mm512_reduce_add_epi64(_mm512_maskz_mov_epi64(up, f));
+            cl0 = _mm512_add_epi64(cl0, _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)h0)));
+            cl1 = _mm512_add_epi64(cl1, _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)h1)));
+        } else {
+            a = _mm512_permutexvar_epi64(c, cl0);
+            tc = _mm512_permutexvar_epi64(c, tot0);
+            uint64_t h0 = (uint64_t)_mm512_reduce_add_epi64(f);
+            cl0 = _mm512_add_epi64(cl0, _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)h0)));
+        }
+        a = _mm512_add_epi64(a, e);
         __m512i sql = rf_prefix_sum8(_mm512_add_epi64(_mm512_add_epi64(a, a), one), sqc);
         sqc = rf_last_lane(sql);
-        __m512i st = rf_prefix_sum8(_mm512_permutexvar_epi64(c, totv), stc);
+        __m512i st = rf_prefix_sum8(tc, stc);
         stc = rf_last_lane(st);
         __m512d dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s + w0)), iota);
         __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
@@ -420,7 +439,9 @@ void rf_gini_multi8_unit_impl(
                      _mm512_add_epi64(_mm512_set1_epi64(p), iotai), ts, &b, &q))
             ts = _mm512_mul_pd(rf_bcast_max(b), vs);
     }
-    _mm512_mask_storeu_epi64((void *)cl, kmask, clv);
+    _mm512_mask_storeu_epi64((void *)cl, k0, cl0);
+    if (two)
+        _mm512_mask_storeu_epi64((void *)(cl + 8), k1, cl1);
     rf_fold8(b, q, best_io, pos_io);
 }
 __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
@@ -430,8 +451,11 @@ static void rf_gini_multi_avx512(
         double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
         int64_t *pos_io) {
     if (wm == 1 && K <= 8)
-        rf_gini_multi8_unit_impl(L, s, hi, lo, cs, rs, cm, K, cl, tot, t2, dwt, sq0, st0,
-                                 w0, best_io, pos_io);
+        rf_gini_multi16_unit_impl(L, s, hi, lo, cs, rs, cm, K, 0, cl, tot, t2, dwt, sq0,
+                                  st0, w0, best_io, pos_io);
+    else if (wm == 1 && K <= 16)
+        rf_gini_multi16_unit_impl(L, s, hi, lo, cs, rs, cm, K, 1, cl, tot, t2, dwt, sq0,
+                                  st0, w0, best_io, pos_io);
     else if (wm == 1)
         rf_gini_multi_avx512_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 1, cl, tot, t2,
                                   dwt, sq0, st0, w0, best_io, pos_io);

@@ -154,7 +154,7 @@ def test_trees_build_concurrently_in_threads():
         np.testing.assert_array_equal(v1, v2)
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("n_classes", [2, 3, 5, 10])
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
 @pytest.mark.parametrize("weights", [None, "counts"])
 @pytest.mark.parametrize("missing", [False, True])
@@ -168,7 +168,9 @@ def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights,
 
     from rotforest import DecisionTreeClassifier
 
-    X, y = make_classification(n_samples=6000, n_features=6, n_informative=4,
+    X, y = make_classification(n_samples=6000, n_features=6,
+                               n_informative=4 if n_classes <= 5 else 5,
+                               n_redundant=2 if n_classes <= 5 else 1,
                                n_classes=n_classes, random_state=n_classes)
     X[:, :3] = np.round(X[:, :3], 1)   # some tied columns
     if missing:
