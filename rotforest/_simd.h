@@ -359,26 +359,30 @@ void rf_gini_multi_avx512_impl(
     }
     rf_fold8(b, q, best_io, pos_io);
 }
-/* rf_gini_multi_avx512_impl for unit weights and at most 16 classes (K), the
-   rotation forest's usual case: the class counts live in registers, lane k of the
+/* rf_gini_multi_avx512_impl for at most 16 classes (K) and weights below 32 (unit
+   weights, the rotation forest's usual case, or small bootstrap counts): the class
+   counts live in registers, lane k of the
    first holding class k's and lane k of the second (two: K > 8) class k + 8's,
    instead of memory.  A sample's count before it is a permute of them (plus the
    earlier lanes of its class in the block), and the block's counts per class are
-   sums of 8 one-byte fields (1 << 8 c, one sum per register) spread back to 8 lanes
+   sums of 8 one-byte fields (w << 8 c, one sum per register; 8 weights below 32 fit
+   a byte) spread back to 8 lanes
    (the lanes past K stay 0: a class is below K, and only K counts are read and
    written): no scatter whose store the next block's gather must wait for.  The same
    exact integers as the general kernel, so the same cuts. */
 static inline __attribute__((always_inline, target("avx512f,avx512dq"),
                              optimize("fp-contract=off")))
-void rf_gini_multi16_unit_impl(
-        const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs,
-        uint64_t cm, int64_t K, const int two, int64_t *cl, const int64_t *tot,
-        int64_t t2, double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
-        int64_t *pos_io) {
+void rf_gini_multi16_impl(
+        const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
+        uint64_t cm, uint64_t wm, const int unit, int64_t K, const int two, int64_t *cl,
+        const int64_t *tot, int64_t t2, double dwt, int64_t sq0, int64_t st0,
+        int64_t w0, double *best_io, int64_t *pos_io) {
     const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i cmv = _mm512_set1_epi64((long long)cm);
     const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
+    const __m128i wsv = _mm_cvtsi32_si128(ws);
+    const __m512i wmv = _mm512_set1_epi64((long long)wm);
     const __m512i zero = _mm512_setzero_si512(), none = _mm512_set1_epi64(-1);
     const __m512i one = _mm512_set1_epi64(1), seven = _mm512_set1_epi64(7);
     const __m512i vt2 = _mm512_set1_epi64((long long)t2);
@@ -391,23 +395,23 @@ void rf_gini_multi16_unit_impl(
     __m512i cl0 = _mm512_maskz_loadu_epi64(k0, (const void *)cl);
     __m512i cl1 = two ? _mm512_maskz_loadu_epi64(k1, (const void *)(cl + 8)) : zero;
     __m512i sqc = _mm512_set1_epi64((long long)sq0), stc = _mm512_set1_epi64((long long)st0);
-    __m512i q = none, w = one;
+    __m512i q = none, w = one, wlc = _mm512_set1_epi64((long long)w0);
     __m512d b = _mm512_set1_pd(*best_io);
     __m512d ts = _mm512_mul_pd(b, vs);
     int64_t p;
     for (p = s; p < hi; p += 8) {
         __mmask8 m;
-        __m512i k = rf_keys8(L, p, 1, rsv, csv, one, &m, &w);
+        __m512i k = rf_keys8(L, p, unit, rsv, wsv, wmv, &m, &w);
         __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
         __m512i e = zero;
         #define RF_SAME(D) e = _mm512_mask_add_epi64(e, _mm512_cmpeq_epi64_mask(c, \
-            _mm512_alignr_epi64(c, none, 8 - D)), e, one)
+            _mm512_alignr_epi64(c, none, 8 - D)), e, _mm512_alignr_epi64(w, zero, 8 - D))
         RF_SAME(1); RF_SAME(2); RF_SAME(3); RF_SAME(4); RF_SAME(5); RF_SAME(6);
         RF_SAME(7);
         #undef RF_SAME
         __m512i a, tc;
-        /* one byte field a class: 1 << 8 (c mod 8), summed over the block */
-        __m512i f = _mm512_sllv_epi64(one, _mm512_slli_epi64(_mm512_and_si512(c, seven), 3));
+        /* one byte field a class: w << 8 (c mod 8), summed over the block */
+        __m512i f = _mm512_sllv_epi64(w, _mm512_slli_epi64(_mm512_and_si512(c, seven), 3));
         if (two) {
             a = _mm512_permutex2var_epi64(cl0, c, cl1);
             tc = _mm512_permutex2var_epi64(tot0, c, tot1);
@@ -423,11 +427,22 @@ void rf_gini_multi16_unit_impl(
             cl0 = _mm512_add_epi64(cl0, _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)h0)));
         }
         a = _mm512_add_epi64(a, e);
-        __m512i sql = rf_prefix_sum8(_mm512_add_epi64(_mm512_add_epi64(a, a), one), sqc);
+        __m512i sql, st;
+        __m512d dwl;
+        if (unit) {
+            sql = rf_prefix_sum8(_mm512_add_epi64(_mm512_add_epi64(a, a), one), sqc);
+            st = rf_prefix_sum8(tc, stc);
+            dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s + w0)), iota);
+        } else {
+            sql = rf_prefix_sum8(
+                _mm512_mullo_epi64(w, _mm512_add_epi64(_mm512_add_epi64(a, a), w)), sqc);
+            st = rf_prefix_sum8(_mm512_mullo_epi64(w, tc), stc);
+            __m512i wl = rf_prefix_sum8(w, wlc);
+            wlc = rf_last_lane(wl);
+            dwl = _mm512_cvtepi64_pd(wl);
+        }
         sqc = rf_last_lane(sql);
-        __m512i st = rf_prefix_sum8(tc, stc);
         stc = rf_last_lane(st);
-        __m512d dwl = _mm512_add_pd(_mm512_set1_pd((double)(p - s + w0)), iota);
         __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
         if (!lanes) continue;
         __m512i sqr = _mm512_add_epi64(_mm512_sub_epi64(vt2, _mm512_add_epi64(st, st)),
@@ -450,12 +465,19 @@ static void rf_gini_multi_avx512(
         uint64_t cm, uint64_t wm, int64_t K, int64_t *cl, const int64_t *tot, int64_t t2,
         double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
         int64_t *pos_io) {
+    /* at most 16 classes and weights below 32: the counts in registers */
     if (wm == 1 && K <= 8)
-        rf_gini_multi16_unit_impl(L, s, hi, lo, cs, rs, cm, K, 0, cl, tot, t2, dwt, sq0,
-                                  st0, w0, best_io, pos_io);
+        rf_gini_multi16_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 1, K, 0, cl, tot, t2, dwt,
+                             sq0, st0, w0, best_io, pos_io);
     else if (wm == 1 && K <= 16)
-        rf_gini_multi16_unit_impl(L, s, hi, lo, cs, rs, cm, K, 1, cl, tot, t2, dwt, sq0,
-                                  st0, w0, best_io, pos_io);
+        rf_gini_multi16_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 1, K, 1, cl, tot, t2, dwt,
+                             sq0, st0, w0, best_io, pos_io);
+    else if (wm < 32 && K <= 8)
+        rf_gini_multi16_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 0, K, 0, cl, tot, t2, dwt,
+                             sq0, st0, w0, best_io, pos_io);
+    else if (wm < 32 && K <= 16)
+        rf_gini_multi16_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 0, K, 1, cl, tot, t2, dwt,
+                             sq0, st0, w0, best_io, pos_io);
     else if (wm == 1)
         rf_gini_multi_avx512_impl(L, s, hi, lo, cs, rs, ws, cm, wm, 1, cl, tot, t2,
                                   dwt, sq0, st0, w0, best_io, pos_io);
