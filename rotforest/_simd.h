@@ -280,6 +280,41 @@ static void rf_entropy_binary_avx512(
     }
     rf_fold8(b, q, best_io, pos_io);
 }
+/* The block of 8 keys at p of the multiclass scan (rf_keys8): their classes (*c) and,
+   returned, each lane's weight of the earlier lanes of its class in the block, found by
+   comparing the classes shifted by 1 to 7 lanes. */
+static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+__m512i rf_same_class8(const uint64_t *L, int64_t p, const int unit, __m128i rsv,
+                       __m128i csv, __m128i wsv, __m512i wmv, __m512i cmv, __mmask8 *m,
+                       __m512i *w, __m512i *c) {
+    const __m512i zero = _mm512_setzero_si512(), none = _mm512_set1_epi64(-1);
+    __m512i k = rf_keys8(L, p, unit, rsv, wsv, wmv, m, w);
+    __m512i e = zero;
+    *c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
+    #define RF_SAME(D) e = _mm512_mask_add_epi64(e, _mm512_cmpeq_epi64_mask(*c, \
+        _mm512_alignr_epi64(*c, none, 8 - D)), e, _mm512_alignr_epi64(*w, zero, 8 - D))
+    RF_SAME(1); RF_SAME(2); RF_SAME(3); RF_SAME(4); RF_SAME(5); RF_SAME(6); RF_SAME(7);
+    #undef RF_SAME
+    return e;
+}
+/* The cuts `lanes` of a block of the multiclass Gini scan: with the left sums of
+   squared class weights sql and of w tot[class] st, the right one is sqr = t2 - 2 st
+   + sql, and the proxy (sql wr + sqr wl) / (wl wr) is kept by rf_keep8 (the screen
+   *ts follows the best of all lanes). */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"),
+                             optimize("fp-contract=off")))
+void rf_multi_cuts8(__mmask8 lanes, __m512i sql, __m512i st, __m512d dwl, __m512i vt2,
+                    __m512d vwt, int64_t p, __m512d vs, __m512d *ts, __m512d *b,
+                    __m512i *q) {
+    const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
+    __m512i sqr = _mm512_add_epi64(_mm512_sub_epi64(vt2, _mm512_add_epi64(st, st)), sql);
+    __m512d dwr = _mm512_sub_pd(vwt, dwl);
+    __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi64_pd(sql), dwr),
+                               _mm512_mul_pd(_mm512_cvtepi64_pd(sqr), dwl));
+    if (rf_keep8(lanes, vn, _mm512_mul_pd(dwl, dwr),
+                 _mm512_add_epi64(_mm512_set1_epi64(p), iotai), *ts, b, q))
+        *ts = _mm512_mul_pd(rf_bcast_max(*b), vs);
+}
 /* The Gini scan with more than two classes, 8 cuts at a time with AVX-512, for
    integer weights read from the keys (or all 1: unit).  A cut's proxy is
    (sql wr + sqr wl) / (wl wr), sql and sqr the sums of the squared class weights
@@ -306,7 +341,6 @@ void rf_gini_multi_avx512_impl(
         int64_t t2, double dwt, int64_t sq0, int64_t st0, int64_t w0, double *best_io,
         int64_t *pos_io) {
     const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
-    const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i cmv = _mm512_set1_epi64((long long)cm);
     const __m512i wmv = _mm512_set1_epi64((long long)wm);
     const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
@@ -321,15 +355,8 @@ void rf_gini_multi_avx512_impl(
     int64_t p;
     for (p = s; p < hi; p += 8) {
         __mmask8 m;
-        __m512i w;
-        __m512i k = rf_keys8(L, p, unit, rsv, wsv, wmv, &m, &w);
-        __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
-        __m512i e = zero;
-        #define RF_SAME(D) e = _mm512_mask_add_epi64(e, _mm512_cmpeq_epi64_mask(c, \
-            _mm512_alignr_epi64(c, none, 8 - D)), e, _mm512_alignr_epi64(w, zero, 8 - D))
-        RF_SAME(1); RF_SAME(2); RF_SAME(3); RF_SAME(4); RF_SAME(5); RF_SAME(6);
-        RF_SAME(7);
-        #undef RF_SAME
+        __m512i w, c;
+        __m512i e = rf_same_class8(L, p, unit, rsv, csv, wsv, wmv, cmv, &m, &w, &c);
         __m512i a = _mm512_add_epi64(_mm512_i64gather_epi64(c, (const void *)cl, 8), e);
         _mm512_i64scatter_epi64((void *)cl, c, _mm512_add_epi64(a, w), 8);
         __m512i sql = rf_prefix_sum8(
@@ -348,14 +375,7 @@ void rf_gini_multi_avx512_impl(
         }
         __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
         if (!lanes) continue;
-        __m512i sqr = _mm512_add_epi64(_mm512_sub_epi64(vt2, _mm512_add_epi64(st, st)),
-                                       sql);
-        __m512d dwr = _mm512_sub_pd(vwt, dwl);
-        __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi64_pd(sql), dwr),
-                                   _mm512_mul_pd(_mm512_cvtepi64_pd(sqr), dwl));
-        if (rf_keep8(lanes, vn, _mm512_mul_pd(dwl, dwr),
-                     _mm512_add_epi64(_mm512_set1_epi64(p), iotai), ts, &b, &q))
-            ts = _mm512_mul_pd(rf_bcast_max(b), vs);
+        rf_multi_cuts8(lanes, sql, st, dwl, vt2, vwt, p, vs, &ts, &b, &q);
     }
     rf_fold8(b, q, best_io, pos_io);
 }
@@ -378,7 +398,6 @@ void rf_gini_multi16_impl(
         const int64_t *tot, int64_t t2, double dwt, int64_t sq0, int64_t st0,
         int64_t w0, double *best_io, int64_t *pos_io) {
     const __m512d iota = _mm512_set_pd(8, 7, 6, 5, 4, 3, 2, 1);
-    const __m512i iotai = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
     const __m512i cmv = _mm512_set1_epi64((long long)cm);
     const __m128i csv = _mm_cvtsi32_si128(cs), rsv = _mm_cvtsi32_si128(rs);
     const __m128i wsv = _mm_cvtsi32_si128(ws);
@@ -401,14 +420,8 @@ void rf_gini_multi16_impl(
     int64_t p;
     for (p = s; p < hi; p += 8) {
         __mmask8 m;
-        __m512i k = rf_keys8(L, p, unit, rsv, wsv, wmv, &m, &w);
-        __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
-        __m512i e = zero;
-        #define RF_SAME(D) e = _mm512_mask_add_epi64(e, _mm512_cmpeq_epi64_mask(c, \
-            _mm512_alignr_epi64(c, none, 8 - D)), e, _mm512_alignr_epi64(w, zero, 8 - D))
-        RF_SAME(1); RF_SAME(2); RF_SAME(3); RF_SAME(4); RF_SAME(5); RF_SAME(6);
-        RF_SAME(7);
-        #undef RF_SAME
+        __m512i c;
+        __m512i e = rf_same_class8(L, p, unit, rsv, csv, wsv, wmv, cmv, &m, &w, &c);
         __m512i a, tc;
         /* one byte field a class: w << 8 (c mod 8), summed over the block */
         __m512i f = _mm512_sllv_epi64(w, _mm512_slli_epi64(_mm512_and_si512(c, seven), 3));
@@ -445,14 +458,7 @@ void rf_gini_multi16_impl(
         stc = rf_last_lane(st);
         __mmask8 lanes = m & (__mmask8)rf_cut_lanes(p, lo, hi);
         if (!lanes) continue;
-        __m512i sqr = _mm512_add_epi64(_mm512_sub_epi64(vt2, _mm512_add_epi64(st, st)),
-                                       sql);
-        __m512d dwr = _mm512_sub_pd(vwt, dwl);
-        __m512d vn = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtepi64_pd(sql), dwr),
-                                   _mm512_mul_pd(_mm512_cvtepi64_pd(sqr), dwl));
-        if (rf_keep8(lanes, vn, _mm512_mul_pd(dwl, dwr),
-                     _mm512_add_epi64(_mm512_set1_epi64(p), iotai), ts, &b, &q))
-            ts = _mm512_mul_pd(rf_bcast_max(b), vs);
+        rf_multi_cuts8(lanes, sql, st, dwl, vt2, vwt, p, vs, &ts, &b, &q);
     }
     _mm512_mask_storeu_epi64((void *)cl, k0, cl0);
     if (two)
