@@ -493,7 +493,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             B.xlogx_table[0] = 0.0
             for i in range(1, tmax):
                 B.xlogx_table[i] = i * log(<double> i)
-    if (B.ranks != NULL and not regression and K == 2 and criterion == CRIT_GINI
+    if (B.ranks != NULL and not regression and K <= COUNT_CLASSES and criterion == CRIT_GINI
             and B.packed and not random_split):
         B.few = <uint8_t*> calloc(F, sizeof(uint8_t))
         if B.few == NULL:

@@ -224,6 +224,82 @@ cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const doub
     return best if pos[0] >= 0 else -INFINITY
 
 
+cdef inline void _count_classes(const rank_t* rk, const key_t* S, int64_t s, int64_t e,
+                                uint64_t im, int ws, uint64_t wm, int cs, uint64_t cm,
+                                int64_t K, int64_t* cnt, int64_t* tab) noexcept nogil:
+    """For q in [s, e): cnt[r] += 1 and tab[r K + c] += w for the rank r and class c of
+    the sample S[q] in feature row rk (integer weights w in the keys)."""
+    cdef int64_t q, r
+    cdef key_t k
+    for q in range(s, e):
+        k = S[q]
+        r = rk[k & im] & (COUNT_BINS - 1)     # (< COUNT_BINS for dense ranks: memory-safe)
+        cnt[r] += 1
+        tab[r * K + <int64_t> ((k >> cs) & cm)] += <int64_t> ((k >> ws) & wm)
+
+
+cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
+                              const double* tot, double wtot, double floor, int64_t* pos,
+                              int64_t* levels) noexcept nogil:
+    """_count_gini2 with more than two classes (at most COUNT_CLASSES, integer weights):
+    the class weights per rank in one pass, then the cuts between the ranks present, in
+    increasing order, scored from the exact integer sums of squared class weights left
+    and right as the multiclass kernels score them ((sql wr + sqr wl) / (wl wr), screened
+    by RF_SCREEN, the first of equals kept): the same cut.  Only cuts beating floor
+    matter (-inf, pos -1 when none); levels: the number of ranks present."""
+    cdef int64_t K = B.n_classes, r, c, last = -1, nlev = 0, cum = 0, wl = 0, p, a
+    cdef int64_t lo = s + B.min_samples_leaf, hi = min(e - 1, e - B.min_samples_leaf)
+    cdef int64_t row = f * B.n_total, wt = <int64_t> wtot, wr, sql, sqr
+    cdef int64_t minw = <int64_t> ceil(B.min_weight_leaf)
+    cdef int64_t cnt[COUNT_BINS]
+    cdef int64_t tab[COUNT_BINS * COUNT_CLASSES]
+    cdef int64_t* cl = B.cli
+    cdef double best = floor, num, den, q
+    memset(cnt, 0, sizeof(cnt))
+    memset(tab, 0, COUNT_BINS * K * sizeof(int64_t))
+    if B.rank_bytes == 1:
+        _count_classes((<const uint8_t*> B.ranks) + row, B.samples, s, e, B.imask,
+                       B.wshift, B.wmask, B.cshift, B.cmask, K, cnt, tab)
+    elif B.rank_bytes == 2:
+        _count_classes((<const uint16_t*> B.ranks) + row, B.samples, s, e, B.imask,
+                       B.wshift, B.wmask, B.cshift, B.cmask, K, cnt, tab)
+    else:
+        _count_classes((<const uint32_t*> B.ranks) + row, B.samples, s, e, B.imask,
+                       B.wshift, B.wmask, B.cshift, B.cmask, K, cnt, tab)
+    for r in range(COUNT_BINS):
+        if cnt[r] > 0:
+            last = r
+            nlev += 1
+    levels[0] = nlev
+    pos[0] = -1
+    memset(cl, 0, K * sizeof(int64_t))
+    for r in range(last):
+        if cnt[r] == 0:
+            continue
+        cum += cnt[r]
+        sql = 0
+        sqr = 0
+        for c in range(K):
+            a = tab[r * K + c]
+            cl[c] += a
+            wl += a
+            sql += cl[c] * cl[c]
+            a = <int64_t> tot[c] - cl[c]
+            sqr += a * a
+        p = s + cum
+        if lo <= p <= hi:
+            wr = wt - wl
+            if wl >= minw and wr >= minw:
+                num = <double> sql * <double> wr + <double> sqr * <double> wl
+                den = <double> wl * <double> wr
+                if num > best * RF_SCREEN * den:
+                    q = num / den
+                    if q > best:
+                        best = q
+                        pos[0] = p
+    return best if pos[0] >= 0 else -INFINITY
+
+
 cdef void _samples_by_index(Builder* B, int64_t s, int64_t e) noexcept nogil:
     """Sort samples[s:e) by sample index."""
     if _radix_sort(B.samples + s, B.sort_tmp + s, e - s, 0, B.imask, 0,

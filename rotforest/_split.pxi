@@ -88,7 +88,11 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 L = NULL
         elif counted:
             # few values: counted, not sorted; the keys are sorted only if it wins
-            proxy = _count_gini2(B, f, s, end, counts, e.weight, best, &pos, &levels)
+            if K == 2:
+                proxy = _count_gini2(B, f, s, end, counts, e.weight, best, &pos, &levels)
+            else:
+                proxy = _count_gini_multi(B, f, s, end, counts, e.weight, best, &pos,
+                                          &levels)
         else:
             L = _node_keys(B, f, s, end)
         if (levels < 2) if counted else (L == NULL):

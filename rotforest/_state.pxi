@@ -17,6 +17,7 @@
 
 cdef enum:
     COUNT_BINS = 16        # values of a feature that a sorting node counts, not sorts
+    COUNT_CLASSES = 16     # ... with Gini and at most this many classes
     CAT_LEVELS = 256       # ranks of a categorical feature: its codes and the missing value
     CAT_WORDS = 4          # 64-bit words of a set of ranks or codes
     CAT_MAX_CODE = 254     # the largest code (255 codes and NaN: at most 256 ranks)
@@ -135,8 +136,9 @@ cdef struct Builder:
                            # [start, end); the other buffer holds the best feature's
     key_t* sort_tmp        # the radix sort's other buffer
     uint8_t* few           # few[f]: feature f has at most COUNT_BINS values in the tree,
-                           # so a sorting node counts them (_count_gini2) instead of
-                           # sorting them (NULL when no count scan applies)
+                           # so a sorting node counts them (_count_gini2, or with more
+                           # classes _count_gini_multi) instead of sorting them (NULL
+                           # when no count scan applies)
     int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
     int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
     key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
