@@ -85,17 +85,24 @@ cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
 # positions that break min_samples_leaf / min_weight_leaf are never scored.
 # ----------------------------------------------------------------------------------------
 
-cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
-                       const double* tot, double wtot, int64_t* pos,
+cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_t lo,
+                       const double* tot, double wtot, double floor, int64_t* pos,
                        acc_t zero) noexcept nogil:
-    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p
+    # The Gini scan of one run of cuts: the left side holds L[s:c) and the class weights
+    # already in cl (B.cli with integer weights, else B.cl: zero, or a feature's missing
+    # samples carried in), the right one the rest of the node (class weights tot); cuts
+    # c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi];
+    # only cuts beating floor matter (the first of the best is returned, else floor with
+    # pos untouched).  The proxy (sql wr + sqr wl) / (wl wr), sql and sqr the sums of
+    # the squared class weights left and right, as in the vector kernels.
+    cdef int64_t p
     cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask, c
     cdef const double* w = B.w
     cdef acc_t* cl
     cdef acc_t* cr
     cdef acc_t sql = 0, sqr = 0, wl = 0, wi, a, wr, wt = <acc_t> wtot, minw
-    cdef double best = -INFINITY, num, den, q
+    cdef double best = floor, num, den, q
     cdef key_t k
     if acc_t is int64_t:
         cl = B.cli
@@ -105,9 +112,11 @@ cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
         cl = B.cl
         cr = B.cr
         minw = B.min_weight_leaf
-    for c in range(B.n_classes):
-        cl[c] = 0
-        cr[c] = <acc_t> tot[c]
+    for c in range(<uint64_t> B.n_classes):
+        a = cl[c]
+        sql += a * a
+        wl += a
+        cr[c] = <acc_t> tot[c] - a
         sqr += cr[c] * cr[c]
     for p in range(s, hi):
         k = L[p]
@@ -136,6 +145,19 @@ cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
                         best = q
                         pos[0] = p + 1
     return best
+
+
+cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
+                       const double* tot, double wtot, int64_t* pos,
+                       acc_t zero) noexcept nogil:
+    cdef int64_t c
+    for c in range(B.n_classes):
+        if acc_t is int64_t:
+            B.cli[c] = 0
+        else:
+            B.cl[c] = 0.0
+    return _gini_cuts(B, L, s, e - B.min_samples_leaf, s + B.min_samples_leaf, tot, wtot,
+                      -INFINITY, pos, zero)
 
 
 cdef double _entropy_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_t lo,

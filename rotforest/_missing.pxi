@@ -323,61 +323,26 @@ cdef double _gini_multi_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, 
                              const double* tot, int64_t t2, double wtot, double floor,
                              int64_t* pos) noexcept nogil:
     """The Gini scan with more than two classes over one run of cuts (integer weights in
-    the keys, no min_weight_leaf): the left side holds L[s:c) and the class weights in
-    B.cli, carried in (zero, or a feature's missing samples sent left), the right side
-    the rest of the node (class weights tot, as doubles; their squares sum to t2); cuts
-    c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi].
-    The proxy (sql wr + sqr wl) / (wl wr) of exact integer sums, as in _scan_gini and
-    the AVX-512 kernel used where the processor has it (rf_gini_multi_avx512), which
-    both choose the same cut.  Only cuts beating floor matter: the first of the best of
-    those is returned, else -inf (pos -1).  B.cli (and, portable, B.cri) are left
+    the keys, no min_weight_leaf): _gini_cuts (the class weights carried in, in B.cli),
+    on the AVX-512 kernel where the processor has it (rf_gini_multi_avx512; t2, the sum
+    of the squared node class weights, and B.cri, those weights, set by _find_split),
+    which chooses the same cut.  Only cuts beating floor matter: the first of the best
+    of those is returned, else -inf (pos -1).  B.cli (and, portable, B.cri) are left
     changed."""
-    cdef int64_t K = B.n_classes, p, sq0 = 0, st0 = 0, w0 = 0, wi, a, sql, sqr, wl, wr
-    cdef int64_t wt = <int64_t> wtot
-    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, cm = B.cmask, c
-    cdef int64_t* cl = B.cli
-    cdef int64_t* cr = B.cri
-    cdef double best = floor, num, den, q
-    cdef key_t k
+    cdef int64_t K = B.n_classes, sq0 = 0, st0 = 0, w0 = 0, c
+    cdef double best = floor
     pos[0] = -1
     if hi <= s or lo > hi:
         return -INFINITY
-    for c in range(<uint64_t> K):
-        sq0 += cl[c] * cl[c]
-        st0 += cl[c] * <int64_t> tot[c]
-        w0 += cl[c]
     if B.use_avx512:
-        # (B.cri holds the node's class weights: set by _find_split, read only here)
-        rf_gini_multi_avx512(L, s, hi, lo, cs, rs, ws, cm, wm, K, cl, B.cri, t2, wtot,
-                             sq0, st0, w0, &best, pos)
-        return best if pos[0] >= 0 else -INFINITY
-    sql = sq0
-    sqr = 0
-    for c in range(<uint64_t> K):
-        cr[c] = <int64_t> tot[c] - cl[c]
-        sqr += cr[c] * cr[c]
-    wl = w0
-    for p in range(s, hi):
-        k = L[p]
-        c = (k >> cs) & cm
-        wi = <int64_t> ((k >> ws) & wm)
-        a = cl[c]
-        cl[c] = a + wi
-        sql += wi * (2 * a + wi)
-        a = cr[c]
-        cr[c] = a - wi
-        sqr -= wi * (2 * a - wi)
-        wl += wi
-        if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
-            wr = wt - wl
-            num = <double> sql * <double> wr + <double> sqr * <double> wl
-            den = <double> wl * <double> wr
-            if num > best * RF_SCREEN * den:
-                q = num / den
-                if q > best:
-                    best = q
-                    pos[0] = p + 1
+        for c in range(K):
+            sq0 += B.cli[c] * B.cli[c]
+            st0 += B.cli[c] * B.cri[c]
+            w0 += B.cli[c]
+        rf_gini_multi_avx512(L, s, hi, lo, B.cshift, B.rshift, B.wshift, B.cmask, B.wmask,
+                             K, B.cli, B.cri, t2, wtot, sq0, st0, w0, &best, pos)
+    else:
+        best = _gini_cuts(B, L, s, hi, lo, tot, wtot, floor, pos, <int64_t> 0)
     return best if pos[0] >= 0 else -INFINITY
 
 

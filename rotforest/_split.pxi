@@ -21,8 +21,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef int64_t f, i, j, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, c, q
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
     cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
-    cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_simd
-    cdef bint multi_int
+    cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_int
     cdef const key_t* L
     cdef double st6[6]
     cdef int64_t levels = 0
@@ -34,11 +33,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
     # the sum of their squares, the same for every feature (with the kernels on, no
     # other scan at such a node writes cri: _scan_missing and the categorical scans keep
-    # doubles, and _gini_multi_cuts writes it only on the portable path, as _scan_gini
-    # does)
+    # doubles, and _gini_multi_cuts writes it only on the portable path)
     multi_int = (B.criterion == CRIT_GINI and K > 2 and B.packed
                  and B.min_weight_leaf == 0.0 and not B.random_split)
-    multi_simd = multi_int and B.use_avx512
     if multi_int:
         t2 = 0
         for c in range(K):
@@ -154,17 +151,13 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                                      e.weight, B.xlogx_table, &proxy, &pos)
             if pos < 0:
                 proxy = -INFINITY
-        elif multi_simd:
-            # more than two classes: the cuts of the AVX-512 kernel that beat the
-            # features before (see there)
+        elif multi_int:
+            # more than two classes: the cuts that beat the features before, on the
+            # AVX-512 kernel where present (see there)
             memset(B.cli, 0, K * sizeof(int64_t))
-            pos = -1
-            proxy = best
-            rf_gini_multi_avx512(L, s, end - B.min_samples_leaf, s + B.min_samples_leaf,
-                                 B.cshift, B.rshift, B.wshift, B.cmask, B.wmask, K,
-                                 B.cli, B.cri, t2, e.weight, 0, 0, 0, &proxy, &pos)
-            if pos < 0:
-                proxy = -INFINITY
+            proxy = _gini_multi_cuts(B, L, s, end - B.min_samples_leaf,
+                                     s + B.min_samples_leaf, counts, t2, e.weight, best,
+                                     &pos)
         elif B.packed:
             proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
         else:
