@@ -85,6 +85,33 @@ cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
 # positions that break min_samples_leaf / min_weight_leaf are never scored.
 # ----------------------------------------------------------------------------------------
 
+cdef inline void _missing_runs(const Builder* B, int64_t s, int64_t e, int64_t nm,
+                               int64_t* runs) noexcept nogil:
+    """The two runs of cuts of a feature with nm missing samples at the end of L[s:e)
+    (scikit-learn's candidates and order, those of _scan_missing), as (hi, lo) pairs of
+    the scans' runs (cuts c = p + 1, p in [s, hi), scored when c is in [lo, hi]):
+    runs[0:2] the cuts with the missing samples right, the last one at e - nm (all
+    present values left); runs[2:4] the cuts with them left (carried in from the start),
+    which must beat the first run's best."""
+    cdef int64_t msl = B.min_samples_leaf
+    runs[0] = min(e - nm, e - msl)
+    runs[1] = s + msl
+    runs[2] = e - nm - msl
+    runs[3] = s + msl - nm
+
+
+cdef inline double _missing_pick(double first, int64_t first_pos, double second,
+                                 int64_t* pos, int64_t* ml) noexcept nogil:
+    """The result of the two runs (see _missing_runs): the second one's cut when it found
+    one (pos >= 0: it beat the first), else the first one's (-inf, pos -1 when none)."""
+    if pos[0] >= 0:
+        ml[0] = 1
+        return second
+    ml[0] = 0
+    pos[0] = first_pos
+    return first if first_pos >= 0 else -INFINITY
+
+
 cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_t lo,
                        const double* tot, double wtot, double floor, int64_t* pos,
                        acc_t zero) noexcept nogil:
@@ -250,47 +277,38 @@ cdef double _scan_entropy_missing(Builder* B, const key_t* L, int64_t s, int64_t
                                   double floor, int64_t* pos, int64_t* ml,
                                   acc_t zero) noexcept nogil:
     """Entropy on a feature with nm missing samples at the end of L[s:e) (without a
-    constraint): the candidates of _scan_missing in its order, as two runs of
-    _entropy_cuts (every cut with the missing samples right, the last one all present
-    values left; then every cut with them left, their class weights carried in, which
-    must beat the first run's best); ml says which.  Only cuts beating floor (the
-    node's best so far) matter, else -inf."""
-    cdef int64_t K = B.n_classes, msl = B.min_samples_leaf, enm = e - nm, q, c, first = -1
-    cdef int64_t second = -1
-    cdef double best, better
+    constraint): the two runs of _missing_runs on _entropy_cuts, the missing samples'
+    class weights carried in for the second.  Only cuts beating floor (the node's best
+    so far) matter, else -inf."""
+    cdef int64_t K = B.n_classes, q, c, first = -1
+    cdef int64_t runs[4]
+    cdef double best
     cdef key_t k
-    ml[0] = 0
+    _missing_runs(B, s, e, nm, runs)
     for c in range(K):
         if acc_t is int64_t:
             B.cli[c] = 0
         else:
             B.cl[c] = 0.0
-    best = -INFINITY
-    if min(enm, e - msl) > s:
-        best = _entropy_cuts(B, L, s, min(enm, e - msl), s + msl, tot, wtot, floor, &first,
-                             zero)
+    # (best: floor when no cut beat it)
+    best = _entropy_cuts(B, L, s, runs[0], runs[1], tot, wtot, floor, &first, zero)
     for c in range(K):
         if acc_t is int64_t:
             B.cli[c] = 0
         else:
             B.cl[c] = 0.0
-    for q in range(enm, e):
+    for q in range(e - nm, e):
         k = L[q]
         c = <int64_t> ((k >> B.cshift) & B.cmask)
         if acc_t is int64_t:
             B.cli[c] += <int64_t> ((k >> B.wshift) & B.wmask)
         else:
             B.cl[c] += B.w[k & B.imask]
-    better = -INFINITY
-    if enm - msl > s:
-        better = _entropy_cuts(B, L, s, enm - msl, s + msl - nm, tot, wtot,
-                               max(floor, best), &second, zero)
-    if second >= 0:
-        pos[0] = second
-        ml[0] = 1
-        return better
-    pos[0] = first
-    return best if first >= 0 else -INFINITY
+    pos[0] = -1
+    return _missing_pick(best, first,
+                         _entropy_cuts(B, L, s, runs[2], runs[3], tot, wtot, best, pos,
+                                       zero),
+                         pos, ml)
 
 
 cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,

@@ -351,26 +351,22 @@ cdef double _scan_gini_multi_missing(Builder* B, const key_t* L, int64_t s, int6
                                      double wtot, double floor, int64_t* pos,
                                      int64_t* ml) noexcept nogil:
     """Gini with more than two classes (integer weights, no min_weight_leaf) on a feature
-    with nm missing samples at the end of L[s:e): the candidates of _scan_missing in its
-    order, as two runs of _gini_multi_cuts (every cut with the missing samples right,
-    the last one all present values left; then every cut with them left, their class
-    weights carried in, which must beat the first run's best); ml says which.  Only
-    cuts beating floor (the node's best so far) matter, else -inf."""
-    cdef int64_t K = B.n_classes, msl = B.min_samples_leaf, enm = e - nm, q, first
-    cdef double best, second
+    with nm missing samples at the end of L[s:e): the two runs of _missing_runs on
+    _gini_multi_cuts, the missing samples' class weights carried in for the second.
+    Only cuts beating floor (the node's best so far) matter, else -inf."""
+    cdef int64_t K = B.n_classes, q, first
+    cdef int64_t runs[4]
+    cdef double best
     cdef key_t k
-    ml[0] = 0
+    _missing_runs(B, s, e, nm, runs)
     memset(B.cli, 0, K * sizeof(int64_t))
-    best = _gini_multi_cuts(B, L, s, min(enm, e - msl), s + msl, tot, t2, wtot, floor, pos)
+    best = _gini_multi_cuts(B, L, s, runs[0], runs[1], tot, t2, wtot, floor, pos)
     first = pos[0]
     memset(B.cli, 0, K * sizeof(int64_t))
-    for q in range(enm, e):
+    for q in range(e - nm, e):
         k = L[q]
         B.cli[(k >> B.cshift) & B.cmask] += <int64_t> ((k >> B.wshift) & B.wmask)
-    second = _gini_multi_cuts(B, L, s, enm - msl, s + msl - nm, tot, t2, wtot,
-                              max(floor, best), pos)
-    if pos[0] >= 0:
-        ml[0] = 1
-        return second
-    pos[0] = first
-    return best
+    return _missing_pick(best, first,
+                         _gini_multi_cuts(B, L, s, runs[2], runs[3], tot, t2, wtot,
+                                          max(floor, best), pos),
+                         pos, ml)

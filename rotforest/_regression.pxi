@@ -135,32 +135,28 @@ cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
                              int64_t nm, const double* tot, double wtot, double floor,
                              int64_t* pos, int64_t* ml) noexcept nogil:
     """A feature without a constraint, nm of its samples missing in the node (at the
-    end of L[s:e)).  Squared error and Friedman's: the cuts of _sqerr_cuts, beating
-    floor (the node's best so far), else -inf.  With missing samples, the candidates and
-    their order are those of _scan_missing: every cut with the missing samples right
-    (the last one all present values left), then every cut with them left, which must
-    beat the first run's best; ml says which.  Poisson: _scan_poisson, or _scan_missing
-    with missing samples."""
-    cdef int64_t msl = B.min_samples_leaf, enm = e - nm, q, best_pos
-    cdef double best, second, sm = 0.0, wmiss = 0.0, wi
+    end of L[s:e)).  Squared error and Friedman's: the cuts of _sqerr_cuts beating floor
+    (the node's best so far), else -inf; with missing samples, the two runs of
+    _missing_runs, their sums of w and w y carried in for the second.  Poisson:
+    _scan_poisson, or _scan_missing with missing samples."""
+    cdef int64_t q, first
+    cdef int64_t runs[4]
+    cdef double best, sm = 0.0, wmiss = 0.0, wi
     ml[0] = 0
     if B.criterion == CRIT_POISSON:
         if nm > 0:
             return _scan_missing(B, L, s, e, nm, tot, wtot, pos, ml)
         return _scan_poisson(B, L, s, e, tot, wtot, pos)
-    best = _sqerr_cuts(B, L, s, min(enm, e - msl), s + msl, tot[0], wtot, 0.0, 0.0,
-                       floor, pos)
+    _missing_runs(B, s, e, nm, runs)
+    best = _sqerr_cuts(B, L, s, runs[0], runs[1], tot[0], wtot, 0.0, 0.0, floor, pos)
     if nm == 0:
         return best
-    for q in range(enm, e):
+    first = pos[0]
+    for q in range(e - nm, e):
         wi = _wt(B, L[q])
         sm += wi * B.yv[L[q] & B.imask]
         wmiss += wi
-    best_pos = pos[0]
-    second = _sqerr_cuts(B, L, s, enm - msl, s + msl - nm, tot[0], wtot, sm, wmiss,
-                         max(floor, best), pos)
-    if pos[0] >= 0:
-        ml[0] = 1
-        return second
-    pos[0] = best_pos
-    return best
+    return _missing_pick(best, first,
+                         _sqerr_cuts(B, L, s, runs[2], runs[3], tot[0], wtot, sm, wmiss,
+                                     max(floor, best), pos),
+                         pos, ml)
