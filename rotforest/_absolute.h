@@ -101,6 +101,62 @@ void rf_abs_pass_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t 
     st->m = m;
 }
 
+/* rf_abs_pass_impl for a set whose weights are all 1: the median then moves by at most
+   one rank a deletion (forward when the deleted rank was at or below it and the set's
+   size was even, back when it was above it and the size odd; never both).  Each deleted
+   rank is as likely below the median as above it, so a branch on it is mispredicted half
+   the time: here the moves are integer selects on counts (the weights up to the median
+   and of the set), and the sums of w y change by the same terms in the same order as in
+   rf_abs_pass_impl, so the numbers are the same. */
+static inline __attribute__((always_inline))
+void rf_abs_pass_unit_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
+                           int64_t tail, rf_abs_state* st, int64_t from, int64_t to,
+                           int64_t step, double* out, double* med, int64_t base,
+                           int record, int medians) {
+    double S = st->S, sm = st->sm, yr, ym;
+    int64_t W = (int64_t)st->W, wm = (int64_t)st->wm;
+    int64_t m = st->m, count = (to - from) * step, q = from, r, mn, mp, below, fwd, back;
+    int32_t pr, nx;
+    for (; count > 0; count--, q += step) {
+        if (count > 2 * RF_ABS_AHEAD)
+            __builtin_prefetch(&rk[L[q + 2 * RF_ABS_AHEAD * step] & im], 0);
+        if (count > RF_ABS_AHEAD)
+            __builtin_prefetch(&R[rk[L[q + RF_ABS_AHEAD * step] & im]], 1);
+        r = rk[L[q] & im];
+        yr = R[r].y;
+        pr = R[r].p;
+        nx = R[r].n;
+        W -= 1;
+        S -= yr;
+        below = r <= m;
+        wm -= below;
+        sm -= (double)below * yr;
+        m ^= (m ^ (int64_t)pr) & -(int64_t)(r == m);
+        R[pr].n = nx;
+        R[nx].p = pr;
+        /* forward while the weight up to m is below half the set's; back while the
+           weight before m still reaches half */
+        mn = R[m].n;
+        mp = R[m].p;
+        fwd = (2 * wm < W) & (m != tail);
+        back = (m != 0) & (2 * (wm - 1) >= W);
+        ym = R[m ^ ((m ^ mn) & -fwd)].y;
+        wm += fwd - back;
+        sm += (double)(fwd - back) * ym;
+        m ^= ((m ^ mn) & -fwd) | ((m ^ mp) & -back);
+        if (record) {
+            out[q - base] = R[m].y * (double)(2 * wm - W) - 2.0 * sm + S;
+            if (medians)
+                med[q - base] = (2 * wm == W) ? 0.5 * (R[m].y + R[R[m].n].y) : R[m].y;
+        }
+    }
+    st->W = (double)W;
+    st->S = S;
+    st->wm = (double)wm;
+    st->sm = sm;
+    st->m = m;
+}
+
 /* Sets of at most 64 ranks (small nodes): the ranks present are the bits of one word,
    so a set grows by insertion from empty, with no list to link, and the median moves to
    the next or previous rank present by a bit scan.  Inserts L[q] (rank rk[L[q] & im],
@@ -154,12 +210,70 @@ static void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L,
     }
 }
 
+/* rf_abs_small for weights all 1: at most one move of the median an insertion (back
+   when the weight before it reaches half, forward when the weight up to it is short of
+   half; never both), as integer selects on counts, the sums of w y changed by the same
+   terms in the same order as there. */
+static void rf_abs_small_unit(const rf_rec* R, const int32_t* rk, const uint64_t* L,
+                              uint64_t im, int64_t from, int64_t count, int64_t step,
+                              double* out, double* med, int64_t base) {
+    uint64_t mask, below, above;
+    double S, sm, y, ym;
+    int64_t W = 1, wm = 1, m, q = from, r, prv, nxt, fwd, back, lt;
+    if (count <= 0)
+        return;
+    /* the first insertion: the set of one rank */
+    m = rk[L[q] & im];
+    mask = (uint64_t)1 << (m - 1);
+    S = R[m].w * R[m].y;
+    sm = S;
+    for (;;) {
+        above = mask & ~(((uint64_t)2 << (m - 1)) - 1);
+        out[q - base] = R[m].y * (double)(2 * wm - W) - 2.0 * sm + S;
+        if (med) {
+            nxt = above ? __builtin_ctzll(above) + 1 : m;
+            med[q - base] = (2 * wm == W) ? 0.5 * (R[m].y + R[nxt].y) : R[m].y;
+        }
+        if (--count == 0)
+            break;
+        q += step;
+        r = rk[L[q] & im];
+        y = R[r].y;
+        W += 1;
+        S += y;
+        mask |= (uint64_t)1 << (r - 1);
+        lt = r < m;
+        wm += lt;
+        sm += (double)lt * y;
+        below = mask & (((uint64_t)1 << (m - 1)) - 1);
+        above = mask & ~(((uint64_t)2 << (m - 1)) - 1);
+        back = 2 * (wm - 1) >= W;          /* (then a rank below m is present) */
+        fwd = (2 * wm < W) & (above != 0);
+        prv = 64 - __builtin_clzll(below | 1);
+        nxt = __builtin_ctzll(above | ((uint64_t)1 << 63)) + 1;
+        ym = R[m ^ ((m ^ nxt) & -fwd)].y;
+        wm += fwd - back;
+        sm += (double)(fwd - back) * ym;
+        m ^= ((m ^ nxt) & -fwd) | ((m ^ prv) & -back);
+    }
+}
+
 /* rf_abs_pass_impl, specialised: no recording (out NULL), costs only, or costs and
    medians (med not NULL). */
 static void rf_abs_pass(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                         int64_t tail, rf_abs_state* st, int64_t from, int64_t to,
-                        int64_t step, double* out, double* med, int64_t base) {
-    if (out == 0)
+                        int64_t step, double* out, double* med, int64_t base, int unit) {
+    if (unit) {
+        if (out == 0)
+            rf_abs_pass_unit_impl(R, rk, L, im, tail, st, from, to, step, out, med, base,
+                                  0, 0);
+        else if (med == 0)
+            rf_abs_pass_unit_impl(R, rk, L, im, tail, st, from, to, step, out, med, base,
+                                  1, 0);
+        else
+            rf_abs_pass_unit_impl(R, rk, L, im, tail, st, from, to, step, out, med, base,
+                                  1, 1);
+    } else if (out == 0)
         rf_abs_pass_impl(R, rk, L, im, tail, st, from, to, step, out, med, base, 0, 0);
     else if (med == 0)
         rf_abs_pass_impl(R, rk, L, im, tail, st, from, to, step, out, med, base, 1, 0);

@@ -66,6 +66,7 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
     cdef rf_abs_state st
     cdef double c, wi, half
     cdef key_t k
+    cdef bint unit = True
     c = B.yv[B.ylist[s + n // 2] & B.imask]
     R[0].w = 0.0
     R[0].y = 0.0
@@ -82,6 +83,7 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
         R[r].y = B.yv[k & B.imask] - c
         st.W += wi
         st.S += wi * R[r].y
+        unit &= wi == 1.0
     half = 0.5 * st.W
     st.wm = 0.0
     st.sm = 0.0
@@ -93,6 +95,7 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
     B.abs_full = st
     B.abs_centre = c
     B.abs_n = n
+    B.abs_unit = unit
 
 
 cdef inline void _abs_pick(const Builder* B, const key_t* L, int64_t s, int64_t lo,
@@ -135,11 +138,12 @@ cdef inline void _abs_run(Builder* B, const key_t* L, int64_t pre_a, int64_t pre
     rf_abs_link(B.abs_rec, B.abs_n)
     if pre_b > pre_a:
         rf_abs_pass(B.abs_rec, B.abs_rank, L, B.imask, tail, &st, pre_a, pre_b, 1, NULL,
-                    NULL, 0)
+                    NULL, 0, B.abs_unit)
         out[a - step - base] = rf_abs_sad(B.abs_rec, &st)
         if med != NULL:
             med[a - step - base] = rf_abs_median(B.abs_rec, &st)
-    rf_abs_pass(B.abs_rec, B.abs_rank, L, B.imask, tail, &st, a, b, step, out, med, base)
+    rf_abs_pass(B.abs_rec, B.abs_rank, L, B.imask, tail, &st, a, b, step, out, med, base,
+                B.abs_unit)
 
 
 cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
@@ -180,8 +184,14 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     if nm == 0 and n <= 64:
         # a small node: the sets grow from empty as words of bits (rf_abs_small): the
         # prefixes L[s:q + 1) recorded at A[q + 1 - s], the suffixes L[q:e) at Rc[q - s]
-        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA, s - 1)
-        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc, MR, s)
+        if B.abs_unit:
+            rf_abs_small_unit(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA,
+                              s - 1)
+            rf_abs_small_unit(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc,
+                              MR, s)
+        else:
+            rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA, s - 1)
+            rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc, MR, s)
     else:
         _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
         _abs_run(B, L, 0, 0, s, enm if nm > 0 else hi, 1, Rc, MR, s - 1)

@@ -108,9 +108,13 @@ cdef extern from "_absolute.h":
     void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                       int64_t start, int64_t count, int64_t step, double* out, double* med,
                       int64_t base) noexcept nogil
+    void rf_abs_small_unit(const rf_rec* R, const int32_t* rk, const uint64_t* L,
+                           uint64_t im, int64_t start, int64_t count, int64_t step,
+                           double* out, double* med, int64_t base) noexcept nogil
     void rf_abs_pass(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                      int64_t tail, rf_abs_state* st, int64_t start, int64_t stop,
-                     int64_t step, double* out, double* med, int64_t base) noexcept nogil
+                     int64_t step, double* out, double* med, int64_t base,
+                     int unit) noexcept nogil
 
 
 cdef extern from "_platform.h":

@@ -98,6 +98,7 @@ cdef struct Builder:
     rf_abs_state abs_full  #   the whole current node
     double abs_centre      #   the target value the records are centred on
     int64_t abs_n          #   the current node's samples
+    bint abs_unit          #   its weights all 1 (the kernel's branch-free moves)
     const uint8_t* categorical  # per feature: 1 when it holds category codes (NULL: none;
                            # see _categorical.pxi):
     const int16_t* cat_code  #   cat_code[f * CAT_LEVELS + r]: the code of rank r

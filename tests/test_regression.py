@@ -570,3 +570,30 @@ def test_simd_scan_agrees_when_weights_round_a_side_away():
                 _builder._set_simd(previous)
         np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
         np.testing.assert_array_equal(trees[0].value, trees[1].value)
+
+
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("settings", [dict(), dict(min_samples_leaf=3),
+                                      dict(max_features=0.5, random_state=1)],
+                         ids=["full", "msl3", "features"])
+def test_absolute_error_unit_weights_equal_doubled_weights(missing, settings):
+    """Unit weights take the branch-free kernels (medians moving one rank a step, large
+    nodes and nodes of at most 64 samples); weights of 2 everywhere take the general
+    ones and double every sum exactly, so the trees must be the same node for node."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(700, 4))
+    X[:, 1] = np.round(X[:, 1], 1)                  # ties in a feature
+    y = np.round(rng.normal(size=700), 1)           # ties in the target
+    y[:350] = rng.normal(size=350)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    unit = DecisionTreeRegressor(criterion="absolute_error", **settings).fit(X, y)
+    two = DecisionTreeRegressor(criterion="absolute_error", **settings).fit(
+        X, y, np.full(len(y), 2.0))
+    a, b = unit.tree_, two.tree_
+    assert a.node_count == b.node_count > 100
+    np.testing.assert_array_equal(a.feature, b.feature)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
+    np.testing.assert_array_equal(a.value, b.value)
+    np.testing.assert_array_equal(a.impurity, b.impurity)
