@@ -147,8 +147,8 @@ cdef inline void _abs_run(Builder* B, const key_t* L, int64_t pre_a, int64_t pre
 
 
 cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
-                           double wtot, int64_t* pos, int64_t* ml, int cst, double lower,
-                           double upper) noexcept nogil:
+                           double wtot, double best, int64_t* pos, int64_t* ml, int cst,
+                           double lower, double upper) noexcept nogil:
     """Best cut of one feature for the absolute error: the proxy -(SAD left + SAD
     right), larger being better, with the candidates and their order those of
     _scan_missing (every cut with the missing samples right, then all present values
@@ -156,7 +156,11 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     equals wins).  Without missing values: one backward pass for the left children's
     SAD (A[p - s] for the cut at p), one forward pass for the right ones' (Rc).  With
     them, two more: left children with the missing samples (A2), right ones without
-    (R2)."""
+    (R2).  best is the proxy of the features before: a large node without missing
+    values or constraints scores its right children first, and since a child's SAD
+    cannot grow as samples leave it (nor be negative), the cuts whose right child alone
+    reaches -best cannot win; the backward pass stops short of them (the cuts it
+    records are scored exactly as without the bound)."""
     cdef int64_t n = B.abs_n, enm = e - nm, msl = B.min_samples_leaf, p, lo, hi
     cdef int64_t pos1 = -1, pos2 = -1
     cdef double* A = B.abs_cost
@@ -192,6 +196,15 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
         else:
             rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA, s - 1)
             rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc, MR, s)
+    elif nm == 0 and not constrained and best > -INFINITY:
+        _abs_run(B, L, 0, 0, s, hi, 1, Rc, MR, s - 1)
+        while lo <= hi and not (Rc[lo - s] < -best):
+            lo += 1
+        if lo > hi:
+            pos[0] = -1
+            ml[0] = 0
+            return -INFINITY
+        _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
     else:
         _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
         _abs_run(B, L, 0, 0, s, enm if nm > 0 else hi, 1, Rc, MR, s - 1)

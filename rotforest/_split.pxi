@@ -58,6 +58,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         visited += 1
         if (consts[f >> 6] >> (f & 63)) & 1:
             continue
+        if B.absolute and best >= 0.0:
+            # no cut has a negative sum of absolute deviations: the features left are
+            # drawn (the same draws as if scanned) but not scanned
+            continue
         if B.categorical != NULL and B.categorical[f]:
             if presorted and ((base[f * B.n_active + s] ^ base[f * B.n_active + end - 1])
                               >> B.rshift) == 0:
@@ -108,7 +112,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
                                   e.lower, e.upper)
         elif B.absolute:
-            proxy = _scan_absolute(B, L, s, end, nm, e.weight, &pos, &ml,
+            proxy = _scan_absolute(B, L, s, end, nm, e.weight, best, &pos, &ml,
                                    B.monotonic[f] if B.monotonic != NULL else 0,
                                    e.lower, e.upper)
         elif B.monotonic != NULL and B.monotonic[f] != 0:
