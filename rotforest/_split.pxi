@@ -58,9 +58,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         visited += 1
         if (consts[f >> 6] >> (f & 63)) & 1:
             continue
-        if B.absolute and best >= 0.0:
-            # no cut has a negative sum of absolute deviations: the features left are
-            # drawn (the same draws as if scanned) but not scanned
+        if best > -INFINITY and (end - s == 2 or (B.absolute and best >= 0.0)):
+            # no cut can beat the best so far: with two samples every cut is the same
+            # partition, and no cut has a negative sum of absolute deviations.  The
+            # features left are drawn (the same draws as if scanned), not scanned.
             continue
         if B.categorical != NULL and B.categorical[f]:
             if presorted and ((base[f * B.n_active + s] ^ base[f * B.n_active + end - 1])

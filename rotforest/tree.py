@@ -915,7 +915,7 @@ default="from_dtype"
         >>> before = reg.get_n_leaves()
         >>> after = reg.reduced_error_prune(X[400:], y[400:]).get_n_leaves()
         >>> before, after
-        (400, 92)
+        (400, 78)
         """
         return self._prune_on(X, y, sample_weight)
 

@@ -597,3 +597,23 @@ def test_absolute_error_unit_weights_equal_doubled_weights(missing, settings):
     np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
     np.testing.assert_array_equal(a.value, b.value)
     np.testing.assert_array_equal(a.impurity, b.impurity)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "friedman_mse", "absolute_error"])
+def test_two_sample_nodes_split_on_the_first_separating_feature(criterion):
+    """Every cut of a node of two samples is the same partition, so its features tie
+    exactly: the first visited (index order in a tree without feature draws) that
+    separates the two wins, not whichever rounding favours."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(400, 5))
+    X[:, 0] = np.round(X[:, 0])               # often equal: the split then moves on
+    y = rng.normal(size=400) * 1e3 + 1e4      # large sums: rounding differs by side
+    reg = DecisionTreeRegressor(criterion=criterion).fit(X, y)
+    t = reg.tree_
+    path = reg.decision_path(X).toarray().astype(bool)
+    checked = 0
+    for node in np.flatnonzero((t.children_left >= 0) & (t.n_node_samples == 2)):
+        a, b = X[path[:, node]]
+        assert t.feature[node] == np.flatnonzero(a != b)[0]
+        checked += 1
+    assert checked > 50
