@@ -20,7 +20,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef key_t* swap
     cdef int64_t f, i, j, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, c, q
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
-    cdef double best = -INFINITY, proxy, thr = 0.0, best_thr = 0.0, wl, wr, wi, a, b
+    cdef double best = -INFINITY, proxy, thr = 0.0, perfect, best_thr = 0.0, wl, wr, wi, a, b
     cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_int
     cdef const key_t* L
     cdef double st6[6]
@@ -28,6 +28,22 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef bint best_cat = False
     cdef bint best_counted = False, counted
     cdef CatSplit cat
+    # A best proxy from which no cut can be strictly better, as computed: with two
+    # samples, any cut (every cut is the same partition); the absolute error's 0 (no
+    # child has a negative sum of absolute deviations); with integer weights, Gini's and
+    # the misclassification rate's node weight and entropy's 0, reached exactly by a cut
+    # into pure children and by no other (another falls short by a margin far above
+    # rounding, the sums being exact integers).  (Not with random cuts: each feature
+    # draws its threshold.)
+    perfect = INFINITY
+    if B.random_split:
+        pass
+    elif end - s == 2:
+        perfect = -INFINITY
+    elif B.absolute:
+        perfect = 0.0
+    elif B.packed and not B.regression:
+        perfect = 0.0 if B.criterion == CRIT_ENTROPY else e.weight
     if B.absolute:
         _absolute_node(B, s, end)
     # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
@@ -58,10 +74,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         visited += 1
         if (consts[f >> 6] >> (f & 63)) & 1:
             continue
-        if best > -INFINITY and (end - s == 2 or (B.absolute and best >= 0.0)):
-            # no cut can beat the best so far: with two samples every cut is the same
-            # partition, and no cut has a negative sum of absolute deviations.  The
-            # features left are drawn (the same draws as if scanned), not scanned.
+        if best >= perfect and best > -INFINITY:
+            # no cut can beat the best so far (see perfect): the features left are
+            # drawn (the same draws as if scanned), not scanned
             continue
         if B.categorical != NULL and B.categorical[f]:
             if presorted and ((base[f * B.n_active + s] ^ base[f * B.n_active + end - 1])
