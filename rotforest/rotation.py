@@ -74,6 +74,8 @@ def _orthonormal(rng, size, count=None):
 
 # PCA rotations: at most this many cells (features x rows) of the data are taken at once
 _PCA_BATCH_CELLS = 4_000_000
+# groups of at most this many features take their moments from _builder.group_moments
+_MOMENTS_MAX_GROUP = 8
 
 
 # a regression forest's PCA draws rows from random subsets of this many quantile bins of
@@ -95,28 +97,41 @@ def _pca_blocks(rng, Zt, y, parts):
     of their axes (column b of block i: the loadings of axis b on the features of row i).
 
     All groups are drawn at once, and groups of one size share their arithmetic: one
-    weighted product gives every group's sums and cross-products, one ``eigh`` every
-    group's axes (a few numpy calls a tree instead of a dozen a group)."""
+    pass over each group's kept rows gives its sums and cross-products (group_moments,
+    for groups of at most 8 features; a weighted product for larger ones), one ``eigh``
+    every group's axes (a few numpy calls a tree instead of a dozen a group)."""
     n_groups, n = sum(len(part) for part in parts), y.size
     n_classes = int(y.max()) + 1
     chosen = rng.random((n_groups, n_classes)) < 0.5
     for g in np.flatnonzero(~chosen.any(axis=1)):
         chosen[g, rng.integers(n_classes)] = True
-    keep = chosen[:, y] & (rng.random((n_groups, n)) < 0.75)
+    # each row kept with probability 3/4: a random byte below 192 (a quarter of the
+    # random bits that doubles would take)
+    coins = np.frombuffer(rng.bytes(n_groups * n), dtype=np.uint8).reshape(n_groups, n)
+    keep = np.take(chosen, y, axis=1) & (coins < 192)
     counts = keep.sum(axis=1)
     out = []
     first = 0
     for part in parts:
         m, size = part.shape
         blocks = np.empty((m, size, size))
-        step = max(1, _PCA_BATCH_CELLS // (size * n))
+        small = size <= _MOMENTS_MAX_GROUP
+        step = m if small else max(1, _PCA_BATCH_CELLS // (size * n))
         for start in range(0, m, step):
             stop = min(m, start + step)
-            Zg = Zt[part[start:stop]]                                   # (k, size, n)
-            w = keep[first + start:first + stop].astype(np.float64)     # (k, n)
             safe = np.maximum(counts[first + start:first + stop].astype(np.float64), 2.0)
-            mean = (Zg @ w[:, :, None])[:, :, 0] / safe[:, None]       # (k, size)
-            cross = (Zg * w[:, None, :]) @ Zg.transpose(0, 2, 1)        # (k, size, size)
+            if small:
+                # the sums and cross-products of the kept rows, in one pass over each
+                # group's rows (no copy of the groups)
+                sums, cross = _builder.group_moments(
+                    Zt, np.ascontiguousarray(part[start:stop], dtype=np.int64),
+                    keep[first + start:first + stop].view(np.uint8))
+                mean = sums / safe[:, None]                              # (k, size)
+            else:
+                Zg = Zt[part[start:stop]]                                # (k, size, n)
+                w = keep[first + start:first + stop].astype(np.float64)  # (k, n)
+                mean = (Zg @ w[:, :, None])[:, :, 0] / safe[:, None]    # (k, size)
+                cross = (Zg * w[:, None, :]) @ Zg.transpose(0, 2, 1)     # (k, size, size)
             cov = (cross - safe[:, None, None] * mean[:, :, None] * mean[:, None, :])
             _, vectors = np.linalg.eigh(cov / (safe - 1.0)[:, None, None])
             # A feature constant on the group's rows (common in sparse counts) has

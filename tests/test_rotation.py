@@ -223,7 +223,8 @@ def test_pca_blocks_are_the_principal_axes_of_their_draw(data):
     for g in range(3):
         if not chosen[g].any():
             chosen[g, rng.integers(3)] = True
-    keep = chosen[:, y] & (rng.random((3, len(y))) < 0.75)
+    coins = np.frombuffer(rng.bytes(3 * len(y)), dtype=np.uint8).reshape(3, len(y))
+    keep = chosen[:, y] & (coins < 192)            # 3/4 of the rows
     for g, group in enumerate(groups):
         rows = np.flatnonzero(keep[g])
         assert set(np.unique(y[rows])) <= set(np.flatnonzero(chosen[g]))
@@ -241,9 +242,14 @@ def test_pca_batches_and_tiny_samples(data, monkeypatch):
     X, y = data
     Z = (X - X.mean(0)) / X.std(0)
     whole = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
+    # the groups' moments from numpy's products (as groups of more than 8 features
+    # take them), all at once and a few groups at a time: the same axes
+    monkeypatch.setattr(rotation, "_MOMENTS_MAX_GROUP", 0)
+    products = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
+    np.testing.assert_allclose(products, whole, atol=1e-10)
     monkeypatch.setattr(rotation, "_PCA_BATCH_CELLS", 1)
     batched = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
-    np.testing.assert_allclose(batched, whole, atol=1e-12)
+    np.testing.assert_allclose(batched, products, atol=1e-12)
     for seed in range(5):
         R = draw_rotation(np.random.default_rng(seed), 8, 3, "pca", Z[:2], y[:2] * 0)
         R = R.toarray()
@@ -371,3 +377,37 @@ def test_blas_limit_is_restored_whatever_order_overlapping_fits_end():
     X, y = make_classification(200, 6, random_state=0)
     RotationForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize("size", range(1, 9))
+def test_group_moments_against_numpy(size):
+    """The PCA's sums and cross-products over each group's kept rows, against numpy's
+    on the same rows, for every group size the kernel takes and row counts around its
+    blocks of 8; the AVX-512 form gives the same numbers bit for bit."""
+    from rotforest import _builder
+
+    rng = np.random.default_rng(size)
+    for n in [1, 2, 7, 8, 9, 16, 31, 250]:
+        Zt = rng.normal(size=(11, n)) * rng.uniform(0.1, 100.0, size=(11, 1))
+        groups = np.array([rng.choice(11, size, replace=False) for _ in range(5)])
+        keep = rng.random((5, n)) < 0.7
+        keep[0] = False                                  # a group with no row
+        sums, cross = _builder.group_moments(Zt, groups, keep.view(np.uint8))
+        for g in range(5):
+            rows = Zt[groups[g]][:, keep[g]]
+            np.testing.assert_allclose(sums[g], rows.sum(axis=1), rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(cross[g], rows @ rows.T, rtol=1e-12, atol=1e-9)
+        assert np.all(sums[0] == 0.0) and np.all(cross[0] == 0.0)
+        was = _builder._set_simd(False)                   # the portable loops
+        try:
+            other = _builder.group_moments(Zt, groups, keep.view(np.uint8))
+        finally:
+            _builder._set_simd(was)
+        np.testing.assert_array_equal(other[0], sums)
+        np.testing.assert_array_equal(other[1], cross)
+    with pytest.raises(ValueError, match="groups of 1 to 8"):
+        _builder.group_moments(np.zeros((12, 3)), np.zeros((1, 9), dtype=np.int64),
+                               np.ones((1, 3), dtype=np.uint8))
+    with pytest.raises(ValueError, match="out of range"):
+        _builder.group_moments(np.zeros((4, 3)), np.array([[0, 4]]),
+                               np.ones((1, 3), dtype=np.uint8))
