@@ -40,6 +40,18 @@ static inline double rf_abs_median(const rf_rec* R, const rf_abs_state* st) {
     return R[st->m].y;
 }
 
+/* Before the deletion at L[q] (count of them left, step apart): prefetches the record of
+   the deletion RF_ABS_AHEAD further on and the rank of the one twice as far (they
+   survive the pipeline flushes of mispredicted branches). */
+static inline __attribute__((always_inline))
+void rf_abs_prefetch(const rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
+                     int64_t q, int64_t step, int64_t count) {
+    if (count > 2 * RF_ABS_AHEAD)
+        __builtin_prefetch(&rk[L[q + 2 * RF_ABS_AHEAD * step] & im], 0);
+    if (count > RF_ABS_AHEAD)
+        __builtin_prefetch(&R[rk[L[q + RF_ABS_AHEAD * step] & im]], 1);
+}
+
 /* Deletes L[q] (rank rk[L[q] & im]) for q = from, from + step, ... short of to, and
    after each deletion writes the SAD of what is left to out[q - base] (and its median
    to med[q - base]) when `record` is set.  A deletion unlinks the rank, then moves the
@@ -56,12 +68,7 @@ void rf_abs_pass_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t 
     int64_t m = st->m, count = (to - from) * step, q = from, r;
     int32_t pr, nx;
     for (; count > 0; count--, q += step) {
-        /* prefetches survive the pipeline flushes of the branches: the record of the
-           deletion AHEAD from here, and the rank of the one twice as far */
-        if (count > 2 * RF_ABS_AHEAD)
-            __builtin_prefetch(&rk[L[q + 2 * RF_ABS_AHEAD * step] & im], 0);
-        if (count > RF_ABS_AHEAD)
-            __builtin_prefetch(&R[rk[L[q + RF_ABS_AHEAD * step] & im]], 1);
+        rf_abs_prefetch(R, rk, L, im, q, step, count);
         r = rk[L[q] & im];
         wr = R[r].w;
         wyr = wr * R[r].y;
@@ -118,10 +125,7 @@ void rf_abs_pass_unit_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint
     int64_t m = st->m, count = (to - from) * step, q = from, r, mn, mp, below, fwd, back;
     int32_t pr, nx;
     for (; count > 0; count--, q += step) {
-        if (count > 2 * RF_ABS_AHEAD)
-            __builtin_prefetch(&rk[L[q + 2 * RF_ABS_AHEAD * step] & im], 0);
-        if (count > RF_ABS_AHEAD)
-            __builtin_prefetch(&R[rk[L[q + RF_ABS_AHEAD * step] & im]], 1);
+        rf_abs_prefetch(R, rk, L, im, q, step, count);
         r = rk[L[q] & im];
         yr = R[r].y;
         pr = R[r].p;

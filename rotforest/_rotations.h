@@ -76,6 +76,21 @@ void rf_group_moments_impl(const double* Zt, int64_t n, const int64_t* groups,
             }
     }
 }
+/* A call of IMPL (an rf_group_moments_impl) with the group size as a constant, 1 to 8:
+   its loops then unroll. */
+#define RF_MOM_SIZES(IMPL) \
+    switch (size) { \
+    case 1: IMPL(Zt, n, groups, m, 1, keep, sums, cross); break; \
+    case 2: IMPL(Zt, n, groups, m, 2, keep, sums, cross); break; \
+    case 3: IMPL(Zt, n, groups, m, 3, keep, sums, cross); break; \
+    case 4: IMPL(Zt, n, groups, m, 4, keep, sums, cross); break; \
+    case 5: IMPL(Zt, n, groups, m, 5, keep, sums, cross); break; \
+    case 6: IMPL(Zt, n, groups, m, 6, keep, sums, cross); break; \
+    case 7: IMPL(Zt, n, groups, m, 7, keep, sums, cross); break; \
+    case 8: IMPL(Zt, n, groups, m, 8, keep, sums, cross); break; \
+    default: break; \
+    }
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define RF_MOM_AVX512 1
@@ -141,14 +156,7 @@ __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
 static void rf_group_moments_avx512(const double* Zt, int64_t n, const int64_t* groups,
                                     int64_t m, int64_t size, const uint8_t* keep,
                                     double* sums, double* cross) {
-    switch (size) {
-#define RF_MOM_CASE(S) case S: \
-        rf_group_moments_avx512_impl(Zt, n, groups, m, S, keep, sums, cross); break;
-    RF_MOM_CASE(1) RF_MOM_CASE(2) RF_MOM_CASE(3) RF_MOM_CASE(4)
-    RF_MOM_CASE(5) RF_MOM_CASE(6) RF_MOM_CASE(7) RF_MOM_CASE(8)
-#undef RF_MOM_CASE
-    default: break;
-    }
+    RF_MOM_SIZES(rf_group_moments_avx512_impl)
 }
 #else
 #define RF_MOM_AVX512 0
@@ -166,13 +174,6 @@ static void rf_group_moments(const double* Zt, int64_t n, const int64_t* groups,
         rf_group_moments_avx512(Zt, n, groups, m, size, keep, sums, cross);
         return;
     }
-    switch (size) {
-#define RF_MOM_CASE(S) case S: \
-        rf_group_moments_impl(Zt, n, groups, m, S, keep, sums, cross); break;
-    RF_MOM_CASE(1) RF_MOM_CASE(2) RF_MOM_CASE(3) RF_MOM_CASE(4)
-    RF_MOM_CASE(5) RF_MOM_CASE(6) RF_MOM_CASE(7) RF_MOM_CASE(8)
-#undef RF_MOM_CASE
-    default: break;
-    }
+    RF_MOM_SIZES(rf_group_moments_impl)
 }
 #endif
