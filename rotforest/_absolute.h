@@ -26,10 +26,17 @@ static inline void rf_abs_link(rf_rec* R, int64_t n) {
     R[n + 1].n = (int32_t)(n + 1);
 }
 
+/* A sum of absolute deviations as the running sums give it, less rounding below 0: a
+   negative one (large targets, many deletions) would let a cut look better than one
+   whose children have none, and the scan's early stop assumes none is negative. */
+static inline double rf_abs_nonneg(double sad) {
+    return sad > 0.0 ? sad : 0.0;
+}
+
 /* The set's sum of absolute deviations from its median: with the lower median m,
    y_m (2 wm - W) - 2 sm + S. */
 static inline double rf_abs_sad(const rf_rec* R, const rf_abs_state* st) {
-    return R[st->m].y * (2.0 * st->wm - st->W) - 2.0 * st->sm + st->S;
+    return rf_abs_nonneg(R[st->m].y * (2.0 * st->wm - st->W) - 2.0 * st->sm + st->S);
 }
 
 /* The set's median as scikit-learn takes it: the mean of the lower median and the next
@@ -96,7 +103,7 @@ void rf_abs_pass_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t 
             m = R[m].p;
         }
         if (record) {
-            out[q - base] = R[m].y * (2.0 * wm - W) - 2.0 * sm + S;
+            out[q - base] = rf_abs_nonneg(R[m].y * (2.0 * wm - W) - 2.0 * sm + S);
             if (medians)
                 med[q - base] = (wm == half) ? 0.5 * (R[m].y + R[R[m].n].y) : R[m].y;
         }
@@ -149,7 +156,7 @@ void rf_abs_pass_unit_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint
         sm += (double)(fwd - back) * ym;
         m ^= ((m ^ mn) & -fwd) | ((m ^ mp) & -back);
         if (record) {
-            out[q - base] = R[m].y * (double)(2 * wm - W) - 2.0 * sm + S;
+            out[q - base] = rf_abs_nonneg(R[m].y * (double)(2 * wm - W) - 2.0 * sm + S);
             if (medians)
                 med[q - base] = (2 * wm == W) ? 0.5 * (R[m].y + R[R[m].n].y) : R[m].y;
         }
@@ -205,7 +212,7 @@ static void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L,
             wm += R[m].w;
             sm += R[m].w * R[m].y;
         }
-        out[q - base] = R[m].y * (2.0 * wm - W) - 2.0 * sm + S;
+        out[q - base] = rf_abs_nonneg(R[m].y * (2.0 * wm - W) - 2.0 * sm + S);
         if (med) {
             above = m < 64 ? mask & (~(uint64_t)0 << m) : 0;
             nx = above ? __builtin_ctzll(above) + 1 : m;
@@ -233,7 +240,7 @@ static void rf_abs_small_unit(const rf_rec* R, const int32_t* rk, const uint64_t
     sm = S;
     for (;;) {
         above = mask & ~(((uint64_t)2 << (m - 1)) - 1);
-        out[q - base] = R[m].y * (double)(2 * wm - W) - 2.0 * sm + S;
+        out[q - base] = rf_abs_nonneg(R[m].y * (double)(2 * wm - W) - 2.0 * sm + S);
         if (med) {
             nxt = above ? __builtin_ctzll(above) + 1 : m;
             med[q - base] = (2 * wm == W) ? 0.5 * (R[m].y + R[nxt].y) : R[m].y;

@@ -14,7 +14,7 @@
    time, each of the 8 lanes summing its own rows (the loops over lanes vectorise: no
    sum crosses lanes until the end), and the lanes are then added in a fixed order, so
    the result does not depend on the processor. */
-static inline __attribute__((always_inline))
+static inline __attribute__((always_inline, optimize("fp-contract=off")))
 void rf_group_moments_impl(const double* Zt, int64_t n, const int64_t* groups,
                            int64_t m, const int64_t size, const uint8_t* keep,
                            double* sums, double* cross) {
@@ -56,8 +56,10 @@ void rf_group_moments_impl(const double* Zt, int64_t n, const int64_t* groups,
                     acc[k * RF_MOM_LANES + j] += z[a][j];
             for (a = 0; a < size; a++)
                 for (b = a; b < size; b++, k++)
-                    for (j = 0; j < RF_MOM_LANES; j++)
-                        acc[k * RF_MOM_LANES + j] += z[a][j] * z[b][j];
+                    for (j = 0; j < RF_MOM_LANES; j++) {
+                        t = z[a][j] * z[b][j];        /* (a statement of its own: */
+                        acc[k * RF_MOM_LANES + j] += t;   /*  never a fused multiply-add) */
+                    }
         }
         k = 0;
         for (a = 0; a < size; a++, k++) {
@@ -167,6 +169,7 @@ static void rf_group_moments_avx512(const double* Zt, int64_t n, const int64_t* 
 
 /* rf_group_moments_impl with the group size a constant (its loops unrolled), or its
    AVX-512 form when avx512 is set. */
+__attribute__((optimize("fp-contract=off")))
 static void rf_group_moments(const double* Zt, int64_t n, const int64_t* groups,
                              int64_t m, int64_t size, const uint8_t* keep,
                              double* sums, double* cross, int avx512) {

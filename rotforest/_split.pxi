@@ -29,12 +29,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef bint best_counted = False, counted
     cdef CatSplit cat
     # A best proxy from which no cut can be strictly better, as computed: with two
-    # samples, any cut (every cut is the same partition); the absolute error's 0 (no
-    # child has a negative sum of absolute deviations); with integer weights, Gini's and
-    # the misclassification rate's node weight and entropy's 0, reached exactly by a cut
-    # into pure children and by no other (another falls short by a margin far above
-    # rounding, the sums being exact integers).  (Not with random cuts: each feature
-    # draws its threshold.)
+    # samples, any cut (every cut is the same partition); the absolute error's 0 (the
+    # kernels hold every sum of absolute deviations at 0 or above); with integer
+    # weights, Gini's and the misclassification rate's node weight, reached exactly by a
+    # cut into pure children and by no other (another falls short by about 1 or more,
+    # the sums being exact integers), and entropy's 0, which a cut into pure children
+    # reaches up to rounding and no other comes near (every such cut is the same
+    # partition, the two classes of the node on either side).  (Not with random cuts:
+    # each feature draws its threshold.)
     perfect = INFINITY
     if B.random_split:
         pass
