@@ -89,6 +89,21 @@ def draw_probabilities(sw, bootstrap):
     return sw / sw.sum()
 
 
+def _settings_once(tree, template, n_samples, n_features, n_classes):
+    """The builder settings of one of a forest's trees, which share their parameters:
+    checked and resolved for the first tree of a worker's share (``template`` None, or
+    made for another number of features) and returned with that number as
+    ``(settings, n_features)``, the template of the next tree; later trees only take
+    ``max_features_`` from it.  (Per tree, the checks cost about as much Python as a
+    small tree's whole build.)  The caller copies the settings before changing them."""
+    if template is None or template[1] != n_features:
+        limits = check_tree_params(tree)
+        return tree._builder_settings(n_samples, n_features, None, *limits,
+                                      n_classes=n_classes), n_features
+    tree.max_features_ = template[0]["max_features"]
+    return template
+
+
 def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_classes,
                 base_seed, n_draws, bootstrap, balanced_subsample, oob_pruning, progress,
                 scaled_by, p, ranks=None, categories=None, set_fraction=1.0):
@@ -100,6 +115,7 @@ def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_cla
     with probability ``set_fraction`` (see tree_categories)."""
     n = X.shape[0]
     trees = []
+    template = None
     for index in indices:
         drawn, seed = _draw_tree(base_seed, index, n, n_draws, bootstrap, p)
         weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
@@ -110,9 +126,8 @@ def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_cla
             weights *= compute_sample_weight("balanced", y, indices=drawn)
         del drawn
         tree = tree_class(random_state=seed, **forest_params)
-        limits = check_tree_params(tree)
-        settings = tree._builder_settings(n, X.shape[1], weights, *limits,
-                                          n_classes=n_classes)
+        template = _settings_once(tree, template, n, X.shape[1], n_classes)
+        settings = dict(template[0])
         # features visited in a random order even when all are drawn: exact ties between
         # features (frequent in small nodes) go to a random one, as in scikit-learn's
         # forests, not always to the first (more diverse trees)

@@ -26,6 +26,7 @@ from rotforest.forest import (
     _VotingPredictions,
     _chunks,
     _in_workers,
+    _settings_once,
     _SUM_BLOCK,
     _Progress,
     _sum_over_trees,
@@ -469,6 +470,7 @@ def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_gro
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
     out = []
+    template = None
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
         rotation = draw_rotation(rng, F, group_size, kind, y=pca_groups,
@@ -476,9 +478,8 @@ def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_gro
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = tree_class(random_state=seed, **params)
-        limits = check_tree_params(tree)
-        settings = tree._builder_settings(n, P.shape[1], weights, *limits,
-                                          n_classes=n_values)
+        template = _settings_once(tree, template, n, P.shape[1], n_values)
+        settings = template[0]
         if not regression:
             tree.classes_ = np.arange(n_values)
             tree.n_classes_ = n_values
