@@ -174,9 +174,9 @@ void rf_abs_pass_unit_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint
    1..64) for q = from, from + step, ... (count of them) and after each insertion writes
    the SAD of the set to out[q - base] (its median to med[q - base] when med is not
    NULL), with the lower weighted median as in rf_abs_pass_impl. */
-static void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L,
-                         uint64_t im, int64_t from, int64_t count, int64_t step,
-                         double* out, double* med, int64_t base) {
+static void rf_abs_small_general(const rf_rec* R, const int32_t* rk, const uint64_t* L,
+                                 uint64_t im, int64_t from, int64_t count, int64_t step,
+                                 double* out, double* med, int64_t base) {
     uint64_t mask = 0, below, above;
     double W = 0.0, S = 0.0, wm = 0.0, sm = 0.0, w, wy, half;
     int64_t m = 0, q = from, r, nx;
@@ -221,7 +221,7 @@ static void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L,
     }
 }
 
-/* rf_abs_small for weights all 1: at most one move of the median an insertion (back
+/* rf_abs_small_general for weights all 1: at most one move of the median an insertion (back
    when the weight before it reaches half, forward when the weight up to it is short of
    half; never both), as integer selects on counts, the sums of w y changed by the same
    terms in the same order as there. */
@@ -267,6 +267,17 @@ static void rf_abs_small_unit(const rf_rec* R, const int32_t* rk, const uint64_t
         sm += (double)(fwd - back) * ym;
         m ^= ((m ^ nxt) & -fwd) | ((m ^ prv) & -back);
     }
+}
+
+/* Sets of at most 64 ranks grown from empty (rf_abs_small_general), with the
+   branch-free moves of rf_abs_small_unit when the weights are all 1 (unit). */
+static void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L,
+                         uint64_t im, int64_t from, int64_t count, int64_t step,
+                         double* out, double* med, int64_t base, int unit) {
+    if (unit)
+        rf_abs_small_unit(R, rk, L, im, from, count, step, out, med, base);
+    else
+        rf_abs_small_general(R, rk, L, im, from, count, step, out, med, base);
 }
 
 /* rf_abs_pass_impl, specialised: no recording (out NULL), costs only, or costs and

@@ -157,10 +157,11 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     SAD (A[p - s] for the cut at p), one forward pass for the right ones' (Rc).  With
     them, two more: left children with the missing samples (A2), right ones without
     (R2).  best is the proxy of the features before: a large node without missing
-    values or constraints scores its right children first, and since a child's SAD
-    cannot grow as samples leave it (nor be negative), the cuts whose right child alone
-    reaches -best cannot win; the backward pass stops short of them (the cuts it
-    records are scored exactly as without the bound)."""
+    values scores its right children first, and since a child's SAD cannot grow as
+    samples leave it (nor be negative: the kernels hold it at 0 or above), the cuts
+    whose right child alone reaches -best cannot win, constrained or not; the backward
+    pass stops short of them (the cuts it records are scored exactly as without the
+    bound)."""
     cdef int64_t n = B.abs_n, enm = e - nm, msl = B.min_samples_leaf, p, lo, hi
     cdef int64_t pos1 = -1, pos2 = -1
     cdef double* A = B.abs_cost
@@ -188,15 +189,13 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     if nm == 0 and n <= 64:
         # a small node: the sets grow from empty as words of bits (rf_abs_small): the
         # prefixes L[s:q + 1) recorded at A[q + 1 - s], the suffixes L[q:e) at Rc[q - s]
-        if B.abs_unit:
-            rf_abs_small_unit(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA,
-                              s - 1)
-            rf_abs_small_unit(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc,
-                              MR, s)
-        else:
-            rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA, s - 1)
-            rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc, MR, s)
-    elif nm == 0 and not constrained and best > -INFINITY:
+        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA, s - 1,
+                     B.abs_unit)
+        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc, MR, s,
+                     B.abs_unit)
+    elif nm == 0:
+        # the right children first; the cuts whose right child alone reaches -best
+        # (the features before) cannot win, and the backward pass stops short of them
         _abs_run(B, L, 0, 0, s, hi, 1, Rc, MR, s - 1)
         while lo <= hi and not (Rc[lo - s] < -best):
             lo += 1
@@ -204,10 +203,10 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
             pos[0] = -1
             ml[0] = 0
             return -INFINITY
-        _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
+        _abs_run(B, L, e, e, e - 1, lo - 1, -1, A, MA, s)
     else:
         _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, MA, s)
-        _abs_run(B, L, 0, 0, s, enm if nm > 0 else hi, 1, Rc, MR, s - 1)
+        _abs_run(B, L, 0, 0, s, enm, 1, Rc, MR, s - 1)
     if weighed:
         for p in range(enm, e):
             wm += _wt(B, L[p])

@@ -108,10 +108,7 @@ cdef extern from "_absolute.h":
     double rf_abs_median(const rf_rec* R, const rf_abs_state* st) noexcept nogil
     void rf_abs_small(const rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                       int64_t start, int64_t count, int64_t step, double* out, double* med,
-                      int64_t base) noexcept nogil
-    void rf_abs_small_unit(const rf_rec* R, const int32_t* rk, const uint64_t* L,
-                           uint64_t im, int64_t start, int64_t count, int64_t step,
-                           double* out, double* med, int64_t base) noexcept nogil
+                      int64_t base, int unit) noexcept nogil
     void rf_abs_pass(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                      int64_t tail, rf_abs_state* st, int64_t start, int64_t stop,
                      int64_t step, double* out, double* med, int64_t base,

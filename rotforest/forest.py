@@ -98,7 +98,7 @@ def _settings_once(tree, template, n_samples, n_features, n_classes):
     small tree's whole build.)  The caller copies the settings before changing them."""
     if template is None or template[1] != n_features:
         limits = check_tree_params(tree)
-        return tree._builder_settings(n_samples, n_features, None, *limits,
+        return tree._builder_settings(n_samples, n_features, *limits,
                                       n_classes=n_classes), n_features
     tree.max_features_ = template[0]["max_features"]
     return template

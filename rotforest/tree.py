@@ -267,7 +267,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             if not w_tune.sum() > 0:
                 raise ValueError("the sample weights of the tuning part held out by "
                                  "validation_fraction sum to zero: nothing to prune on")
-        settings = self._builder_settings(X.shape[0], X.shape[1], sw, *limits,
+        settings = self._builder_settings(X.shape[0], X.shape[1], *limits,
                                           n_classes=fitted.get("n_classes_", 1))
         seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
         keys = _builder.presort(X)
@@ -281,7 +281,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                              regression=self._regression)
         return self
 
-    def _builder_settings(self, n_samples, n_features, sw, max_depth, max_leaf_nodes, *,
+    def _builder_settings(self, n_samples, n_features, max_depth, max_leaf_nodes, *,
                           n_classes):
         """Every parameter resolved to the plain numbers the builder takes (max_depth and
         max_leaf_nodes as check_tree_params returns them)."""
