@@ -218,3 +218,21 @@ def test_probabilities_to_the_last_bit_whatever_n_jobs(kind):
     # and the mean of the trees' own probabilities, up to rounding
     each = [tree.predict_proba(rows) for tree, rows in forest._tree_rows(X[4000:])]
     np.testing.assert_allclose(probas[0], np.mean(each, axis=0), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_every_tree_has_its_resolved_settings(n_jobs):
+    """The trees' builder settings are checked and resolved once per worker's share:
+    every tree, not only the first of a share, still carries the resolved
+    max_features_, and a bad parameter is still refused before any tree is grown."""
+    from rotforest import RotationForestRegressor
+
+    X, y = make_classification(n_samples=200, n_features=16, random_state=0)
+    rf = RandomForestClassifier(n_estimators=6, max_features="sqrt", n_jobs=n_jobs,
+                                random_state=0).fit(X, y)
+    assert [t.max_features_ for t in rf.estimators_] == [4] * 6
+    rot = RotationForestRegressor(n_estimators=5, max_features=0.5, n_jobs=n_jobs,
+                                  random_state=0).fit(X, y * 1.0)
+    assert [t.max_features_ for t in rot.estimators_] == [8] * 5
+    with pytest.raises(ValueError, match="max_depth"):
+        RandomForestClassifier(n_estimators=3, max_depth=0, n_jobs=n_jobs).fit(X, y)
