@@ -46,6 +46,83 @@ cdef extern from "_rotations.h":
     void rf_group_moments(const double* Zt, int64_t n, const int64_t* groups, int64_t m,
                           int64_t size, const uint8_t* keep, double* sums,
                           double* cross, int avx512) noexcept nogil
+    int rf_draw_rotation(const double* Zt, int64_t n, const int32_t* y, int64_t n_classes,
+                         const int64_t* features, int64_t n_axes, int64_t size, int pca,
+                         uint64_t seed, double noise, int avx512, int32_t* indptr,
+                         int32_t* indices, double* data, int64_t* order_out,
+                         uint8_t* keep_out) noexcept nogil
+
+
+MAX_ROTATION_GROUP = RF_MOM_MAX
+
+
+def rotation(Zt, y, const int64_t[::1] features, Py_ssize_t size, bint pca,
+             uint64_t seed, double noise, bint trace=False):
+    """One tree's rotation, drawn in one call without the GIL: the CSC arrays
+    ``(indptr, indices, data)`` (int32, int32, float64) of an (n_features x
+    len(features)) matrix whose column ``j`` is the axis of ``features[j]`` (features
+    increasing, rows of ``Zt``: the normalised data transposed, C-contiguous).  The
+    features are shuffled and cut into groups of ``size`` (1 to 8; the last one
+    shorter), each block the group's principal axes with ``pca`` (over the rows whose
+    code in ``y``, int32 from 0, is in a random non-empty subset of the codes, each row
+    kept with probability 3/4; largest variance first) or a uniformly random orthonormal
+    block without (``Zt`` and ``y`` may then be None).  Loadings below ``noise`` are set
+    to 0.  All draws come from the seed.  With ``trace``, also the features' random
+    order and the rows each group kept (tests)."""
+    cdef int64_t n_axes = features.shape[0], F, n = 0, n_classes = 0, i, n_groups, nnz, r
+    cdef const double[:, ::1] zt
+    cdef const int32_t[::1] codes
+    cdef const double* zp = NULL
+    cdef const int32_t* yp = NULL
+    if size < 1 or size > RF_MOM_MAX:
+        raise ValueError(f"groups of 1 to {RF_MOM_MAX} features, got {size}")
+    if n_axes == 0:
+        raise ValueError("no feature to rotate")
+    if pca:
+        zt = Zt
+        codes = y
+        F, n = zt.shape[0], zt.shape[1]
+        if codes.shape[0] != n:
+            raise ValueError("y must have one code per column of Zt")
+        if n > 0:
+            zp = &zt[0, 0]
+            yp = &codes[0]
+        for i in range(n):
+            if codes[i] < 0:
+                raise ValueError("the codes in y must be non-negative")
+            if codes[i] >= n_classes:
+                n_classes = codes[i] + 1
+    else:
+        F = features[n_axes - 1] + 1 if Zt is None else Zt.shape[0]
+    for i in range(n_axes):
+        if features[i] < 0 or features[i] >= F or (i > 0 and features[i] <= features[i - 1]):
+            raise ValueError("features must be increasing and index rows of Zt")
+    if F > 2147483647:
+        raise ValueError("too many features for int32 indices")
+    size = min(size, n_axes)
+    r = n_axes % size
+    nnz = (n_axes - r) * size + r * r
+    n_groups = n_axes // size + (r > 0)
+    indptr = np.empty(n_axes + 1, dtype=np.int32)
+    indices = np.empty(nnz, dtype=np.int32)
+    data = np.empty(nnz, dtype=np.float64)
+    order = np.empty(n_axes if trace else 1, dtype=np.int64)
+    keep = np.zeros((n_groups if trace else 1, n if trace else 1), dtype=np.uint8)
+    cdef int32_t[::1] ip = indptr, ix = indices
+    cdef double[::1] dv = data
+    cdef int64_t[::1] ov = order
+    cdef uint8_t[:, ::1] kv = keep
+    cdef int status
+    with nogil:
+        status = rf_draw_rotation(zp, n, yp, n_classes, &features[0], n_axes, size,
+                                  pca and n > 0, seed, noise, _USE_AVX512, &ip[0], &ix[0],
+                                  &dv[0], &ov[0] if trace else NULL,
+                                  &kv[0, 0] if trace and n > 0 else NULL)
+    if status != 0:
+        raise MemoryError("not enough memory for a rotation")
+    if trace:
+        return indptr, indices, data, order, keep
+    return indptr, indices, data
 
 
 def group_moments(const double[:, ::1] Zt, const int64_t[:, ::1] groups,

@@ -73,10 +73,13 @@ def _orthonormal(rng, size, count=None):
     return q * np.where(np.diagonal(r, axis1=-2, axis2=-1) < 0, -1.0, 1.0)[..., None, :]
 
 
-# PCA rotations: at most this many cells (features x rows) of the data are taken at once
+# rotations with groups of at most this many features are drawn in one GIL-free call
+# (_builder.rotation: random draws, moments, Jacobi eigenvectors and the CSC arrays in C;
+# a tree's rotation of 30 features in groups of 3 over 379 rows took 157 us in numpy
+# calls and contended for the GIL in threads); larger groups by numpy (_pca_blocks)
+_C_ROTATION_MAX_GROUP = _builder.MAX_ROTATION_GROUP
+# PCA rotations by numpy: at most this many cells (features x rows) of the data at once
 _PCA_BATCH_CELLS = 4_000_000
-# groups of at most this many features take their moments from _builder.group_moments
-_MOMENTS_MAX_GROUP = 8
 
 
 # a regression forest's PCA draws rows from random subsets of this many quantile bins of
@@ -91,16 +94,13 @@ _LOADING_NOISE = 2.0 ** -40
 def _pca_blocks(rng, Zt, y, parts):
     """Each group's principal axes over a random non-empty subset of the classes and 75%
     of their rows, drawn for every group independently (Rodriguez, Kuncheva and Alonso,
-    2006), largest variance first.  ``Zt`` is the normalised data transposed (features x
-    rows, C-contiguous); ``y`` holds class codes 0..K-1 (or a numeric target's quantile
+    2006), largest variance first, by numpy (groups of more than 8 features; smaller ones
+    are drawn by _builder.rotation).  ``Zt`` is the normalised data transposed (features
+    x rows, C-contiguous); ``y`` holds class codes 0..K-1 (or a numeric target's quantile
     bins, see target_bins), every one present.  ``parts`` lists the groups by size, each
     an (m, size) array of features, one group a row; returns the (m, size, size) arrays
     of their axes (column b of block i: the loadings of axis b on the features of row i).
-
-    All groups are drawn at once, and groups of one size share their arithmetic: one
-    pass over each group's kept rows gives its sums and cross-products (group_moments,
-    for groups of at most 8 features; a weighted product for larger ones), one ``eigh``
-    every group's axes (a few numpy calls a tree instead of a dozen a group)."""
+    Groups of one size share their arithmetic (batched products and one ``eigh``)."""
     n_groups, n = sum(len(part) for part in parts), y.size
     n_classes = int(y.max()) + 1
     chosen = rng.random((n_groups, n_classes)) < 0.5
@@ -116,23 +116,14 @@ def _pca_blocks(rng, Zt, y, parts):
     for part in parts:
         m, size = part.shape
         blocks = np.empty((m, size, size))
-        small = size <= _MOMENTS_MAX_GROUP
-        step = m if small else max(1, _PCA_BATCH_CELLS // (size * n))
+        step = max(1, _PCA_BATCH_CELLS // (size * n))
         for start in range(0, m, step):
             stop = min(m, start + step)
             safe = np.maximum(counts[first + start:first + stop].astype(np.float64), 2.0)
-            if small:
-                # the sums and cross-products of the kept rows, in one pass over each
-                # group's rows (no copy of the groups)
-                sums, cross = _builder.group_moments(
-                    Zt, np.ascontiguousarray(part[start:stop], dtype=np.int64),
-                    keep[first + start:first + stop].view(np.uint8))
-                mean = sums / safe[:, None]                              # (k, size)
-            else:
-                Zg = Zt[part[start:stop]]                                # (k, size, n)
-                w = keep[first + start:first + stop].astype(np.float64)  # (k, n)
-                mean = (Zg @ w[:, :, None])[:, :, 0] / safe[:, None]    # (k, size)
-                cross = (Zg * w[:, None, :]) @ Zg.transpose(0, 2, 1)     # (k, size, size)
+            Zg = Zt[part[start:stop]]                                    # (k, size, n)
+            w = keep[first + start:first + stop].astype(np.float64)      # (k, n)
+            mean = (Zg @ w[:, :, None])[:, :, 0] / safe[:, None]        # (k, size)
+            cross = (Zg * w[:, None, :]) @ Zg.transpose(0, 2, 1)         # (k, size, size)
             cov = (cross - safe[:, None, None] * mean[:, :, None] * mean[:, None, :])
             _, vectors = np.linalg.eigh(cov / (safe - 1.0)[:, None, None])
             # A feature constant on the group's rows (common in sparse counts) has
@@ -168,8 +159,16 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
     n_axes = len(features)
     if n_axes == 0:           # nothing to rotate (every feature categorical)
         return sp.csc_matrix((n_features, 0))
-    order = rng.permutation(n_axes)
     size = n_axes if group_size is None else min(group_size, n_axes)
+    if size <= _C_ROTATION_MAX_GROUP:
+        # one GIL-free call, its draws from one seed of the tree's generator
+        seed = int(rng.integers(np.iinfo(np.int64).max))
+        arrays = _builder.rotation(
+            Zt, None if y is None else np.ascontiguousarray(y, dtype=np.int32),
+            np.ascontiguousarray(features, dtype=np.int64), size, kind == "pca", seed,
+            _LOADING_NOISE)
+        return sp.csc_matrix(arrays[::-1], shape=(n_features, n_axes))
+    order = rng.permutation(n_axes)
     # the groups: consecutive runs of `size` axes of the permutation (the last one
     # shorter), each sorted; one (m, size) array of axes for the full groups, one row for
     # the rest
@@ -596,7 +595,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         workers = max(1, min(effective_n_jobs(self.n_jobs), len(new)))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         n_values = 1 if classes is None else len(classes)
-        pca_groups = target if classes is not None else target_bins(target)
+        pca_groups = np.ascontiguousarray(
+            target if classes is not None else target_bins(target), dtype=np.int32)
         # one object for all chunks: shipped once (dask)
         with _one_blas_thread():
             results = _in_workers(_grow_rotated, [

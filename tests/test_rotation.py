@@ -2,6 +2,7 @@
 import pickle
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.model_selection import cross_val_score
@@ -209,10 +210,14 @@ def test_sparse_projection_kernel_equals_matrix_product():
                                 R.data, 11)
 
 
-def test_pca_blocks_are_the_principal_axes_of_their_draw(data):
+def test_pca_blocks_are_the_principal_axes_of_their_draw(data, monkeypatch):
     """Each PCA block holds the principal axes (by SVD here, largest variance first,
     up to sign) of its group's columns over the class subset and 75% row sample that
-    the same random draws select."""
+    the same random draws select: numpy's draws (groups of more than 8 features, forced
+    here for groups of 3)."""
+    from rotforest import rotation
+
+    monkeypatch.setattr(rotation, "_C_ROTATION_MAX_GROUP", 0)
     X, y = data
     Z = (X - X.mean(0)) / X.std(0)
     R = draw_rotation(np.random.default_rng(3), 8, 3, "pca", Z, y).toarray()
@@ -234,27 +239,116 @@ def test_pca_blocks_are_the_principal_axes_of_their_draw(data):
         np.testing.assert_allclose(np.abs(block), np.abs(vt.T), atol=1e-8)
 
 
-def test_pca_batches_and_tiny_samples(data, monkeypatch):
-    """Taking the groups a few at a time changes nothing; a group left with fewer than
-    two rows gets a random orthonormal block instead of a degenerate one."""
+@pytest.mark.parametrize("n_features,size,n_classes", [(8, 3, 3), (17, 8, 5), (5, 1, 2),
+                                                      (13, 4, 70)])
+def test_rotation_in_one_call_holds_the_principal_axes_of_its_draw(n_features, size,
+                                                                   n_classes):
+    """The GIL-free draw (_builder.rotation), against numpy on the draws it reports:
+    groups are sorted runs of its random order; each group kept only rows of a subset
+    of the codes, about 3/4 of them; its block holds the principal axes of those rows
+    (SVD, largest variance first, up to sign; eigenvalues apart, so the axes are
+    defined); each axis's largest loading is positive; the same seed gives the same
+    rotation, and a group's kept rows differ from group to group."""
+    from rotforest import _builder
+
+    rng = np.random.default_rng(n_features)
+    n = 2000
+    scales = rng.uniform(0.2, 3.0, n_features)      # distinct variances
+    Z = rng.normal(size=(n, n_features)) * scales
+    Z[:, 1] += 0.5 * Z[:, 0]
+    y = rng.integers(0, n_classes, n).astype(np.int32)
+    features = np.arange(n_features, dtype=np.int64)
+    Zt = np.ascontiguousarray(Z.T)
+    indptr, indices, data, order, keep = _builder.rotation(Zt, y, features, size, True,
+                                                           12345, 0.0, trace=True)
+    R = sp.csc_matrix((data, indices, indptr), shape=(n_features, n_features)).toarray()
+    np.testing.assert_allclose(R.T @ R, np.eye(n_features), atol=1e-12)
+    assert sorted(order) == list(range(n_features))
+    starts = range(0, n_features, size)
+    assert keep.shape == (len(starts), n)
+    shares = []
+    for g, start in enumerate(starts):
+        group = np.sort(order[start:start + size])
+        rows = np.flatnonzero(keep[g])
+        codes = np.unique(y[rows])
+        pool = np.isin(y, codes)
+        shares.append(len(rows) / pool.sum())
+        sub = Z[np.ix_(rows, group)]
+        _, sv, vt = np.linalg.svd(sub - sub.mean(0), full_matrices=False)
+        assert np.all(np.diff(sv) < 0)
+        block = R[np.ix_(group, group)]
+        np.testing.assert_allclose(np.abs(block), np.abs(vt.T), atol=1e-9)
+        top = block[np.argmax(np.abs(block), axis=0), np.arange(len(group))]
+        assert np.all(top > 0)
+        outside = np.delete(np.arange(n_features), group)
+        assert np.all(R[np.ix_(outside, group)] == 0.0)
+    assert abs(np.mean(shares) - 0.75) < 0.05, shares
+    if len(starts) > 1:
+        assert not np.array_equal(keep[0], keep[1])
+    again = _builder.rotation(Zt, y, features, size, True, 12345, 0.0)
+    for a, b in zip(again, (indptr, indices, data)):
+        np.testing.assert_array_equal(a, b)
+    other = _builder.rotation(Zt, y, features, size, True, 54321, 0.0, trace=True)
+    assert not np.array_equal(other[4], keep)
+
+
+def test_rotation_in_one_call_gaussian_and_bad_input():
+    """Without PCA every block is a random orthonormal one (no data needed), uniformly
+    distributed: the loadings of a 3 x 3 block have mean 0 and mean square 1/3 over many
+    draws.  A subset of the features gets rows at its features only.  Bad arguments
+    raise ValueError."""
+    from rotforest import _builder
+
+    features = np.array([1, 4, 6], dtype=np.int64)
+    blocks = []
+    for seed in range(2000):
+        indptr, indices, data = _builder.rotation(None, None, features, 3, False, seed, 0.0)
+        np.testing.assert_array_equal(indices, np.tile(features, 3))
+        block = data.reshape(3, 3)                     # row j: axis j's loadings
+        np.testing.assert_allclose(block @ block.T, np.eye(3), atol=1e-12)
+        blocks.append(block)
+    blocks = np.array(blocks)
+    assert abs(blocks.mean()) < 0.01
+    np.testing.assert_allclose((blocks ** 2).mean(axis=0), 1 / 3, atol=0.03)
+    # a uniformly random rotation has each sign of its determinant half the time
+    dets = np.linalg.det(blocks)
+    assert 0.4 < np.mean(dets > 0) < 0.6
+    Zt = np.zeros((7, 10))
+    y = np.zeros(10, dtype=np.int32)
+    with pytest.raises(ValueError, match="groups of 1 to 8"):
+        _builder.rotation(Zt, y, features, 9, True, 0, 0.0)
+    with pytest.raises(ValueError, match="increasing"):
+        _builder.rotation(Zt, y, np.array([4, 1], dtype=np.int64), 3, True, 0, 0.0)
+    with pytest.raises(ValueError, match="increasing"):
+        _builder.rotation(Zt, y, np.array([1, 7], dtype=np.int64), 3, True, 0, 0.0)
+    with pytest.raises(ValueError, match="non-negative"):
+        _builder.rotation(Zt, y - 1, features, 3, True, 0, 0.0)
+    with pytest.raises(ValueError, match="one code per column"):
+        _builder.rotation(Zt, y[:5], features, 3, True, 0, 0.0)
+
+
+@pytest.mark.parametrize("in_c", [True, False])
+def test_pca_batches_and_tiny_samples(data, monkeypatch, in_c):
+    """Taking numpy's groups a few at a time changes nothing; a group left with fewer
+    than two rows gets a random orthonormal block instead of a degenerate one (in one
+    call and by numpy)."""
     from rotforest import rotation
 
     X, y = data
     Z = (X - X.mean(0)) / X.std(0)
-    whole = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
-    # the groups' moments from numpy's products (as groups of more than 8 features
-    # take them), all at once and a few groups at a time: the same axes
-    monkeypatch.setattr(rotation, "_MOMENTS_MAX_GROUP", 0)
-    products = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
-    np.testing.assert_allclose(products, whole, atol=1e-10)
-    monkeypatch.setattr(rotation, "_PCA_BATCH_CELLS", 1)
-    batched = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
-    np.testing.assert_allclose(batched, products, atol=1e-12)
-    for seed in range(5):
-        R = draw_rotation(np.random.default_rng(seed), 8, 3, "pca", Z[:2], y[:2] * 0)
-        R = R.toarray()
-        assert np.all(np.isfinite(R))
-        np.testing.assert_allclose(R.T @ R, np.eye(8), atol=1e-10)
+    if not in_c:
+        monkeypatch.setattr(rotation, "_C_ROTATION_MAX_GROUP", 0)
+        whole = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
+        monkeypatch.setattr(rotation, "_PCA_BATCH_CELLS", 1)
+        batched = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
+        np.testing.assert_allclose(batched, whole, atol=1e-12)
+    for rows in (1, 2, 3):
+        for seed in range(5):
+            R = draw_rotation(np.random.default_rng(seed), 8, 3, "pca", Z[:rows],
+                              y[:rows] * 0)
+            R = R.toarray()
+            assert np.all(np.isfinite(R))
+            np.testing.assert_allclose(R.T @ R, np.eye(8), atol=1e-10)
 
 
 @pytest.fixture(scope="module")
