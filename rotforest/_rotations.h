@@ -203,40 +203,29 @@ static double rf_rot_normal(uint64_t* rng) {
 }
 
 /* A uniformly random s x s orthonormal matrix (Q of a standard normal one with R's
-   diagonal positive, by Gram-Schmidt on its columns, each taken twice), row-major. */
+   diagonal positive, by Gram-Schmidt on its columns, each taken twice), row-major.  A
+   column (nearly) in the span of the ones before (probability ~1e-8) is drawn again. */
 __attribute__((optimize("fp-contract=off")))
 static void rf_rot_orthonormal(uint64_t* rng, int64_t s, double* Q) {
     int64_t i, j, k, pass;
     double d, norm;
-    for (i = 0; i < s * s; i++)
-        Q[i] = rf_rot_normal(rng);
     for (j = 0; j < s; j++) {
-        for (pass = 0; pass < 2; pass++)
-            for (k = 0; k < j; k++) {
-                d = 0.0;
-                for (i = 0; i < s; i++)
-                    d += Q[i * s + k] * Q[i * s + j];
-                for (i = 0; i < s; i++)
-                    Q[i * s + j] -= d * Q[i * s + k];
-            }
-        norm = 0.0;
-        for (i = 0; i < s; i++)
-            norm += Q[i * s + j] * Q[i * s + j];
-        norm = sqrt(norm);
-        if (!(norm > 1e-8)) {          /* (never, but for a degenerate draw) a unit axis */
+        do {
             for (i = 0; i < s; i++)
-                Q[i * s + j] = 0.0;
-            for (i = 0; i < s; i++) {   /* the first unit vector orthogonal to the rest */
-                Q[i * s + j] = 1.0;
-                for (k = 0; k < j; k++)
-                    if (fabs(Q[i * s + k]) > 1e-8)
-                        break;
-                if (k == j)
-                    break;
-                Q[i * s + j] = 0.0;
-            }
-            continue;
-        }
+                Q[i * s + j] = rf_rot_normal(rng);
+            for (pass = 0; pass < 2; pass++)
+                for (k = 0; k < j; k++) {
+                    d = 0.0;
+                    for (i = 0; i < s; i++)
+                        d += Q[i * s + k] * Q[i * s + j];
+                    for (i = 0; i < s; i++)
+                        Q[i * s + j] -= d * Q[i * s + k];
+                }
+            norm = 0.0;
+            for (i = 0; i < s; i++)
+                norm += Q[i * s + j] * Q[i * s + j];
+            norm = sqrt(norm);
+        } while (!(norm > 1e-8));
         for (i = 0; i < s; i++)
             Q[i * s + j] /= norm;
     }

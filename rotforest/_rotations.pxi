@@ -88,10 +88,11 @@ def rotation(Zt, y, const int64_t[::1] features, Py_ssize_t size, bint pca,
             zp = &zt[0, 0]
             yp = &codes[0]
         for i in range(n):
-            if codes[i] < 0:
-                raise ValueError("the codes in y must be non-negative")
+            if codes[i] < 0 or codes[i] >= n:
+                raise ValueError("the codes in y must be non-negative and below the "
+                                 "number of rows")
             if codes[i] >= n_classes:
-                n_classes = codes[i] + 1
+                n_classes = <int64_t> codes[i] + 1
     else:
         F = features[n_axes - 1] + 1 if Zt is None else Zt.shape[0]
     for i in range(n_axes):
@@ -102,6 +103,8 @@ def rotation(Zt, y, const int64_t[::1] features, Py_ssize_t size, bint pca,
     size = min(size, n_axes)
     r = n_axes % size
     nnz = (n_axes - r) * size + r * r
+    if nnz > 2147483647:
+        raise ValueError("too many loadings for int32 indices")
     n_groups = n_axes // size + (r > 0)
     indptr = np.empty(n_axes + 1, dtype=np.int32)
     indices = np.empty(nnz, dtype=np.int32)

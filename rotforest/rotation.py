@@ -164,7 +164,8 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
         # one GIL-free call, its draws from one seed of the tree's generator
         seed = int(rng.integers(np.iinfo(np.int64).max))
         arrays = _builder.rotation(
-            Zt, None if y is None else np.ascontiguousarray(y, dtype=np.int32),
+            Zt, None if y is None else np.ascontiguousarray(
+                np.asarray(y).astype(np.int32, casting="same_kind", copy=False)),
             np.ascontiguousarray(features, dtype=np.int64), size, kind == "pca", seed,
             _LOADING_NOISE)
         return sp.csc_matrix(arrays[::-1], shape=(n_features, n_axes))

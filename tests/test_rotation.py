@@ -313,6 +313,12 @@ def test_rotation_in_one_call_gaussian_and_bad_input():
     # a uniformly random rotation has each sign of its determinant half the time
     dets = np.linalg.det(blocks)
     assert 0.4 < np.mean(dets > 0) < 0.6
+    # a seed whose second Gaussian column fell (nearly) on the first (found by a review:
+    # it was left all zeros, one axis lost); it is drawn again
+    indptr, indices, data = _builder.rotation(None, None, np.arange(2, dtype=np.int64), 2,
+                                              False, 7692793, 0.0)
+    block = data.reshape(2, 2)
+    np.testing.assert_allclose(block @ block.T, np.eye(2), atol=1e-12)
     Zt = np.zeros((7, 10))
     y = np.zeros(10, dtype=np.int32)
     with pytest.raises(ValueError, match="groups of 1 to 8"):
@@ -323,6 +329,12 @@ def test_rotation_in_one_call_gaussian_and_bad_input():
         _builder.rotation(Zt, y, np.array([1, 7], dtype=np.int64), 3, True, 0, 0.0)
     with pytest.raises(ValueError, match="non-negative"):
         _builder.rotation(Zt, y - 1, features, 3, True, 0, 0.0)
+    for big in (10, 2 ** 31 - 1):      # (2^31 - 1 overflowed a 32-bit count: a crash)
+        with pytest.raises(ValueError, match="below the number of rows"):
+            _builder.rotation(Zt, np.r_[y[:9], big].astype(np.int32), features, 3, True,
+                              0, 0.0)
+    with pytest.raises(TypeError):
+        draw_rotation(np.random.default_rng(0), 7, 3, "pca", Zt.T, y + 0.5)
     with pytest.raises(ValueError, match="one code per column"):
         _builder.rotation(Zt, y[:5], features, 3, True, 0, 0.0)
 
