@@ -9,7 +9,8 @@ from rotforest import _builder
                                   "tenths", "close", "huge_and_tiny", "offset", "outliers"])
 @pytest.mark.parametrize("layout", ["F", "C", "view"])
 @pytest.mark.parametrize("method, n", [("auto", 5000), ("auto", 200), ("numpy", 5000), ("radix", 5000),
-                                       ("radix", 200), ("numpy", 30)])
+                                       ("radix", 200), ("numpy", 30), ("auto", 33),
+                                       ("numpy", 64), ("radix", 65)])
 def test_presort_orders_by_value_then_index(kind, layout, method, n):
     # numpy's sort and the radix sort each give the reference order (auto picks by n)
     rng = np.random.default_rng(0)
