@@ -124,6 +124,7 @@ cdef extern from "_platform.h":
         int64_t i
     int rf_cmp_vi(const void* a, const void* b) noexcept nogil
     int rf_popcount32(uint32_t x) noexcept nogil
+    int rf_ctz32(uint32_t x) noexcept nogil
     int rf_popcount64(uint64_t x) noexcept nogil
 
 

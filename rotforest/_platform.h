@@ -55,6 +55,8 @@ static int rf_cmp_vi(const void *a, const void *b) {
     if (x->v > y->v) return 1;
     return (x->i > y->i) - (x->i < y->i);
 }
+/* the index of the lowest set bit of a nonzero word */
+static inline int rf_ctz32(uint32_t x) { return __builtin_ctz(x); }
 #define rf_popcount32(x) rf_popcount64((uint64_t)(x))
 /* bit counts by halves (compilers turn this into one instruction where the
    target has one; __builtin_popcount would call a library routine otherwise) */
