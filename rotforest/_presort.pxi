@@ -131,6 +131,88 @@ cdef int _finish_column(const double* col, int64_t stride, uint64_t* keys, int64
     return 0
 
 
+# A column of at most FEW_VALUES distinct values (binary and small-integer columns, and a
+# rotation forest's axes that mix only such columns: half the axes of covertype) is
+# presorted by counting: each value's code from a small hash table, then one stable
+# scatter by the codes' ranks, with no sort of the keys and no check of their runs
+# (presort only, in "auto" mode, from PRESORT_RADIX_MIN rows).  Such columns took 0.4 to
+# 0.7 of the radix sort's time (1,000 to 50,000 rows), continuous ones the same; a 100-tree
+# rotation forest on covertype 0.96 of its fit time, on kddcup99 0.95.
+cdef enum:
+    FEW_VALUES = 256
+    FEW_SLOTS = 512               # the table's slots (a power of two, half empty at most)
+
+
+cdef struct _FewValue:
+    uint64_t key
+    int64_t code
+
+
+cdef int _cmp_few(const void* a, const void* b) noexcept nogil:
+    cdef uint64_t x = (<const _FewValue*> a).key, y = (<const _FewValue*> b).key
+    return (x > y) - (x < y)
+
+
+cdef int _few_values_column(const double* col, int64_t stride, int64_t n, uint8_t* codes,
+                            int64_t* hist, uint32_t* out) noexcept nogil:
+    """presort's output row for one column (the order in out[:n], the start bits in the
+    words out[n:]) when it holds at most FEW_VALUES distinct values, and at most one an
+    8 samples (fewer rows would spend their time sorting the values), counted exactly
+    (-0.0 as 0.0, every NaN as one value above the others); returns 0, or 1 (out not
+    written) when it holds more.  codes takes n bytes of scratch, hist FEW_VALUES + 1
+    counts."""
+    cdef uint64_t slot_key[FEW_SLOTS]
+    cdef int16_t slot_code[FEW_SLOTS]
+    cdef _FewValue values[FEW_VALUES]
+    cdef _FewValue v
+    cdef uint8_t rank[FEW_VALUES]
+    cdef int64_t i, h, count = 0, a, b, pos, cap = min(<int64_t> FEW_VALUES, n >> 3)
+    cdef uint64_t u
+    memset(slot_code, 0xFF, sizeof(slot_code))          # -1: an empty slot
+    for i in range(n):
+        u = _ordered_bits(col[i * stride])
+        h = <int64_t> ((u * <uint64_t> 0x9E3779B97F4A7C15) >> 55)   # 9 bits
+        while slot_code[h] >= 0 and slot_key[h] != u:
+            h = (h + 1) & (FEW_SLOTS - 1)
+        if slot_code[h] < 0:
+            if count == cap:
+                return 1
+            slot_key[h] = u
+            slot_code[h] = <int16_t> count
+            values[count].key = u
+            values[count].code = count
+            count += 1
+        codes[i] = <uint8_t> slot_code[h]
+    # the values in increasing order, each code's rank
+    if count <= 32:
+        for a in range(1, count):
+            v = values[a]
+            b = a
+            while b > 0 and values[b - 1].key > v.key:
+                values[b] = values[b - 1]
+                b -= 1
+            values[b] = v
+    else:
+        qsort(values, count, sizeof(_FewValue), _cmp_few)
+    for a in range(count):
+        rank[values[a].code] = <uint8_t> a
+    # a stable scatter by rank: each rank's samples in index order
+    memset(hist, 0, (count + 1) * sizeof(int64_t))
+    for i in range(n):
+        codes[i] = rank[codes[i]]
+        hist[codes[i] + 1] += 1
+    for a in range(count):
+        hist[a + 1] += hist[a]
+    memset(out + n, 0, ((n + 31) >> 5) * sizeof(uint32_t))
+    for a in range(count):
+        pos = hist[a]
+        out[n + (pos >> 5)] |= (<uint32_t> 1) << (pos & 31)
+    for i in range(n):
+        out[hist[codes[i]]] = <uint32_t> i
+        hist[codes[i]] += 1
+    return 0
+
+
 # presort's column sort: numpy's sort below PRESORT_RADIX_MIN samples, our radix sort
 # from there, and at any size for columns whose values differ in at most RADIX_BITS bits
 # (binary, small integers: one pass).  Since the radix sort orders only the top bits of
@@ -228,6 +310,8 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     differ, from PRESORT_RADIX_MIN samples or when one pass does; numpy's sort otherwise;
     both without the GIL, and several times faster than an argsort of the values); the
     rare neighbours whose values differ only in the dropped bits are then put in order.
+    A column of at most 256 distinct values (and at most one per 8 rows) from
+    PRESORT_RADIX_MIN rows is counted instead (_few_values_column).
 
     With ``out`` (such an array, already allocated) only the rows ``start:stop`` are
     computed, into ``out``: threads can share the work.
@@ -270,6 +354,8 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     cdef uint8_t[::1] unsorted = unsorted_arr
     run_arr = np.empty(nbatch, dtype=np.int32)
     cdef int32_t[::1] run_shift = run_arr
+    done_arr = np.empty(nbatch, dtype=np.uint8)      # columns presorted by counting
+    cdef uint8_t[::1] done = done_arr
     cdef const double* base = &X[0, 0]
     cdef const double* col
     cdef int64_t cs, n_unsorted
@@ -288,6 +374,13 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
             vals_arr[:gm] = Xnp[:, g0:g0 + gm].T     # numpy's transposing copy
         with nogil:
             for j in range(gm):
+                # few distinct values: counted, straight into the output row (no keys)
+                done[j] = (_PRESORT == 2 and n >= PRESORT_RADIX_MIN and _few_values_column(
+                    &vals[j, 0] if strided else base + (g0 + j) * cstride,
+                    1 if strided else rstride, n, <uint8_t*> &tmp[0], &hist[0],
+                    &o[g0 + j, 0]) == 0)
+                if done[j]:
+                    continue
                 if strided:
                     _block_keys(&vals[j, 0], 1, 0, n, 1, ib, &keys[j, 0], NULL, &low[j])
                 else:
@@ -296,6 +389,9 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
             for j in range(gm):
                 radix = False
                 run_shift[j] = ib
+                if done[j]:
+                    unsorted[j] = False
+                    continue
                 if _PRESORT != 0:
                     bits = _column_bits(&keys[j, 0], n, ib, &lo, &low_zeros)
                     # (auto: many samples, or a column sorted in one pass)
@@ -313,6 +409,8 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
                     keys_arr[j].sort()
         with nogil:
             for j in range(gm):
+                if done[j]:
+                    continue
                 col = &vals[j, 0] if strided else base + (g0 + j) * cstride
                 cs = 1 if strided else rstride
                 err = _finish_column(col, cs, &keys[j, 0], n, ib, run_shift[j],

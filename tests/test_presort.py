@@ -72,6 +72,38 @@ def test_presort_missing_values_last_as_one_value():
     assert ranks[-1] == len(np.unique(X[~nan, 0]))
 
 
+@pytest.mark.parametrize("n", [640, 641, 3000])
+def test_presort_of_few_valued_columns_by_counting(n):
+    """Columns of at most 256 distinct values, and at most one per 8 rows, are presorted
+    by counting (from 640 rows; the sorts otherwise): 1, 2, 255, 256 and 257 distinct
+    values (counted at 3,000 rows but for the last; sorted at 640), arbitrary floats, NaN
+    as one value above the rest, -0.0 as 0.0, infinities, values one ulp apart, with the
+    order and ranks of the reference; the counting and the forced radix sort give the
+    same rows."""
+    rng = np.random.default_rng(n)
+    pools = [np.array([2.5]), np.array([-1.0, 3.0]), rng.normal(size=255) * 1e3,
+             rng.normal(size=256), rng.normal(size=257),
+             np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.0, np.nextafter(1.0, 2.0),
+                       -5e-324, 5e-324])]
+    X = np.column_stack([rng.choice(pool, n) for pool in pools])
+    X[:len(pools[4]), 4] = pools[4]          # every one of the 257 values present
+    X[:len(pools[3]), 3] = pools[3]
+    keys = _builder.presort(np.asfortranarray(X))
+    for j in range(X.shape[1]):
+        col = np.where(X[:, j] == 0.0, 0.0, X[:, j])               # -0.0 as 0.0
+        expected = np.argsort(col, kind="stable")                  # NaN last, stable
+        order, ranks = _decode(keys[j], n)
+        np.testing.assert_array_equal(order, expected)
+        present = col[~np.isnan(col)]
+        dense = np.searchsorted(np.unique(present), col[expected])  # NaN: one past the top
+        np.testing.assert_array_equal(ranks, dense)
+    _builder._set_presort_method("radix")
+    try:
+        np.testing.assert_array_equal(_builder.presort(np.asfortranarray(X)), keys)
+    finally:
+        _builder._set_presort_method("auto")
+
+
 def test_builder_rejects_keys_of_other_data():
     rng = np.random.default_rng(6)
     X = rng.normal(size=(100, 3))
