@@ -156,7 +156,7 @@ cdef int _cmp_few(const void* a, const void* b) noexcept nogil:
 cdef int _few_values_column(const double* col, int64_t stride, int64_t n, uint8_t* codes,
                             int64_t* hist, uint32_t* out) noexcept nogil:
     """presort's output row for one column (the order in out[:n], the start bits in the
-    words out[n:]) when it holds at most FEW_VALUES distinct values, and at most one an
+    words out[n:]) when it holds at most FEW_VALUES distinct values, and at most one per
     8 samples (fewer rows would spend their time sorting the values), counted exactly
     (-0.0 as 0.0, every NaN as one value above the others); returns 0, or 1 (out not
     written) when it holds more.  codes takes n bytes of scratch, hist FEW_VALUES + 1
