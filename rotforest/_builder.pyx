@@ -45,8 +45,9 @@ parts live in files included here, in this order:
 ``_node_sort.pxi`` sorting in the node, and the cost model choosing each node's method
 ``_split.pxi``     the best split of a node over its drawn features
 ``_grow.pxi``      frontier, nodes, partitions of the lists, the growth loop
-``_rotations.pxi`` sparse projections and the PCA's moments for the rotation forest
-                   (the moments' kernel in ``_rotations.h``)
+``_rotations.pxi`` the rotation forest's sparse projections and each tree's rotation,
+                   drawn in one call (its C code, PCA moments included, in
+                   ``_rotations.h``)
 ``_builder.pyx``   settings, and ``build_tree``, which sets a builder up and runs it
 """
 import os as _os

@@ -1,4 +1,5 @@
-# Projections for the rotation forest.
+# The rotation forest's kernels: sparse projections, and each tree's rotation drawn in
+# one call (its C code in _rotations.h).
 # Included by _builder.pyx (one compiled module: the kernels inline across files).
 
 # ----------------------------------------------------------------------------------------
@@ -133,8 +134,9 @@ def group_moments(const double[:, ::1] Zt, const int64_t[:, ::1] groups,
     """For each row g of ``groups`` (m groups of ``size`` <= 8 features, rows of the
     transposed data ``Zt``), the sums over the rows kept for it (``keep[g]`` nonzero) of
     its features, (m, size), and of their products, (m, size, size), without the GIL:
-    the moments of the rotation forest's PCA, in one pass over each group's rows instead
-    of numpy's copy of the groups and batched products."""
+    the moments kernel that :func:`rotation` runs for each group, exposed alone so that
+    its tests can check it against numpy to rounding, for every group size, row counts
+    around its blocks of 8, and its AVX-512 form against the portable one."""
     cdef int64_t m = groups.shape[0], size = groups.shape[1], n = Zt.shape[1], g, a
     if size < 1 or size > RF_MOM_MAX:
         raise ValueError(f"groups of 1 to {RF_MOM_MAX} features, got {size}")
