@@ -197,6 +197,38 @@ def _in_workers(fn, tasks, n_jobs):
     return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(*task) for task in tasks)
 
 
+# A forest's own threads pay for themselves only when each tree keeps its thread busy
+# well beyond the Python that every tree runs (its draws, the builder's arguments, the
+# tree object: some 50 to 150 us, holding the GIL, which the other threads wait for when
+# their own GIL-free calls end).  On small data two threads took longer than one (2
+# cores, 100 trees: iris 7.4 against 10.2 ms, breast_cancer 15 against 17-22 ms; a tree
+# of either takes under 0.2 ms), while trees of 0.5 ms and more went 1.2 to 1.7 times as
+# fast on two.  So a fit grows its first tree alone and times it, and gives the rest at
+# most one thread per this much time of that tree.
+_TREE_SECONDS_PER_THREAD = 250e-6
+
+
+def _grow_in_threads(grow, task, new, n_jobs):
+    """The trees of the tree indices ``new``, in order: ``grow(*task(chunk))`` returns
+    the list of trees of a contiguous chunk of indices.  Up to ``n_jobs`` workers (see
+    _in_workers); with the forest's own threads, the first tree is grown first on the
+    calling thread, and its time says how many threads the others get (see
+    _TREE_SECONDS_PER_THREAD).  Each tree depends only on its index, so the trees are
+    the same whatever the number of threads."""
+    trees = []
+    workers = max(1, min(n_jobs, len(new)))
+    if workers > 1 and _own_threads():
+        start = time.perf_counter()
+        trees.extend(grow(*task(new[:1])))
+        took = time.perf_counter() - start
+        new = new[1:]
+        workers = max(1, min(workers, len(new), int(took / _TREE_SECONDS_PER_THREAD)))
+    for part in _in_workers(grow, [task(chunk) for chunk in _chunks(new, workers)],
+                            workers):
+        trees.extend(part)
+    return trees
+
+
 def _in_order(fn, items, n_jobs):
     """``fn(item)`` for each item, yielded in order, computed by ``n_jobs`` threads (or
     joblib's active backend, see _own_threads) at most ``2 * n_jobs`` ahead of the
@@ -235,12 +267,18 @@ def _sum_over_trees(n_trees, n_jobs, block_sum):
     return total
 
 
+# A thread of the per-column passes gets 2^15 cells at least, some 0.3 ms of sorting:
+# below that, starting the threads costs more than they save.
+_CELLS_PER_THREAD_SHIFT = 15
+
+
 def _by_columns_in_threads(work, source, n_features, width, n_threads, dtype=np.uint32):
     """``work(source, out, start, stop)`` filling the rows of an ``(n_features, width)``
     array, the features shared between threads (the builder's passes run without the
     GIL). Always threads: this is local work."""
     out = np.empty((n_features, width), dtype=dtype)
-    n_threads = max(1, min(n_threads, n_features))
+    n_threads = max(1, min(n_threads, n_features,
+                           n_features * width >> _CELLS_PER_THREAD_SHIFT))
     bounds = np.linspace(0, n_features, n_threads + 1).astype(int)
     if n_threads == 1:
         work(source, out, 0, n_features)
@@ -607,16 +645,12 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         # the same array objects for every chunk: a distributed joblib backend (dask)
         # ships each argument once per fit, recognising it by identity
-        workers = min(n_jobs, len(new))
-        results = _in_workers(_grow_trees, [
-            (self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
-             n_values, base_seed, n_draws, self.bootstrap,
-             getattr(self, "class_weight", None) == "balanced_subsample",
-             bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
-             float(self.categorical_set_fraction))
-            for chunk in _chunks(new, workers)], workers)
-        for chunk_trees in results:
-            trees.extend(chunk_trees)
+        trees.extend(_grow_in_threads(_grow_trees, lambda chunk: (
+            self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
+            n_values, base_seed, n_draws, self.bootstrap,
+            getattr(self, "class_weight", None) == "balanced_subsample",
+            bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
+            float(self.categorical_set_fraction)), new, n_jobs))
 
         if classes is not None:
             self.classes_ = classes

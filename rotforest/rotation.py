@@ -24,8 +24,7 @@ from rotforest.forest import (
     _ForestStructure,
     _NumericTargets,
     _VotingPredictions,
-    _chunks,
-    _in_workers,
+    _grow_in_threads,
     _settings_once,
     _SUM_BLOCK,
     _Progress,
@@ -593,20 +592,17 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         Z, mask = _normalise(X, mean, scale, constant)
         project = _Rotated(self.missing, missing_features, categorical, mean, scale)
         new = list(range(len(fitted), self.n_estimators))
-        workers = max(1, min(effective_n_jobs(self.n_jobs), len(new)))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         n_values = 1 if classes is None else len(classes)
         pca_groups = np.ascontiguousarray(
             target if classes is not None else target_bins(target), dtype=np.int32)
         # one object for all chunks: shipped once (dask)
         with _one_blas_thread():
-            results = _in_workers(_grow_rotated, [
-                (self._tree_class, self._tree_params(), chunk, Z, mask, project, target,
-                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
-                 self.group_size, self.rotation, features, n_rotated, progress, scaled_by)
-                for chunk in _chunks(new, workers)], workers)
-        for part in results:
-            fitted.extend(part)
+            fitted.extend(_grow_in_threads(_grow_rotated, lambda chunk: (
+                self._tree_class, self._tree_params(), chunk, Z, mask, project, target,
+                pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
+                self.group_size, self.rotation, features, n_rotated, progress, scaled_by),
+                new, effective_n_jobs(self.n_jobs)))
         if classes is not None:
             for tree, _ in fitted:
                 tree.classes_ = classes

@@ -25,6 +25,77 @@ def test_same_forest_whatever_n_jobs(data):
     assert not np.array_equal(other.predict_proba(X), probas[0])
 
 
+def _counting_pools(monkeypatch):
+    """The max_workers of every thread pool that rotforest.forest starts."""
+    import concurrent.futures
+
+    import rotforest.forest
+
+    started = []
+
+    class Counting(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers=None, **kwargs):
+            started.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+    monkeypatch.setattr(rotforest.forest, "ThreadPoolExecutor", Counting)
+    return started
+
+
+def test_threads_given_by_the_first_trees_time(monkeypatch):
+    """The first tree is grown alone and timed; the others get one thread per
+    _TREE_SECONDS_PER_THREAD of its time, at most n_jobs and one a tree; the trees come
+    back in order."""
+    import time
+
+    import rotforest.forest as forest
+
+    started = _counting_pools(monkeypatch)
+    monkeypatch.setattr(forest, "_TREE_SECONDS_PER_THREAD", 0.01)
+
+    def grow(chunk, first_takes):
+        if chunk[0] == 0:
+            time.sleep(first_takes)
+        return [index * 10 for index in chunk]
+
+    for first_takes, n_jobs, n_trees, threads in [
+            (0.0, 8, 20, []),            # quick trees: one thread, no pool
+            (0.035, 8, 20, [3]),         # 3.5 thread-times: three threads
+            (0.035, 2, 20, [2]),         # at most n_jobs
+            (0.035, 8, 3, [2]),          # at most a thread a tree left
+            (0.035, 1, 20, [])]:         # n_jobs=1: no timing, no threads
+        started.clear()
+        trees = forest._grow_in_threads(grow, lambda chunk: (chunk, first_takes),
+                                        list(range(n_trees)), n_jobs)
+        assert trees == [10 * i for i in range(n_trees)]
+        assert started == threads
+
+
+@pytest.mark.parametrize("cls", ["RandomForestClassifier", "RotationForestClassifier",
+                                 "RandomForestRegressor", "RotationForestRegressor"])
+def test_small_data_grows_on_one_thread_the_same_forest(monkeypatch, cls):
+    """On small data (trees of well under _TREE_SECONDS_PER_THREAD), n_jobs=4 starts
+    no thread (two threads took longer than one there) and grows the same forest."""
+    import rotforest
+    import rotforest.forest as forest
+
+    monkeypatch.setattr(forest, "_TREE_SECONDS_PER_THREAD", 1.0)   # every tree "small"
+    monkeypatch.setattr(forest, "_CELLS_PER_THREAD_SHIFT", 15)
+    started = _counting_pools(monkeypatch)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = X[:, 0] + rng.normal(size=120)
+    if "Classifier" in cls:
+        y = (y > 0).astype(int)
+    est = getattr(rotforest, cls)
+    four = est(n_estimators=10, n_jobs=4, random_state=0).fit(X, y)
+    assert started == []
+    one = est(n_estimators=10, n_jobs=1, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(four.predict(X), one.predict(X))
+    for a, b in zip(four.estimators_, one.estimators_):
+        np.testing.assert_array_equal(a.tree_.nodes, b.tree_.nodes)
+
+
 def test_process_backend_gives_the_same_forest(data):
     X, y = data
     threads = RandomForestClassifier(n_estimators=6, n_jobs=2, random_state=3).fit(X, y)
