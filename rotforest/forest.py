@@ -200,29 +200,41 @@ def _in_workers(fn, tasks, n_jobs):
 # A forest's own threads pay for themselves only when each tree keeps its thread busy
 # well beyond the Python that every tree runs (its draws, the builder's arguments, the
 # tree object: some 50 to 150 us, holding the GIL, which the other threads wait for when
-# their own GIL-free calls end).  On small data two threads took longer than one (2
-# cores, 100 trees: iris 7.4 against 10.2 ms, breast_cancer 15 against 17-22 ms; a tree
-# of either takes under 0.2 ms), while trees of 0.5 ms and more went 1.2 to 1.7 times as
-# fast on two.  So a fit grows its first tree alone and times it, and gives the rest at
-# most one thread per this much time of that tree.
-_TREE_SECONDS_PER_THREAD = 250e-6
+# their own GIL-free calls end).  Measured on 2 cores (AMD EPYC, 100 trees, 2026-11-25):
+# two threads took longer than one for trees of under 0.2 ms (iris 18 against 8 ms,
+# breast_cancer's random forest 24 against 15 ms), were about 10% faster for trees of
+# 0.3 ms and 1.2 to 1.7 times as fast for trees of 0.5 ms and more.  So a fit grows its
+# first two trees alone, times the second (the first pays for first calls), and gives
+# the others one thread when that tree took under _TREE_SECONDS_TO_THREAD, else a thread
+# per _TREE_SECONDS_PER_THREAD of it (two at least, n_jobs at most): the Python of all
+# trees runs one thread at a time, so more threads than a tree's time over twice that
+# Python only wait.
+_TREE_SECONDS_TO_THREAD = 250e-6
+_TREE_SECONDS_PER_THREAD = 150e-6
+
+
+def _threads_for(seconds, n_jobs, n_trees):
+    """How many threads to give n_trees trees like one that took ``seconds`` alone."""
+    if seconds < _TREE_SECONDS_TO_THREAD:
+        return 1
+    return max(1, min(n_jobs, n_trees, max(2, int(seconds / _TREE_SECONDS_PER_THREAD))))
 
 
 def _grow_in_threads(grow, task, new, n_jobs):
     """The trees of the tree indices ``new``, in order: ``grow(*task(chunk))`` returns
     the list of trees of a contiguous chunk of indices.  Up to ``n_jobs`` workers (see
-    _in_workers); with the forest's own threads, the first tree is grown first on the
-    calling thread, and its time says how many threads the others get (see
-    _TREE_SECONDS_PER_THREAD).  Each tree depends only on its index, so the trees are
-    the same whatever the number of threads."""
+    _in_workers); with the forest's own threads, the first two trees are grown first on
+    the calling thread, and the second's time says how many threads the others get (see
+    _threads_for).  Each tree depends only on its index, so the trees are the same
+    whatever the number of threads."""
     trees = []
     workers = max(1, min(n_jobs, len(new)))
-    if workers > 1 and _own_threads():
-        start = time.perf_counter()
+    if workers > 1 and len(new) > 2 and _own_threads():
         trees.extend(grow(*task(new[:1])))
-        took = time.perf_counter() - start
-        new = new[1:]
-        workers = max(1, min(workers, len(new), int(took / _TREE_SECONDS_PER_THREAD)))
+        start = time.perf_counter()
+        trees.extend(grow(*task(new[1:2])))
+        new = new[2:]
+        workers = _threads_for(time.perf_counter() - start, workers, len(new))
     for part in _in_workers(grow, [task(chunk) for chunk in _chunks(new, workers)],
                             workers):
         trees.extend(part)

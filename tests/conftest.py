@@ -16,5 +16,6 @@ def threads_on_small_data(monkeypatch):
     (test_forest's tests of the choice itself undo this.)"""
     import rotforest.forest
 
+    monkeypatch.setattr(rotforest.forest, "_TREE_SECONDS_TO_THREAD", 0.0)
     monkeypatch.setattr(rotforest.forest, "_TREE_SECONDS_PER_THREAD", 1e-12)
     monkeypatch.setattr(rotforest.forest, "_CELLS_PER_THREAD_SHIFT", 0)

@@ -42,30 +42,35 @@ def _counting_pools(monkeypatch):
     return started
 
 
-def test_threads_given_by_the_first_trees_time(monkeypatch):
-    """The first tree is grown alone and timed; the others get one thread per
-    _TREE_SECONDS_PER_THREAD of its time, at most n_jobs and one a tree; the trees come
-    back in order."""
+def test_threads_given_by_the_second_trees_time(monkeypatch):
+    """The first two trees are grown alone and the second is timed; the others get one
+    thread when it took under _TREE_SECONDS_TO_THREAD, else one per
+    _TREE_SECONDS_PER_THREAD of its time (two at least), at most n_jobs and one a tree;
+    the trees come back in order."""
     import time
 
     import rotforest.forest as forest
 
     started = _counting_pools(monkeypatch)
+    monkeypatch.setattr(forest, "_TREE_SECONDS_TO_THREAD", 0.02)
     monkeypatch.setattr(forest, "_TREE_SECONDS_PER_THREAD", 0.01)
 
-    def grow(chunk, first_takes):
-        if chunk[0] == 0:
-            time.sleep(first_takes)
+    def grow(chunk, second_takes):
+        if chunk[0] == 1:
+            time.sleep(second_takes)
         return [index * 10 for index in chunk]
 
-    for first_takes, n_jobs, n_trees, threads in [
+    for second_takes, n_jobs, n_trees, threads in [
             (0.0, 8, 20, []),            # quick trees: one thread, no pool
+            (0.015, 8, 20, []),          # still under the threshold
+            (0.021, 8, 20, [2]),         # two threads at least
             (0.035, 8, 20, [3]),         # 3.5 thread-times: three threads
             (0.035, 2, 20, [2]),         # at most n_jobs
-            (0.035, 8, 3, [2]),          # at most a thread a tree left
+            (0.035, 8, 4, [2]),          # at most a thread a tree left
+            (0.035, 8, 3, []),           # one tree left
             (0.035, 1, 20, [])]:         # n_jobs=1: no timing, no threads
         started.clear()
-        trees = forest._grow_in_threads(grow, lambda chunk: (chunk, first_takes),
+        trees = forest._grow_in_threads(grow, lambda chunk: (chunk, second_takes),
                                         list(range(n_trees)), n_jobs)
         assert trees == [10 * i for i in range(n_trees)]
         assert started == threads
@@ -74,12 +79,12 @@ def test_threads_given_by_the_first_trees_time(monkeypatch):
 @pytest.mark.parametrize("cls", ["RandomForestClassifier", "RotationForestClassifier",
                                  "RandomForestRegressor", "RotationForestRegressor"])
 def test_small_data_grows_on_one_thread_the_same_forest(monkeypatch, cls):
-    """On small data (trees of well under _TREE_SECONDS_PER_THREAD), n_jobs=4 starts
+    """On small data (trees of well under _TREE_SECONDS_TO_THREAD), n_jobs=4 starts
     no thread (two threads took longer than one there) and grows the same forest."""
     import rotforest
     import rotforest.forest as forest
 
-    monkeypatch.setattr(forest, "_TREE_SECONDS_PER_THREAD", 1.0)   # every tree "small"
+    monkeypatch.setattr(forest, "_TREE_SECONDS_TO_THREAD", 1.0)    # every tree "small"
     monkeypatch.setattr(forest, "_CELLS_PER_THREAD_SHIFT", 15)
     started = _counting_pools(monkeypatch)
     rng = np.random.default_rng(0)

@@ -285,9 +285,9 @@ def test_out_of_bag_score_without_any_out_of_bag_sample(cls):
 @pytest.mark.parametrize("backend", [None, "threading", "sequential"])
 def test_more_jobs_than_trees(cls, data, monkeypatch, backend):
     """n_jobs far above the number of trees starts a thread a tree at most, in our own
-    pool of threads (joblib's default and threading backends: after the first tree,
-    grown alone and timed, a thread for each of the other two, their trees being taken
-    as slow enough here) or through joblib when the caller chose another backend."""
+    pool of threads (joblib's default and threading backends: after the first two
+    trees, grown alone, a thread for each of the other two, their trees being taken as
+    slow enough here) or through joblib when the caller chose another backend."""
     import concurrent.futures
     import contextlib
 
@@ -308,16 +308,15 @@ def test_more_jobs_than_trees(cls, data, monkeypatch, backend):
 
     monkeypatch.setattr(rotforest.forest, "ThreadPoolExecutor", Counting)
     monkeypatch.setattr(rotforest.forest, "Parallel", counting)
-    monkeypatch.setattr(rotforest.forest, "_TREE_SECONDS_PER_THREAD", 1e-9)
     X, y = data
     with (joblib.parallel_config(backend=backend) if backend else contextlib.nullcontext()):
-        a = cls(n_estimators=3, n_jobs=10_000, random_state=0).fit(X, y)
+        a = cls(n_estimators=4, n_jobs=10_000, random_state=0).fit(X, y)
     if backend == "sequential":                      # one worker: no threads at all
         assert started == []
-    else:   # the first tree alone, then a thread a tree, not 10,000 (the random
+    else:   # two trees alone, then a thread a tree, not 10,000 (the random
         # forest's presort: a thread a column)
         assert started[-1] == 2 and max(started) <= max(2, X.shape[1])
-    b = cls(n_estimators=3, n_jobs=1, random_state=0).fit(X, y)
+    b = cls(n_estimators=4, n_jobs=1, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
