@@ -810,6 +810,8 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         ``oob_score(y_true, y_pred)``). Needs ``bootstrap=True``.
     n_jobs : int or None, default=None
         Threads that build (and predict with) the trees; None means 1, -1 all cores.
+        At most: trees too small to gain from threads get fewer (see the parallelism
+        guide).
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap samples and the trees; the same seed gives the same forest
         whatever ``n_jobs`` is.
@@ -1024,6 +1026,8 @@ class RandomForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         ``oob_score(y_true, y_pred)``). Needs ``bootstrap=True``.
     n_jobs : int or None, default=None
         Threads that build (and predict with) the trees; None means 1, -1 all cores.
+        At most: trees too small to gain from threads get fewer (see the parallelism
+        guide).
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap samples and the trees; the same seed gives the same forest
         whatever ``n_jobs`` is.

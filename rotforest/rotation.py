@@ -833,6 +833,8 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         ``bootstrap=True``.
     n_jobs : int or None, default=None
         Threads that build the trees; None means 1, -1 all cores.
+        At most: trees too small to gain from threads get fewer (see the parallelism
+        guide).
     random_state : int, RandomState instance or None, default=None
         Seeds the rotations, the subsamples and the trees; the same seed gives the same
         forest whatever ``n_jobs`` is.
@@ -1047,6 +1049,8 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         ``bootstrap=True``.
     n_jobs : int or None, default=None
         Threads that build the trees; None means 1, -1 all cores.
+        At most: trees too small to gain from threads get fewer (see the parallelism
+        guide).
     random_state : int, RandomState instance or None, default=None
         Seeds the rotations, the subsamples and the trees; the same seed gives the same
         forest whatever ``n_jobs`` is.
