@@ -9,7 +9,9 @@ saves a figure whose title states the machine and the date.
 
 Models: rotforest's DecisionTreeClassifier, RandomForestClassifier and
 RotationForestClassifier; scikit-learn's DecisionTreeClassifier, RandomForestClassifier
-and ExtraTreesClassifier; aeon's RotationForestClassifier when aeon is installed. Forests
+and ExtraTreesClassifier; aeon's RotationForestClassifier when aeon is installed, and
+Yggdrasil Decision Forests' random forest, axis-aligned and sparse oblique (keys
+ydf-forest and ydf-oblique), when ``ydf`` is installed. Forests
 have ``--n-estimators`` trees (100) and use ``--n-jobs`` threads (2); everything else is
 left at each library's defaults, with ``random_state=0``.
 
@@ -36,6 +38,7 @@ data and synthetic regression problems, and ``--data`` folders hold a float ``y`
 import argparse
 import glob
 import importlib
+import importlib.util
 import os
 import platform
 import time
@@ -43,6 +46,7 @@ from datetime import date
 
 import numpy as np
 import sklearn
+from sklearn.base import BaseEstimator
 from scipy.stats import rankdata
 from sklearn.datasets import (load_breast_cancer, load_diabetes, load_digits, load_iris,
                               load_wine, make_classification, make_friedman1,
@@ -74,6 +78,72 @@ _CLASSES = {
                    SkTreeRegressor, SkForestRegressor, ExtraTreesRegressor,
                    "aeon.regression.sklearn"),
 }
+
+
+class YdfForest(BaseEstimator):
+    """Yggdrasil Decision Forests' random forest (the ``ydf`` package, an optional peer)
+    behind scikit-learn's fit / predict / predict_proba, with ydf's defaults but the
+    number of trees, the threads and the seed; ``oblique=True`` takes its sparse
+    oblique splits (projections on a few random features a node), axis-aligned splits
+    otherwise.  Missing values (NaN) are ydf's own business."""
+
+    def __init__(self, n_estimators=100, oblique=False, task="classification", n_jobs=1,
+                 random_state=0):
+        self.n_estimators = n_estimators
+        self.oblique = oblique
+        self.task = task
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.estimator_type = "classifier" if self.task == "classification" else "regressor"
+        return tags
+
+    @staticmethod
+    def _columns(X):
+        X = np.asarray(X, dtype=np.float64)
+        return {f"f{j}": X[:, j] for j in range(X.shape[1])}
+
+    def fit(self, X, y):
+        import ydf
+        data = self._columns(X)
+        if self.task == "classification":
+            self.classes_, codes = np.unique(y, return_inverse=True)
+            data["label"] = codes.astype(np.int64)
+            task = ydf.Task.CLASSIFICATION
+        else:
+            data["label"] = np.asarray(y, dtype=np.float64)
+            task = ydf.Task.REGRESSION
+        learner = ydf.RandomForestLearner(
+            label="label", task=task, num_trees=self.n_estimators,
+            split_axis="SPARSE_OBLIQUE" if self.oblique else "AXIS_ALIGNED",
+            random_seed=self.random_state, num_threads=max(1, self.n_jobs),
+            compute_oob_performances=False)
+        self.model_ = learner.train(data, verbose=0)
+        return self
+
+    def predict_proba(self, X):
+        p = np.asarray(self.model_.predict(self._columns(X)), dtype=np.float64)
+        if p.ndim == 1:                  # two classes: the second label's probability
+            p = np.column_stack([1.0 - p, p])
+        # ydf's columns follow its label classes (the codes, as strings): back to codes
+        order = np.array([int(c) for c in self.model_.label_classes()])
+        out = np.zeros((p.shape[0], len(self.classes_)))
+        out[:, order] = p
+        return out
+
+    def predict(self, X):
+        if self.task == "classification":
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        return np.asarray(self.model_.predict(self._columns(X)), dtype=np.float64)
+
+    def score(self, X, y):
+        if self.task == "classification":
+            return float(np.mean(self.predict(X) == y))
+        from sklearn.metrics import r2_score
+        return r2_score(y, self.predict(X))
 
 
 def available_models(n_estimators, n_jobs, task="classification"):
@@ -116,6 +186,13 @@ def available_models(n_estimators, n_jobs, task="classification"):
     else:
         models["aeon"] = ("aeon rotation forest", lambda: aeon_rotation(
             n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
+    if importlib.util.find_spec("ydf") is not None:
+        # Yggdrasil Decision Forests' random forests: axis-aligned, and with its sparse
+        # oblique splits (random projections on a few features at each node)
+        models["ydf-forest"] = ("ydf random forest", lambda: YdfForest(
+            n_estimators, task=task, n_jobs=n_jobs))
+        models["ydf-oblique"] = ("ydf sparse oblique forest", lambda: YdfForest(
+            n_estimators, oblique=True, task=task, n_jobs=n_jobs))
     return models
 
 
