@@ -11,7 +11,9 @@ Three parts (choose with --parts):
             ../shared/datasets_regression beside the project): our random forest and
             rotation forest against scikit-learn's random forest, extra trees and
             histogram gradient boosting (and aeon's RotationForestRegressor when aeon is
-            installed and --aeon is given), each data set's mean R^2, the models' mean
+            installed and --aeon is given; Yggdrasil Decision Forests' random forest,
+            axis-aligned and sparse oblique, with --ydf), each data set's mean R^2, the
+            models' mean
             R^2 and mean rank, fit times, and paired differences (ours against theirs)
             with the Nadeau-Bengio corrected standard error of each data set's folds.
             Missing cells are left as NaN for the models that take them and imputed with
@@ -24,6 +26,7 @@ Three parts (choose with --parts):
 import argparse
 import glob
 import os
+import sys
 import platform
 import time
 from datetime import date
@@ -99,7 +102,7 @@ def forest_part(sizes, n_estimators, n_jobs):
               f"{ours.score(Xt, yt):.4f} | {theirs.score(Xt, yt):.4f} |", flush=True)
 
 
-def suite_models(n_estimators, n_jobs, aeon):
+def suite_models(n_estimators, n_jobs, aeon, ydf=False):
     imputed = lambda est: make_pipeline(SimpleImputer(), est)  # noqa: E731
     models = {
         "rotforest RF": lambda: RandomForestRegressor(n_estimators=n_estimators,
@@ -116,6 +119,12 @@ def suite_models(n_estimators, n_jobs, aeon):
         from aeon.regression.sklearn import RotationForestRegressor as AeonRotation
         models["aeon RotF"] = lambda: imputed(AeonRotation(n_estimators=n_estimators,
                                                            n_jobs=n_jobs, random_state=0))
+    if ydf:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from compare import YdfForest
+        models["ydf RF"] = lambda: YdfForest(n_estimators, task="regression", n_jobs=n_jobs)
+        models["ydf oblique"] = lambda: YdfForest(n_estimators, oblique=True,
+                                                  task="regression", n_jobs=n_jobs)
     return models
 
 
@@ -132,14 +141,15 @@ def load_suite(folder, max_rows):
     return data
 
 
-def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, aeon):
+def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, aeon,
+               ydf=False):
     if not os.path.isdir(folder):
         print(f"\n(no regression data sets at {folder}: suite skipped)")
         return None
     data = load_suite(folder, max_rows)
     if names:
         data = {k: v for k, v in data.items() if k in names}
-    models = suite_models(n_estimators, n_jobs, aeon)
+    models = suite_models(n_estimators, n_jobs, aeon, ydf)
     print(f"\n## Shared regression suite: R^2 of {repeats} x {folds}-fold CV, "
           f"{n_estimators} trees, n_jobs={n_jobs}, at most {max_rows:,} rows a set\n")
     print("| data set | rows | features | " + " | ".join(models) + " | "
@@ -175,7 +185,8 @@ def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, ae
     print("\n| ours - theirs | mean R^2 difference | sets better / worse | significantly "
           "better / worse (corrected) | fit time ratio |\n|---|---:|---:|---:|---:|")
     pairs = [("rotforest RF", "sklearn RF"), ("rotforest RoF", "sklearn RF"),
-             ("rotforest RoF", "sklearn ET"), ("rotforest RoF", "aeon RotF")]
+             ("rotforest RoF", "sklearn ET"), ("rotforest RoF", "aeon RotF"),
+             ("rotforest RF", "ydf RF"), ("rotforest RoF", "ydf oblique")]
     for ours, theirs in pairs:
         if ours not in models or theirs not in models:
             continue
@@ -204,6 +215,8 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--max-rows", type=int, default=20_000)
     parser.add_argument("--aeon", action="store_true", help="add aeon's rotation forest")
+    parser.add_argument("--ydf", action="store_true",
+                        help="add Yggdrasil Decision Forests' random forests (ydf)")
     args = parser.parse_args(argv)
     parts = args.parts.split(",")
     print(f"# bench_regression: {date.today()}, {platform.machine()} "
@@ -216,7 +229,7 @@ def main(argv=None):
     if "suite" in parts:
         names = [s for s in args.datasets.split(",") if s]
         suite_part(args.data, names, args.folds, args.repeats, args.n_estimators,
-                   args.n_jobs, args.max_rows, args.aeon)
+                   args.n_jobs, args.max_rows, args.aeon, args.ydf)
 
 
 if __name__ == "__main__":
