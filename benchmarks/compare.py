@@ -11,7 +11,8 @@ Models: rotforest's DecisionTreeClassifier, RandomForestClassifier and
 RotationForestClassifier; scikit-learn's DecisionTreeClassifier, RandomForestClassifier
 and ExtraTreesClassifier; aeon's RotationForestClassifier when aeon is installed, and
 Yggdrasil Decision Forests' random forest, axis-aligned and sparse oblique (keys
-ydf-forest and ydf-oblique), when ``ydf`` is installed. Forests
+ydf-forest and ydf-oblique), when ``ydf`` is installed, and treeple's oblique random forest
+(treeple-oblique) when treeple imports (0.10.3 needs scikit-learn 1.6). Forests
 have ``--n-estimators`` trees (100) and use ``--n-jobs`` threads (2); everything else is
 left at each library's defaults, with ``random_state=0``.
 
@@ -193,6 +194,17 @@ def available_models(n_estimators, n_jobs, task="classification"):
             n_estimators, task=task, n_jobs=n_jobs))
         models["ydf-oblique"] = ("ydf sparse oblique forest", lambda: YdfForest(
             n_estimators, oblique=True, task=task, n_jobs=n_jobs))
+    try:
+        # treeple's oblique random forest (compiled against its own scikit-learn
+        # release: 0.10.3 imports beside scikit-learn 1.6, not 1.9)
+        treeple = importlib.import_module("treeple")
+        oblique = getattr(treeple, "ObliqueRandomForestClassifier" if task == "classification"
+                          else "ObliqueRandomForestRegressor")
+    except (ImportError, ValueError, AttributeError):
+        pass
+    else:
+        models["treeple-oblique"] = ("treeple oblique forest", lambda: oblique(
+            n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
     return models
 
 
