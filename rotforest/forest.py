@@ -211,6 +211,9 @@ def _in_workers(fn, tasks, n_jobs):
 # Python only wait.
 _TREE_SECONDS_TO_THREAD = 250e-6
 _TREE_SECONDS_PER_THREAD = 150e-6
+# From this many cells (rows x features) a tree takes milliseconds (3 ms and more here):
+# every thread asked for is given, without the first two trees grown alone.
+_CELLS_UNTIMED = 1 << 18
 
 
 def _threads_for(seconds, n_jobs, n_trees):
@@ -220,16 +223,17 @@ def _threads_for(seconds, n_jobs, n_trees):
     return max(1, min(n_jobs, n_trees, max(2, int(seconds / _TREE_SECONDS_PER_THREAD))))
 
 
-def _grow_in_threads(grow, task, new, n_jobs):
+def _grow_in_threads(grow, task, new, n_jobs, cells):
     """The trees of the tree indices ``new``, in order: ``grow(*task(chunk))`` returns
     the list of trees of a contiguous chunk of indices.  Up to ``n_jobs`` workers (see
-    _in_workers); with the forest's own threads, the first two trees are grown first on
-    the calling thread, and the second's time says how many threads the others get (see
-    _threads_for).  Each tree depends only on its index, so the trees are the same
-    whatever the number of threads."""
+    _in_workers); with the forest's own threads, on data of fewer than _CELLS_UNTIMED
+    ``cells``, the first two trees are grown first on the calling thread, and the
+    second's time says how many threads the others get (see _threads_for).  Each tree
+    depends only on its index, so the trees are the same whatever the number of
+    threads."""
     trees = []
     workers = max(1, min(n_jobs, len(new)))
-    if workers > 1 and len(new) > 2 and _own_threads():
+    if workers > 1 and len(new) > 2 and cells < _CELLS_UNTIMED and _own_threads():
         trees.extend(grow(*task(new[:1])))
         start = time.perf_counter()
         trees.extend(grow(*task(new[1:2])))
@@ -662,7 +666,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             n_values, base_seed, n_draws, self.bootstrap,
             getattr(self, "class_weight", None) == "balanced_subsample",
             bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
-            float(self.categorical_set_fraction)), new, n_jobs))
+            float(self.categorical_set_fraction)), new, n_jobs, X.size))
 
         if classes is not None:
             self.classes_ = classes

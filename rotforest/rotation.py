@@ -602,7 +602,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 self._tree_class, self._tree_params(), chunk, Z, mask, project, target,
                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
                 self.group_size, self.rotation, features, n_rotated, progress, scaled_by),
-                new, effective_n_jobs(self.n_jobs)))
+                new, effective_n_jobs(self.n_jobs), n * max(1, n_rotated)))
         if classes is not None:
             for tree, _ in fitted:
                 tree.classes_ = classes

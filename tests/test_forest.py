@@ -46,7 +46,7 @@ def test_threads_given_by_the_second_trees_time(monkeypatch):
     """The first two trees are grown alone and the second is timed; the others get one
     thread when it took under _TREE_SECONDS_TO_THREAD, else one per
     _TREE_SECONDS_PER_THREAD of its time (two at least), at most n_jobs and one a tree;
-    the trees come back in order."""
+    the trees come back in order.  From _CELLS_UNTIMED cells nothing is timed."""
     import time
 
     import rotforest.forest as forest
@@ -71,9 +71,14 @@ def test_threads_given_by_the_second_trees_time(monkeypatch):
             (0.035, 1, 20, [])]:         # n_jobs=1: no timing, no threads
         started.clear()
         trees = forest._grow_in_threads(grow, lambda chunk: (chunk, second_takes),
-                                        list(range(n_trees)), n_jobs)
+                                        list(range(n_trees)), n_jobs, 1000)
         assert trees == [10 * i for i in range(n_trees)]
         assert started == threads
+    # large data: every thread asked for, untimed
+    started.clear()
+    trees = forest._grow_in_threads(grow, lambda chunk: (chunk, 0.0), list(range(20)), 8,
+                                    forest._CELLS_UNTIMED)
+    assert trees == [10 * i for i in range(20)] and started == [8]
 
 
 @pytest.mark.parametrize("cls", ["RandomForestClassifier", "RotationForestClassifier",
