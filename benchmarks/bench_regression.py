@@ -26,7 +26,6 @@ Three parts (choose with --parts):
 import argparse
 import glob
 import os
-import sys
 import platform
 import time
 from datetime import date
@@ -45,6 +44,7 @@ from rotforest import (DecisionTreeRegressor, RandomForestRegressor,
 
 from bench_accuracy import corrected_se   # (benchmarks/ is on the path when a
 from bench_tree import best_time          #  script runs)
+from compare import YdfForest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared",
@@ -120,8 +120,6 @@ def suite_models(n_estimators, n_jobs, aeon, ydf=False):
         models["aeon RotF"] = lambda: imputed(AeonRotation(n_estimators=n_estimators,
                                                            n_jobs=n_jobs, random_state=0))
     if ydf:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from compare import YdfForest
         models["ydf RF"] = lambda: YdfForest(n_estimators, task="regression", n_jobs=n_jobs)
         models["ydf oblique"] = lambda: YdfForest(n_estimators, oblique=True,
                                                   task="regression", n_jobs=n_jobs)

@@ -56,6 +56,7 @@ from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
 from sklearn.impute import SimpleImputer
+from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold, StratifiedKFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier as SkTree
@@ -143,7 +144,6 @@ class YdfForest(BaseEstimator):
     def score(self, X, y):
         if self.task == "classification":
             return float(np.mean(self.predict(X) == y))
-        from sklearn.metrics import r2_score
         return r2_score(y, self.predict(X))
 
 

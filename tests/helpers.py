@@ -16,3 +16,28 @@ def tie_free_data(n_samples, n_features, n_classes, seed):
     return X.astype(np.float32).astype(np.float64), y
 
 
+
+
+def counting_pools(monkeypatch):
+    """Patches rotforest.forest so that every thread pool it starts, and every joblib
+    Parallel it makes, appends its number of workers to the returned list."""
+    import concurrent.futures
+
+    import joblib
+
+    import rotforest.forest
+
+    started = []
+
+    class Counting(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers=None, **kwargs):
+            started.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+    def counting(*args, n_jobs=None, **kwargs):
+        started.append(n_jobs)
+        return joblib.Parallel(*args, n_jobs=n_jobs, **kwargs)
+
+    monkeypatch.setattr(rotforest.forest, "ThreadPoolExecutor", Counting)
+    monkeypatch.setattr(rotforest.forest, "Parallel", counting)
+    return started

@@ -6,6 +6,7 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.model_selection import cross_val_score, train_test_split
 
+from helpers import counting_pools
 from rotforest import DecisionTreeClassifier, RandomForestClassifier
 
 
@@ -25,23 +26,6 @@ def test_same_forest_whatever_n_jobs(data):
     assert not np.array_equal(other.predict_proba(X), probas[0])
 
 
-def _counting_pools(monkeypatch):
-    """The max_workers of every thread pool that rotforest.forest starts."""
-    import concurrent.futures
-
-    import rotforest.forest
-
-    started = []
-
-    class Counting(concurrent.futures.ThreadPoolExecutor):
-        def __init__(self, max_workers=None, **kwargs):
-            started.append(max_workers)
-            super().__init__(max_workers, **kwargs)
-
-    monkeypatch.setattr(rotforest.forest, "ThreadPoolExecutor", Counting)
-    return started
-
-
 def test_threads_given_by_the_second_trees_time(monkeypatch):
     """The first two trees are grown alone and the second is timed; the others get one
     thread when it took under _TREE_SECONDS_TO_THREAD, else one per
@@ -51,7 +35,7 @@ def test_threads_given_by_the_second_trees_time(monkeypatch):
 
     import rotforest.forest as forest
 
-    started = _counting_pools(monkeypatch)
+    started = counting_pools(monkeypatch)
     monkeypatch.setattr(forest, "_TREE_SECONDS_TO_THREAD", 0.02)
     monkeypatch.setattr(forest, "_TREE_SECONDS_PER_THREAD", 0.01)
 
@@ -91,7 +75,7 @@ def test_small_data_grows_on_one_thread_the_same_forest(monkeypatch, cls):
 
     monkeypatch.setattr(forest, "_TREE_SECONDS_TO_THREAD", 1.0)    # every tree "small"
     monkeypatch.setattr(forest, "_CELLS_PER_THREAD_SHIFT", 15)
-    started = _counting_pools(monkeypatch)
+    started = counting_pools(monkeypatch)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 4))
     y = X[:, 0] + rng.normal(size=120)

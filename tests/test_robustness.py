@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
+from helpers import counting_pools
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 FORESTS = [RandomForestClassifier, RotationForestClassifier]
@@ -288,26 +289,11 @@ def test_more_jobs_than_trees(cls, data, monkeypatch, backend):
     pool of threads (joblib's default and threading backends: after the first two
     trees, grown alone, a thread for each of the other two, their trees being taken as
     slow enough here) or through joblib when the caller chose another backend."""
-    import concurrent.futures
     import contextlib
 
     import joblib
 
-    import rotforest.forest
-
-    started = []
-
-    class Counting(concurrent.futures.ThreadPoolExecutor):
-        def __init__(self, max_workers=None, **kwargs):
-            started.append(max_workers)
-            super().__init__(max_workers, **kwargs)
-
-    def counting(*args, n_jobs=None, **kwargs):
-        started.append(n_jobs)
-        return joblib.Parallel(*args, n_jobs=n_jobs, **kwargs)
-
-    monkeypatch.setattr(rotforest.forest, "ThreadPoolExecutor", Counting)
-    monkeypatch.setattr(rotforest.forest, "Parallel", counting)
+    started = counting_pools(monkeypatch)
     X, y = data
     with (joblib.parallel_config(backend=backend) if backend else contextlib.nullcontext()):
         a = cls(n_estimators=4, n_jobs=10_000, random_state=0).fit(X, y)
