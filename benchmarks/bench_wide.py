@@ -53,7 +53,9 @@ from compare import (accepts_nan, available_models, machine_description,  # noqa
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WIDE = ("mnist_test10k", "isolet", "cnae9", "hiva", "semeion", "arcene", "olivetti_faces")
-MODELS = ("forest", "rotation", "rotation-sqrt", "sk-forest", "sk-extra", "aeon")
+MODELS = ("forest", "rotation", "rotation-all", "rotation-sqrt", "sk-forest", "sk-extra",
+          "aeon")
+OPTIONAL = ("rotation-all", "rotation-sqrt")    # settings of the rotation forest
 # ratio columns: header, numerator model, denominator model, quantity
 RATIOS = [("RF / skRF fit", "forest", "sk-forest", "fit"),
           ("RF - skRF accuracy (points)", "forest", "sk-forest", "acc"),
@@ -240,14 +242,15 @@ def main(argv=None):
     parser.add_argument("--folds", type=int, help="stratified K-fold (default: one "
                         "stratified 2/3-1/3 split)")
     parser.add_argument("--models", help="comma-separated keys among " + ", ".join(MODELS)
-                        + " (default: all installed)")
+                        + " (default: all installed but " + " and ".join(OPTIONAL) + ")")
     parser.add_argument("--skip-aeon", action="store_true")
     parser.add_argument("--aeon-max-features", type=int, default=250,
                         help="aeon runs only on data sets with at most this many features")
     args = parser.parse_args(argv)
 
     available = available_models(args.n_estimators, args.n_jobs)
-    keys = args.models.split(",") if args.models else [k for k in MODELS if k in available]
+    keys = (args.models.split(",") if args.models else   # variants only on request
+            [k for k in MODELS if k in available and k not in OPTIONAL])
     unknown = [k for k in keys if k not in MODELS or k not in available]
     if unknown:
         parser.error(f"unknown or unavailable models: {unknown}; available: "

@@ -177,6 +177,10 @@ def available_models(n_estimators, n_jobs, task="classification"):
         models["rotation-sqrt"] = ("rotforest rotation forest, sqrt axes",
                                    lambda: rotation(n_estimators, max_features="sqrt",
                                                     n_jobs=n_jobs, random_state=0))
+        # every axis at every node (the default on data of at most 100 rotated features)
+        models["rotation-all"] = ("rotforest rotation forest, all axes",
+                                  lambda: rotation(n_estimators, max_features=None,
+                                                   n_jobs=n_jobs, random_state=0))
         models["rotation-third"] = ("rotforest rotation forest, a third of the axes",
                                     lambda: rotation(n_estimators, max_features=1 / 3,
                                                      n_jobs=n_jobs, random_state=0))
@@ -493,7 +497,7 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--models", help="comma-separated keys among tree, sk-tree, "
                         "forest, sk-forest, sk-extra, rotation, aeon (default: all present), "
-                        "and rotation-sqrt, rotation-third, rotation-range (classification) or "
+                        "and rotation-all, rotation-sqrt, rotation-third, rotation-range (classification) or "
                         "rotation-std (regression)")
     parser.add_argument("--nan", choices=["impute", "native"], default="impute",
                         help="median-impute missing cells per training fold for every "
@@ -557,8 +561,8 @@ def run_comparison(args, parser):
                          f"available: {list(models)}")
         models = {k: models[k] for k in keys}
     else:       # the wide-data setting and the other scaling only on request
-        for key in ["rotation-sqrt", "rotation-third", "rotation-range", "rotation-std",
-                    "rotation-entropy"]:
+        for key in ["rotation-all", "rotation-sqrt", "rotation-third", "rotation-range",
+                    "rotation-std", "rotation-entropy"]:
             models.pop(key, None)
     source = args.data or "built-in (scikit-learn's bundled and synthetic data sets)"
     regression = args.task == "regression"

@@ -7,8 +7,8 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.model_selection import cross_val_score
 
-from rotforest import RandomForestClassifier, RotationForestClassifier
-from rotforest.rotation import draw_rotation
+from rotforest import RandomForestClassifier, RotationForestClassifier, RotationForestRegressor
+from rotforest.rotation import _moments, _normalisation, _normalise, draw_rotation
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +121,40 @@ def test_constant_features_are_left_out_of_the_rotations(kind):
     # all features constant: a forest of single leaves, not an error
     flat = RotationForestClassifier(**params).fit(np.ones((10, 3)), np.arange(10) % 2)
     np.testing.assert_array_equal(flat.predict_proba(np.zeros((2, 3))), 0.5)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_unweighted_normalisation_equals_the_general_one(order):
+    """Without missing values or weights the normalisation skips its masks; it must
+    give the very bits of the masked, weighted computation (the trees depend on them),
+    also for huge values (the rescaled moments), -0.0 and constant columns."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 6)) * [1.0, 1e-3, 1e300, 1.0, 1.0, 1.0]
+    X[:, 3] = -0.0
+    X[:, 4] = np.round(X[:, 4])
+    X[:, 5] = 2.5
+    X = np.asarray(X, order=order)
+    ones = np.ones(X.shape[0])
+    for scaling in ["std", "range"]:
+        mean, scale, constant = _normalisation(X, ones, scaling)
+        present = ~np.isnan(X) & (ones > 0)[:, None]     # the general case's masks
+        W = present * ones[:, None]
+        safe = W.sum(axis=0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ref_mean, ref_sd = _moments(X, W, present, safe)
+        step = 2.0 ** np.floor(np.log2(np.abs(X[:, 2]).max()))
+        m2, s2 = _moments(X[:, 2:3] / step, W[:, 2:3], present[:, 2:3], safe[2:3])
+        ref_mean[2], ref_sd[2] = m2[0] * step, s2[0] * step
+        ref_mean[[3, 5]] = [-0.0, 2.5]     # a constant's mean: its (least) value
+        ref_sd[[3, 5]] = 1.0
+        if scaling == "range":
+            ref_sd = np.where(np.ptp(X, axis=0) > 0, np.ptp(X, axis=0), 1.0)
+        np.testing.assert_array_equal(constant, [False] * 3 + [True, False, True])
+        np.testing.assert_array_equal(mean.view(np.uint64), ref_mean.view(np.uint64))
+        np.testing.assert_array_equal(scale.view(np.uint64), ref_sd.view(np.uint64))
+        Z, mask = _normalise(X, mean, scale, constant)
+        assert mask is None and Z.flags.f_contiguous
+        np.testing.assert_array_equal(Z, np.where(constant, 0.0, (X - mean) / scale))
 
 
 @pytest.mark.parametrize("missing", ["route", "impute"])
@@ -400,6 +434,40 @@ def test_each_tree_rotates_its_own_subset(wide, setting, k):
     never = np.setdiff1d(np.arange(40), np.concatenate([list(s) for s in subsets]))
     assert np.all(forest.feature_importances_[never] == 0.0)
     assert forest.feature_importances_.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("Forest", [RotationForestClassifier, RotationForestRegressor])
+@pytest.mark.parametrize("rotated, same_as, axes", [
+    (None, None, 39), (39, None, 39), (1000, None, 39), (10, "sqrt", 10),
+    (0.5, "sqrt", 19)])
+def test_auto_max_features_is_sqrt_where_trees_rotate_subsets(wide, Forest, rotated,
+                                                               same_as, axes):
+    """max_features="auto" (the classifier's default) scans every axis where each tree
+    rotates all the rotated features, as None does, and the square root of a tree's
+    axes where it rotates a subset of them (wide data), as "sqrt" does: the same trees,
+    node for node, and the resolved setting in estimator_."""
+    X, y = wide
+    params = dict(n_estimators=4, max_rotated_features=rotated, random_state=0)
+    auto = Forest(max_features="auto", **params).fit(X, y)
+    reference = Forest(max_features=same_as, **params).fit(X, y)
+    assert auto.estimator_.max_features == same_as
+    for a, b, r in zip(auto.estimators_, reference.estimators_, auto.rotations_):
+        assert r.shape[1] == axes
+        assert a.max_features_ == (axes if same_as is None else int(np.sqrt(axes)))
+        for name in ["feature", "threshold", "children_left", "value"]:
+            np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+    np.testing.assert_array_equal(auto.predict(X), reference.predict(X))
+
+
+def test_classifier_defaults_to_auto_axes(data):
+    """The classifier's default is "auto"; on narrow data it grows the all-axes forest."""
+    X, y = data
+    assert RotationForestClassifier().max_features == "auto"
+    assert RotationForestRegressor().max_features is None
+    a = RotationForestClassifier(n_estimators=5, random_state=7).fit(X, y)
+    b = RotationForestClassifier(n_estimators=5, max_features=None, random_state=7).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert all(t.max_features_ == X.shape[1] for t in a.estimators_)
 
 
 def test_narrow_data_forest_does_not_draw_subsets(data):
