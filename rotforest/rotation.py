@@ -1,6 +1,7 @@
 """RotationForestClassifier and RotationForestRegressor: presorted trees grown on randomly
 rotated, normalised features."""
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
@@ -199,13 +200,32 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
     return sp.csc_matrix((data, indices, indptr), shape=(n_features, n_axes))
 
 
+# A thread of the normalised rows' column blocks gets 2^20 cells at least (some 5 ms of
+# numpy's passes, which release the GIL): below that the threads cost more than they save.
+_NORMALISE_CELLS_PER_THREAD = 1 << 20
+
+
+def _column_blocks(fn, shape, n_threads):
+    """``[fn(a, b) for each block [a, b) of columns]``, in order: one block, or one per
+    thread (at most n_threads, each of _NORMALISE_CELLS_PER_THREAD cells at least)."""
+    n_rows, n_cols = shape
+    n_threads = max(1, min(n_threads, n_cols, n_rows * n_cols // _NORMALISE_CELLS_PER_THREAD))
+    if n_threads == 1:
+        return [fn(0, n_cols)]
+    bounds = np.linspace(0, n_cols, n_threads + 1).astype(int)
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(lambda ab: fn(int(ab[0]), int(ab[1])),
+                             zip(bounds[:-1], bounds[1:])))
+
+
 def _normalisation(X, sw, scaling="std"):
     """Weighted mean and scale of every column over its present values of positive
     weight (the standard deviation, or with ``scaling="range"`` the range, max - min),
     and the mask of the constant columns (a single present value, or none).  A constant
     column gets scale 1 and its value as mean (0 when all-missing), so that it
     normalises to exactly 0; a rounded mean would leave a tiny spread, and dividing by
-    it would blow test values up."""
+    it would blow test values up.  (One thread: numpy's sums over rows are ordered by
+    the shape of the array, so blocks of columns would round differently.)"""
     if np.all(sw == 1.0) and not np.isnan(X).any():
         # every cell present with weight 1 (the common case): the same sums, in the same
         # order, as the general case below, in a third of its passes over X (wide data)
@@ -252,7 +272,8 @@ def _moments(X, W, present, safe):
     if present is None:
         mean = X.sum(axis=0) / safe
         D = X - mean
-        return mean, np.sqrt((D * D).sum(axis=0) / safe)
+        np.multiply(D, D, out=D)
+        return mean, np.sqrt(D.sum(axis=0) / safe)
     mean = (W * np.where(present, X, 0.0)).sum(axis=0) / safe
     D = np.where(present, X - mean, 0.0)
     return mean, np.sqrt((W * D * D).sum(axis=0) / safe)
@@ -287,22 +308,31 @@ def _rotated_features(X, constant, missing):
     return used if used.size else np.arange(constant.size)
 
 
-def _normalise(X, mean, scale, constant=None):
+def _normalise(X, mean, scale, constant=None, n_threads=1):
     """Normalised rows with missing cells set to 0 (the training mean), and the mask of
     the missing cells (None when there is none).  Features ``constant`` in training
     normalise to 0 whatever their value (a tree ignores a feature it never saw vary);
-    only whether they are missing remains."""
-    with np.errstate(over="ignore"):
-        Z = np.subtract(X, mean, order="F")     # column-major: the projections read columns
-        np.divide(Z, scale, out=Z)
-    wild = np.isinf(Z)
-    if wild.any():      # X - mean overflowed (values near the largest floats)
-        Z[wild] = (X / scale - mean / scale)[wild]
-    if constant is not None and constant.any():
-        Z[:, constant] = np.where(np.isnan(X[:, constant]), np.nan, 0.0)
-    mask = np.isnan(Z)
-    if not mask.any():
+    only whether they are missing remains.  Column-major (the projections read columns),
+    blocks of columns in up to ``n_threads`` threads."""
+    Z = np.empty(X.shape, order="F")
+
+    def block(a, b):
+        """Fills Z[:, a:b]; whether it holds a missing cell."""
+        Xb, Zb, m, s = X[:, a:b], Z[:, a:b], mean[a:b], scale[a:b]
+        with np.errstate(over="ignore"):
+            np.subtract(Xb, m, out=Zb)
+            np.divide(Zb, s, out=Zb)
+        wild = np.isinf(Zb)
+        if wild.any():      # X - mean overflowed (values near the largest floats)
+            Zb[wild] = (Xb / s - m / s)[wild]
+        if constant is not None and constant[a:b].any():
+            c = constant[a:b]
+            Zb[:, c] = np.where(np.isnan(Xb[:, c]), np.nan, 0.0)
+        return np.isnan(Zb).any()
+
+    if not any(_column_blocks(block, X.shape, n_threads)):
         return Z, None
+    mask = np.isnan(Z)
     Z[mask] = 0.0
     return Z, mask
 
@@ -580,6 +610,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         warm = self.warm_start and hasattr(self, "estimators_")
         X, y, target, sw, classes = self._forest_data(X, y, sample_weight, warm)
         n, F = X.shape
+        n_jobs = effective_n_jobs(self.n_jobs)
         sets = self.min_category_samples is not None
         categorical = getattr(self, "is_categorical_", None) if sets else None
         if categorical is not None:
@@ -613,7 +644,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         n_rotated = resolve_max_features(self.max_rotated_features, features.size,
                                          "max_rotated_features")
         params = self._tree_params(subset=n_rotated < features.size)
-        Z, mask = _normalise(X, mean, scale, constant)
+        Z, mask = _normalise(X, mean, scale, constant, n_jobs)
         project = _Rotated(self.missing, missing_features, categorical, mean, scale)
         new = list(range(len(fitted), self.n_estimators))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
@@ -626,7 +657,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 self._tree_class, params, chunk, Z, mask, project, target,
                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
                 self.group_size, self.rotation, features, n_rotated, progress, scaled_by),
-                new, effective_n_jobs(self.n_jobs), n * max(1, n_rotated)))
+                new, n_jobs, n * max(1, n_rotated)))
         if classes is not None:
             for tree, _ in fitted:
                 tree.classes_ = classes
@@ -697,8 +728,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
     # --------------------------------------------------------------- prediction
     def _normalised(self, X):
         X = predict_input(self, X)
-        Z, mask = _normalise(X, self.mean_, self.scale_, getattr(self, "_constant", None))
-        return np.asfortranarray(Z), mask      # the projections read columns
+        return _normalise(X, self.mean_, self.scale_, getattr(self, "_constant", None),
+                          self._prediction_jobs(X.shape[0]))
 
     def _stacked(self):
         """All rotations side by side (n_features x the trees' axes, built in fit), so

@@ -157,6 +157,32 @@ def test_unweighted_normalisation_equals_the_general_one(order):
         np.testing.assert_array_equal(Z, np.where(constant, 0.0, (X - mean) / scale))
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_normalisation_in_column_blocks_is_the_same(order, monkeypatch):
+    """The normalised rows computed in threads, by blocks of columns, are bit for bit
+    the one-thread ones, also when only some blocks hold missing values, and whatever
+    the number of blocks."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 7)) * [1.0, 1e300, 1.0, 1.0, 3.0, 1.0, 1.0]
+    X[:, 3] = 4.0
+    X[rng.random(120) < 0.2, 5] = np.nan
+    X = np.asarray(X, order=order)
+    for sw in [np.ones(120), rng.uniform(0.5, 2.0, 120)]:
+        for cols in [slice(0, 5), slice(None)]:        # without and with missing values
+            Xc = np.asarray(X[:, cols], order=order)
+            with np.errstate(over="ignore", invalid="ignore"):
+                one = _normalisation(Xc, sw)
+            Z1, mask1 = _normalise(Xc, *one)
+            monkeypatch.setattr("rotforest.rotation._NORMALISE_CELLS_PER_THREAD", 1)
+            for n_threads in [2, 3, 7]:
+                Z, mask = _normalise(Xc, *one, n_threads=n_threads)
+                np.testing.assert_array_equal(Z.view(np.uint64), Z1.view(np.uint64))
+                assert (mask is None) == (mask1 is None) == (cols.stop == 5)
+                if mask is not None:
+                    np.testing.assert_array_equal(mask, mask1)
+            monkeypatch.undo()
+
+
 @pytest.mark.parametrize("missing", ["route", "impute"])
 def test_constant_feature_with_missing_values_is_kept_only_when_routing(missing):
     """Under "route", a constant feature's missing cells still tell the trees something
