@@ -494,6 +494,9 @@ def test_classifier_defaults_to_auto_axes(data):
     b = RotationForestClassifier(n_estimators=5, max_features=None, random_state=7).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     assert all(t.max_features_ == X.shape[1] for t in a.estimators_)
+    for Forest in [RotationForestClassifier, RotationForestRegressor]:
+        with pytest.raises(ValueError, match="one of 'auto', 'sqrt', 'log2'; got 'Auto'"):
+            Forest(max_features="Auto").fit(X, y)
 
 
 def test_narrow_data_forest_does_not_draw_subsets(data):
