@@ -288,20 +288,26 @@ def _sum_over_trees(n_trees, n_jobs, block_sum):
 _CELLS_PER_THREAD_SHIFT = 15
 
 
+def column_ranges_in_threads(fn, n_columns, n_threads):
+    """``[fn(start, stop) for consecutive ranges of the columns]``, in order: one range
+    per thread, ``n_threads`` at most (one: the whole range on the calling thread).
+    Always threads: this is local work, for passes that run without the GIL."""
+    n_threads = max(1, min(n_threads, n_columns))
+    if n_threads == 1:
+        return [fn(0, n_columns)]
+    bounds = np.linspace(0, n_columns, n_threads + 1).astype(int)
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(lambda ab: fn(int(ab[0]), int(ab[1])),
+                             zip(bounds[:-1], bounds[1:])))
+
+
 def _by_columns_in_threads(work, source, n_features, width, n_threads, dtype=np.uint32):
     """``work(source, out, start, stop)`` filling the rows of an ``(n_features, width)``
     array, the features shared between threads (the builder's passes run without the
-    GIL). Always threads: this is local work."""
+    GIL)."""
     out = np.empty((n_features, width), dtype=dtype)
-    n_threads = max(1, min(n_threads, n_features,
-                           n_features * width >> _CELLS_PER_THREAD_SHIFT))
-    bounds = np.linspace(0, n_features, n_threads + 1).astype(int)
-    if n_threads == 1:
-        work(source, out, 0, n_features)
-        return out
-    with ThreadPoolExecutor(n_threads) as pool:
-        list(pool.map(lambda ab: work(source, out, int(ab[0]), int(ab[1])),
-                      zip(bounds[:-1], bounds[1:])))
+    column_ranges_in_threads(lambda a, b: work(source, out, a, b), n_features,
+                             min(n_threads, n_features * width >> _CELLS_PER_THREAD_SHIFT))
     return out
 
 

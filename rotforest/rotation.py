@@ -1,7 +1,6 @@
 """RotationForestClassifier and RotationForestRegressor: presorted trees grown on randomly
 rotated, normalised features."""
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,6 +31,7 @@ from rotforest.forest import (
     _sum_over_trees,
     _tree_rng,
     check_ensemble_params,
+    column_ranges_in_threads,
     check_warm_start,
     draw_records,
     oob_regression_scored,
@@ -205,19 +205,6 @@ def draw_rotation(rng, n_features, group_size, kind, Z=None, y=None, *, Zt=None,
 _NORMALISE_CELLS_PER_THREAD = 1 << 20
 
 
-def _column_blocks(fn, shape, n_threads):
-    """``[fn(a, b) for each block [a, b) of columns]``, in order: one block, or one per
-    thread (at most n_threads, each of _NORMALISE_CELLS_PER_THREAD cells at least)."""
-    n_rows, n_cols = shape
-    n_threads = max(1, min(n_threads, n_cols, n_rows * n_cols // _NORMALISE_CELLS_PER_THREAD))
-    if n_threads == 1:
-        return [fn(0, n_cols)]
-    bounds = np.linspace(0, n_cols, n_threads + 1).astype(int)
-    with ThreadPoolExecutor(n_threads) as pool:
-        return list(pool.map(lambda ab: fn(int(ab[0]), int(ab[1])),
-                             zip(bounds[:-1], bounds[1:])))
-
-
 def _normalisation(X, sw, scaling="std"):
     """Weighted mean and scale of every column over its present values of positive
     weight (the standard deviation, or with ``scaling="range"`` the range, max - min),
@@ -315,9 +302,10 @@ def _normalise(X, mean, scale, constant=None, n_threads=1):
     only whether they are missing remains.  Column-major (the projections read columns),
     blocks of columns in up to ``n_threads`` threads."""
     Z = np.empty(X.shape, order="F")
+    mask = np.empty(X.shape, dtype=bool, order="F")
 
     def block(a, b):
-        """Fills Z[:, a:b]; whether it holds a missing cell."""
+        """Fills Z[:, a:b] and mask[:, a:b]; whether a cell there is missing."""
         Xb, Zb, m, s = X[:, a:b], Z[:, a:b], mean[a:b], scale[a:b]
         with np.errstate(over="ignore"):
             np.subtract(Xb, m, out=Zb)
@@ -328,12 +316,15 @@ def _normalise(X, mean, scale, constant=None, n_threads=1):
         if constant is not None and constant[a:b].any():
             c = constant[a:b]
             Zb[:, c] = np.where(np.isnan(Xb[:, c]), np.nan, 0.0)
-        return np.isnan(Zb).any()
+        missing = np.isnan(Zb, out=mask[:, a:b])
+        if not missing.any():
+            return False
+        Zb[missing] = 0.0
+        return True
 
-    if not any(_column_blocks(block, X.shape, n_threads)):
+    n_threads = min(n_threads, X.size // _NORMALISE_CELLS_PER_THREAD)
+    if not any(column_ranges_in_threads(block, X.shape[1], n_threads)):
         return Z, None
-    mask = np.isnan(Z)
-    Z[mask] = 0.0
     return Z, mask
 
 
