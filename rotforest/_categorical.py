@@ -126,6 +126,29 @@ def categorical_input(est, X, reset):
     return X
 
 
+def check_categorical_unchanged(est, X):
+    """A warm-started fit: ``categorical_features`` must designate in X the features the
+    first fit treated as categorical (they are not resolved again).  Left to
+    scikit-learn's validation when X is not a matrix of the fitted width; "from_dtype"
+    is checked only on a DataFrame (an array's codes follow the fitted categories)."""
+    shape = getattr(X, "shape", None)
+    if (shape is None or len(shape) != 2 or shape[1] != getattr(est, "n_features_in_", -1)
+            or (isinstance(est.categorical_features, str) and not _is_frame(X))):
+        return
+    fitted = getattr(est, "is_categorical_", None)
+    if fitted is None:
+        fitted = np.zeros(shape[1], dtype=bool)
+    try:
+        mask = _resolve_mask(est.categorical_features, X, shape[1])
+    except ValueError as error:
+        raise ValueError(f"{error} (in a warm-started fit)") from error
+    if not np.array_equal(mask, fitted):
+        raise ValueError("categorical_features cannot change between warm-started fits: the "
+                         f"fitted trees treat features {np.flatnonzero(fitted).tolist()} as "
+                         f"categorical, categorical_features now gives "
+                         f"{np.flatnonzero(mask).tolist()}")
+
+
 def check_codes(est, X):
     """Checks the categorical columns of the validated X (float64): NaN or integer codes
     0 .. 254.  Returns the mask as uint8 for the builder, or None."""

@@ -68,6 +68,17 @@ def check_option(name, value, options):
     return value
 
 
+def check_class_weight(class_weight, presets):
+    """None, a dict, or one of the string ``presets``; returns the preset's name, else
+    None (an array is refused with this message, not numpy's truth-value error)."""
+    if class_weight is None or isinstance(class_weight, dict):
+        return None
+    if isinstance(class_weight, str) and class_weight in presets:
+        return class_weight
+    raise ValueError(f"class_weight must be a dict, {', '.join(repr(p) for p in presets)} "
+                     f"or None; got {class_weight!r}")
+
+
 def check_int(name, value, low, allow_none=False):
     if value is None and allow_none:
         return None

@@ -103,6 +103,9 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     |   |--- class: 1
     <BLANKLINE>
     """
+    if hasattr(decision_tree, "estimators_") and not hasattr(decision_tree, "tree_"):
+        raise TypeError("export_text takes one decision tree; for a forest, pass one of "
+                        "its trees, such as forest.estimators_[0]")
     check_is_fitted(decision_tree, "tree_")
     if not isinstance(spacing, (int, np.integer)) or spacing < 1:
         raise ValueError(f"spacing must be an integer >= 1, got {spacing!r}")

@@ -21,8 +21,9 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._validation import (check_int, check_real, check_tree_params, densify,
-                                   resolve_max_features, store_params)
+from rotforest._validation import (check_class_weight, check_int, check_real,
+                                   check_tree_params, densify, resolve_max_features,
+                                   store_params)
 from rotforest.pruning import prune_reduced_error
 from rotforest.tree import (
     DecisionTreeClassifier,
@@ -324,10 +325,17 @@ def _ranks_in_threads(keys, n_samples, n_threads):
                                   n_threads, _builder.rank_dtype(keys, n_samples))
 
 
+# Far beyond any forest that fits in memory: a larger n_estimators gets a clear error
+# instead of an overflow or a MemoryError.
+_MAX_TREES = (1 << 31) - 1
+
+
 def check_ensemble_params(est):
     """Checks common to rotforest's forests (n_estimators, verbose, bootstrap, oob_score,
     max_samples, n_jobs)."""
     check_int("n_estimators", est.n_estimators, 1)
+    if est.n_estimators > _MAX_TREES:
+        raise ValueError(f"n_estimators must be at most {_MAX_TREES}; got {est.n_estimators}")
     check_int("verbose", est.verbose, 0)
     if not isinstance(est.bootstrap, (bool, np.bool_)):
         raise TypeError(f"bootstrap must be a bool; got {est.bootstrap!r}")
@@ -362,7 +370,7 @@ def draw_records(est):
 
 def warn_balanced_warm_start(est):
     """scikit-learn's warning: class weight presets are computed on each fit's data."""
-    if est.warm_start and est.class_weight in ("balanced", "balanced_subsample"):
+    if est.warm_start and isinstance(est.class_weight, str):   # (checked: a preset)
         warnings.warn('class_weight presets "balanced" or "balanced_subsample" are not '
                       "recommended for warm_start if the fitted data differs from the "
                       "full dataset: the class weights are computed on each fit's y",
@@ -395,6 +403,21 @@ def check_warm_start(est, classes, n_samples, n_draws):
                 f"({n_samples} samples, {n_draws} draws, bootstrap={bool(est.bootstrap)}); "
                 f"tree {differ[0]} was drawn from {n0} samples, {d0} draws, "
                 f"bootstrap={bool(b0)}: its out-of-bag samples are not this data's")
+
+
+def check_tree_settings(tree_class, params, n_samples, n_features, n_classes):
+    """Resolve the trees' parameters against the data as every tree will, so that a fit
+    that grows no tree (a warm start without new trees) refuses what a fresh fit would."""
+    tree = tree_class(**params)
+    tree._builder_settings(n_samples, n_features, *check_tree_params(tree),
+                           n_classes=n_classes)
+
+
+def drop_oob(est):
+    """Forget the out-of-bag results of an earlier fit (a fit without oob_score that
+    changed the forest: they would describe other trees, maybe other data)."""
+    for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
+        est.__dict__.pop(name, None)
 
 
 def check_oob_seen(seen):
@@ -646,6 +669,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             base_seed = int(check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max))
         new = list(range(len(trees), self.n_estimators))
+        check_tree_settings(self._tree_class, self._tree_params(), n, X.shape[1], n_values)
         if warm and not new:
             warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
                           UserWarning)
@@ -670,7 +694,8 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         trees.extend(_grow_in_threads(_grow_trees, lambda chunk: (
             self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
             n_values, base_seed, n_draws, self.bootstrap,
-            getattr(self, "class_weight", None) == "balanced_subsample",
+            isinstance(getattr(self, "class_weight", None), str)
+            and self.class_weight == "balanced_subsample",
             bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
             float(self.categorical_set_fraction)), new, n_jobs, X.size))
 
@@ -704,6 +729,8 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             tree._category_maps = getattr(self, "_category_maps", {})  # export_text
         if self.oob_score:
             self._set_oob(X, y, n_jobs)
+        else:
+            drop_oob(self)
         return self
 
     def _tree_probabilities(self):
@@ -952,11 +979,7 @@ default="from_dtype"
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        cw = self.class_weight
-        if cw is not None and not isinstance(cw, dict) and cw not in ("balanced",
-                                                                      "balanced_subsample"):
-            raise ValueError("class_weight must be a dict, 'balanced', "
-                             f"'balanced_subsample' or None; got {cw!r}")
+        check_class_weight(self.class_weight, ("balanced", "balanced_subsample"))
         super()._check_params()
 
     def _forest_data(self, X, y, sample_weight, warm):
@@ -967,7 +990,8 @@ default="from_dtype"
         warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
                                                  reset=not warm)
-        if self.class_weight == "balanced":     # (scikit-learn's formula, weighted)
+        if isinstance(self.class_weight, str) and self.class_weight == "balanced":
+            # (scikit-learn's formula, weighted)
             totals = np.bincount(y_enc, weights=sw, minlength=len(classes))
             share = np.divide(totals.sum(), len(classes) * totals,
                               out=np.zeros_like(totals), where=totals > 0)

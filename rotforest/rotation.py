@@ -1,6 +1,7 @@
 """RotationForestClassifier and RotationForestRegressor: presorted trees grown on randomly
 rotated, normalised features."""
 import threading
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rotforest import _builder
 from rotforest._validation import (
+    check_class_weight,
     check_int,
     check_option,
     check_tree_params,
@@ -32,8 +34,10 @@ from rotforest.forest import (
     _tree_rng,
     check_ensemble_params,
     column_ranges_in_threads,
+    check_tree_settings,
     check_warm_start,
     draw_records,
+    drop_oob,
     oob_regression_scored,
     oob_scored,
     resolve_max_samples,
@@ -618,6 +622,10 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             check_warm_start(self, classes, n, n_draws)
             if self.missing != self._missing_fitted:
                 raise ValueError("missing cannot change between warm-started fits")
+            if self.scaling != getattr(self, "_scaling_fitted", self.scaling):
+                raise ValueError("scaling cannot change between warm-started fits: the "
+                                 "fitted trees' rotations read features scaled by "
+                                 f"{self._scaling_fitted!r}")
             if (getattr(self, "is_categorical_", None) is not None
                     and sets != getattr(self, "_category_sets", True)):
                 raise ValueError("min_category_samples cannot change between None and a "
@@ -639,11 +647,18 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         n_rotated = resolve_max_features(self.max_rotated_features, features.size,
                                          "max_rotated_features")
         params = self._tree_params(subset=n_rotated < features.size)
+        n_values = 1 if classes is None else len(classes)
+        check_tree_settings(self._tree_class, params, n, max(1, n_rotated), n_values)
         Z, mask = _normalise(X, mean, scale, constant, n_jobs)
+        if warm and len(fitted) >= self.n_estimators:
+            warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
+                          UserWarning)
+            if self.oob_score:          # asked for now, or again: as scikit-learn does
+                self._set_oob(Z, mask, y)
+            return self
         project = _Rotated(self.missing, missing_features, categorical, mean, scale)
         new = list(range(len(fitted), self.n_estimators))
         progress = _Progress(len(new), self.verbose) if self.verbose else None
-        n_values = 1 if classes is None else len(classes)
         pca_groups = np.ascontiguousarray(
             target if classes is not None else target_bins(target), dtype=np.int32)
         # one object for all chunks: shipped once (dask)
@@ -664,6 +679,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         self.missing_features_ = missing_features
         self.rotated_features_ = features
         self._missing_fitted = self.missing
+        self._scaling_fitted = self.scaling
         self._category_sets = sets
         self._base_seed = base_seed
         self._draw_records = np.vstack(
@@ -676,6 +692,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         self._stack_rotations()
         if self.oob_score:
             self._set_oob(Z, mask, y)
+        else:
+            drop_oob(self)
         return self
 
     def _projector(self):
@@ -1003,9 +1021,7 @@ default="from_dtype"
         store_params(self, locals())
 
     def _check_params(self):
-        cw = self.class_weight
-        if cw is not None and not isinstance(cw, dict) and cw != "balanced":
-            raise ValueError(f"class_weight must be a dict, 'balanced' or None; got {cw!r}")
+        check_class_weight(self.class_weight, ("balanced",))
         super()._check_params()
 
     def _forest_data(self, X, y, sample_weight, warm):

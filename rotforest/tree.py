@@ -12,10 +12,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._categorical import categorical_input, check_categorical_params, check_codes
+from rotforest._categorical import (categorical_input, check_categorical_params,
+                                    check_categorical_unchanged, check_codes)
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
+    check_class_weight,
     check_real,
     check_tree_params,
     densify,
@@ -77,6 +79,8 @@ def _validated(est, X, y, sample_weight, reset, **target_checks):
     scikit-learn's ``validate_data`` checks it with ``target_checks``, and the sample
     weights (ones when None).  ``reset=False`` (a warm-started fit) checks X against the
     fitted estimator's number of features and feature names instead of setting them."""
+    if not reset:
+        check_categorical_unchanged(est, X)
     X = categorical_input(est, X, reset)
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                          accept_sparse=True, reset=reset, **target_checks)
@@ -129,9 +133,7 @@ def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
     check_classification_targets(y)
     classes, y_enc = _encode(y)
     if class_weight is not None:
-        if not (isinstance(class_weight, dict) or class_weight == "balanced"):
-            raise ValueError("class_weight must be a dict, 'balanced' or None; got "
-                             f"{class_weight!r}")
+        check_class_weight(class_weight, ("balanced",))
         for label, value in (class_weight.items() if isinstance(class_weight, dict) else ()):
             if not (isinstance(value, numbers.Real) and np.isfinite(value) and value >= 0):
                 raise ValueError("class_weight values must be finite, non-negative "
@@ -337,7 +339,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             X, keys, codes, sw, n_values, seed=seed,
             min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
             categories=categories,
-            min_category_samples=self.min_category_samples,
+            # (more than the samples: the same as n + 1, which fits the builder's int64)
+            min_category_samples=min(self.min_category_samples, X.shape[0] + 1),
             **settings)
         # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
         # would be subnormal and round), then the node weights scaled back

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from helpers import counting_pools
-from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
+from rotforest import (DecisionTreeClassifier, RandomForestClassifier, RandomForestRegressor,
+                       RotationForestClassifier, RotationForestRegressor, export_text)
 
 FORESTS = [RandomForestClassifier, RotationForestClassifier]
 
@@ -498,3 +499,132 @@ def test_balanced_class_weight_balances_weighted_totals_in_the_forest():
     np.testing.assert_allclose(ours.estimators_[0].tree_.value[0, 0],
                                sk.estimators_[0].tree_.value[0, 0])
     np.testing.assert_allclose(ours.estimators_[0].tree_.value[0, 0], [0.5, 0.5])
+
+
+# ---------------------------------------------------------------------------------------
+# Found by a fuzzing review (2026-11-25): settings a warm start cannot honour, invalid
+# settings in a fit that grows no tree, stale out-of-bag results, and unclear messages.
+# ---------------------------------------------------------------------------------------
+ALL_FORESTS = [RandomForestClassifier, RotationForestClassifier, RandomForestRegressor,
+               RotationForestRegressor]
+
+
+def _fitted_state(forest, X):
+    out = forest.predict(X)
+    return out, len(forest.estimators_), forest.estimator_.get_params()
+
+
+@pytest.mark.parametrize("cls", ALL_FORESTS)
+@pytest.mark.parametrize("bad", [dict(min_samples_leaf=1.5), dict(min_samples_split=0),
+                                 dict(ccp_alpha=-1.0), dict(max_features="bogus"),
+                                 dict(categorical_features=[9])])
+def test_warm_start_without_new_trees_checks_the_settings(cls, data, bad):
+    # a warm fit that adds no tree refuses what a fresh fit refuses, and changes nothing
+    X, y = data
+    forest = cls(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    before = _fitted_state(forest, X)
+    with pytest.raises(ValueError):
+        cls(n_estimators=3, random_state=0, **bad).fit(X, y)
+    with pytest.raises(ValueError):
+        forest.set_params(**bad).fit(X, y)
+    after = _fitted_state(forest, X)
+    np.testing.assert_array_equal(after[0], before[0])
+    assert after[1:] == before[1:]
+
+
+@pytest.mark.parametrize("cls", [RotationForestClassifier, RotationForestRegressor])
+def test_rotation_warm_start_without_new_trees_warns_and_keeps_the_forest(cls, data):
+    X, y = data
+    forest = cls(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    before = _fitted_state(forest, X)
+    with pytest.warns(UserWarning, match="no new trees"):
+        forest.set_params(min_samples_leaf=5).fit(X, y)    # valid, but grows nothing
+    after = _fitted_state(forest, X)
+    np.testing.assert_array_equal(after[0], before[0])
+    assert after[1:] == before[1:]     # estimator_ still describes the fitted trees
+
+
+@pytest.mark.parametrize("cls", [RotationForestClassifier, RotationForestRegressor])
+def test_rotation_warm_start_refuses_another_scaling(cls, data):
+    X, y = data
+    forest = cls(n_estimators=2, warm_start=True, random_state=0).fit(X, y)
+    before = _fitted_state(forest, X)
+    scale, fitted = forest.scale_.copy(), forest.scaling
+    other = {"std": "range", "range": "std"}[fitted]
+    with pytest.raises(ValueError, match="scaling cannot change"):
+        forest.set_params(n_estimators=4, scaling=other).fit(X, y)
+    np.testing.assert_array_equal(forest.scale_, scale)
+    np.testing.assert_array_equal(forest.predict(X), before[0])
+    forest.set_params(scaling=fitted).fit(X, y)          # back to the fitted one: grows
+    assert len(forest.estimators_) == 4
+
+
+@pytest.mark.parametrize("cls", ALL_FORESTS)
+def test_warm_start_refuses_other_categorical_features(cls):
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.normal(size=(120, 3)), rng.integers(0, 6, 120)]
+    y = np.isin(X[:, 3], [1, 4]).astype(int)
+    extra = {"min_category_samples": 1}
+    forest = cls(n_estimators=2, warm_start=True, random_state=0, **extra).fit(X, y)
+    before = _fitted_state(forest, X)
+    with pytest.raises(ValueError, match="categorical_features cannot change"):
+        forest.set_params(n_estimators=4, categorical_features=[3]).fit(X, y)
+    np.testing.assert_array_equal(forest.predict(X), before[0])
+    assert forest.is_categorical_ is None and len(forest.estimators_) == 2
+    # the same setting given another way (a mask of no feature) is the same setting
+    forest.set_params(categorical_features=np.zeros(4, dtype=bool)).fit(X, y)
+    assert len(forest.estimators_) == 4
+    # and a forest fitted with categories keeps them
+    cat = cls(n_estimators=2, warm_start=True, random_state=0, categorical_features=[3],
+              **extra).fit(X, y)
+    with pytest.raises(ValueError, match=r"treat features \[3\].*now gives \[\]"):
+        cat.set_params(n_estimators=4, categorical_features=None).fit(X, y)
+    cat.set_params(categorical_features=[False, False, False, True]).fit(X, y)
+    assert len(cat.estimators_) == 4
+
+
+@pytest.mark.parametrize("cls", ALL_FORESTS)
+def test_a_fit_without_oob_score_forgets_the_earlier_one(cls, data):
+    X, y = data
+    forest = cls(n_estimators=8, bootstrap=True, oob_score=True, random_state=0).fit(X, y)
+    names = [n for n in ("oob_score_", "oob_decision_function_", "oob_prediction_")
+             if hasattr(forest, n)]
+    assert len(names) == 2
+    forest.set_params(oob_score=False).fit(X[:100], y[:100])
+    assert not any(hasattr(forest, n) for n in names)
+    # a warm fit that adds no tree leaves the forest, and its score, as they were
+    warm = cls(n_estimators=8, bootstrap=True, oob_score=True, warm_start=True,
+               random_state=0).fit(X, y)
+    score = warm.oob_score_
+    with pytest.warns(UserWarning, match="no new trees"):
+        warm.set_params(oob_score=False).fit(X, y)
+    assert warm.oob_score_ == score
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier, RandomForestClassifier,
+                                 RotationForestClassifier])
+def test_class_weight_as_an_array_gets_a_clear_error(cls, data):
+    X, y = data
+    with pytest.raises(ValueError, match="class_weight must be a dict, 'balanced'"):
+        cls(class_weight=np.array([1.0, 2.0])).fit(X, y)
+
+
+def test_export_text_of_a_forest_says_to_pass_a_tree(data):
+    X, y = data
+    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="estimators_"):
+        export_text(forest)
+    assert export_text(forest.estimators_[0]).startswith("|---")
+
+
+def test_huge_counts_get_clear_errors_or_mean_the_largest_useful_value(data):
+    X, y = data
+    X = np.c_[X, np.arange(len(y)) % 5]
+    kw = dict(categorical_features=[4], random_state=0)
+    huge = DecisionTreeClassifier(min_category_samples=2**63, **kw).fit(X, y)
+    largest = DecisionTreeClassifier(min_category_samples=len(y) + 1, **kw).fit(X, y)
+    for name in ("feature", "threshold", "children_left", "value"):
+        np.testing.assert_array_equal(getattr(huge.tree_, name), getattr(largest.tree_, name))
+    for n_estimators in (2**31, 2**64):
+        with pytest.raises(ValueError, match="n_estimators must be at most"):
+            RandomForestClassifier(n_estimators=n_estimators).fit(X, y)
