@@ -53,6 +53,8 @@ cdef inline double _proxy_counts(const Builder* B, const double* cl, const doubl
     cdef int64_t k
     cdef double a = 0.0, b = 0.0
     if B.regression:
+        if B.criterion == CRIT_POISSON and (cl[1] <= 0.0 or cr[1] <= 0.0):
+            return -INFINITY      # a child of zero targets (counted: see _accumulate)
         return _reg_proxy(B.criterion, cl[0], wl, cr[0], wr)
     if B.criterion == CRIT_GINI:
         for k in range(B.n_classes):

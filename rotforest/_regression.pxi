@@ -15,14 +15,16 @@ cdef double _scan_poisson(Builder* B, const key_t* L, int64_t s, int64_t e,
                           const double* tot, double wtot, int64_t* pos) noexcept nogil:
     """The Poisson criterion on a feature without missing values in the node and without
     a constraint: _reg_proxy at every cut between distinct values, running sums of w and
-    w y.  The first of equal cuts wins."""
+    w y, and the running number of positive w y, which tells exactly whether a child's
+    targets are all zero (tot[1]: the node's, see _accumulate).  The first of equal cuts
+    wins."""
     cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p
     cdef int rs = B.rshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
     cdef const double* yv = B.yv
     cdef double sl = 0.0, wl = 0.0, wi, wr, st = tot[0], minw = B.min_weight_leaf
-    cdef double best = -INFINITY, proxy
+    cdef double best = -INFINITY, proxy, wy, pl = 0.0, pt = tot[1]
     cdef bint packed = B.packed
     cdef key_t k
     for p in range(s, hi):
@@ -31,11 +33,13 @@ cdef double _scan_poisson(Builder* B, const key_t* L, int64_t s, int64_t e,
             wi = <double> ((k >> ws) & wm)
         else:
             wi = w[k & im]
-        sl += wi * yv[k & im]
+        wy = wi * yv[k & im]
+        sl += wy
+        pl += 1.0 if wy > 0.0 else 0.0
         wl += wi
         if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
             wr = wtot - wl
-            if wl >= minw and wr >= minw:
+            if wl >= minw and wr >= minw and pl > 0.0 and pt - pl > 0.0:
                 proxy = _reg_proxy(CRIT_POISSON, sl, wl, st - sl, wr)
                 if proxy > best:
                     best = proxy

@@ -213,7 +213,10 @@ cdef inline double _wt(const Builder* B, key_t k) noexcept nogil:
 cdef inline void _accumulate(const Builder* B, key_t k, double wi,
                              double* stats) noexcept nogil:
     """Adds sample k of weight wi to a node's statistics: its class weight, or with a
-    numeric target the sums of w y, w y^2 and (Poisson) w y log y."""
+    numeric target the sums of w y and w y^2, or for Poisson the sum of w y, the number
+    of samples whose w y is positive (exact: a child's sum of w y is zero exactly when
+    it has none, which the sums' difference cannot tell once rounded) and the sum of
+    w y log y."""
     cdef uint64_t i
     cdef double wy
     if not B.regression:
@@ -222,9 +225,11 @@ cdef inline void _accumulate(const Builder* B, key_t k, double wi,
     i = k & B.imask
     wy = wi * B.yv[i]
     stats[0] += wy
-    stats[1] += wy * B.yv[i]
     if B.ylogy != NULL:
+        stats[1] += 1.0 if wy > 0.0 else 0.0
         stats[2] += wi * B.ylogy[i]
+    else:
+        stats[1] += wy * B.yv[i]
 
 
 cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:
