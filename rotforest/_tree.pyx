@@ -356,12 +356,18 @@ class Tree:
             w = nodes["weighted_n_node_samples"]
             imp = nodes["impurity"]
             decrease = w[inner] * imp[inner] - w[left] * imp[left] - w[right] * imp[right]
-            np.add.at(importances, nodes["feature"][inner], decrease)
+            # a split never raises the weighted impurity: a negative decrease is rounding
+            # (splits of no gain, frequent with the misclassification error)
+            np.add.at(importances, nodes["feature"][inner], np.maximum(decrease, 0.0))
         importances /= nodes["weighted_n_node_samples"][0]
         if normalize:
             total = importances.sum()
-            if total > 0.0:
+            # a total at the rounding level of the root's impurity is no decrease at all:
+            # normalised, its noise would become large importances
+            if total > 1e-12 * nodes["impurity"][0]:
                 importances /= total
+            else:
+                importances[:] = 0.0
         return importances
 
     def __reduce__(self):

@@ -694,8 +694,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         trees.extend(_grow_in_threads(_grow_trees, lambda chunk: (
             self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
             n_values, base_seed, n_draws, self.bootstrap,
-            isinstance(getattr(self, "class_weight", None), str)
-            and self.class_weight == "balanced_subsample",
+            self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
             float(self.categorical_set_fraction)), new, n_jobs, X.size))
 
@@ -732,6 +731,11 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         else:
             drop_oob(self)
         return self
+
+    def _preset(self):
+        """The class_weight preset ("balanced" or "balanced_subsample"), else None."""
+        cw = getattr(self, "class_weight", None)
+        return cw if isinstance(cw, str) else None
 
     def _tree_probabilities(self):
         """Each fitted tree's draw probabilities (None: uniform)."""
@@ -858,7 +862,7 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         Keep the fitted trees and add new ones up to ``n_estimators``.
     class_weight : dict, "balanced", "balanced_subsample" or None, default=None
         Weights of the classes; "balanced_subsample" balances each tree's bootstrap
-        sample.
+        sample (without bootstrap it is "balanced").
     max_samples : int, float or None, default=None
         Size of each bootstrap sample (a float is a fraction of the samples; None: as
         many as there are samples).
@@ -990,8 +994,10 @@ default="from_dtype"
         warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
                                                  reset=not warm)
-        if isinstance(self.class_weight, str) and self.class_weight == "balanced":
-            # (scikit-learn's formula, weighted)
+        if self._preset() == "balanced" or (self._preset() == "balanced_subsample"
+                                            and not self.bootstrap):
+            # (scikit-learn's formula, weighted; without bootstrap every tree's sample is
+            # the whole data, so balancing each is balancing it once, as scikit-learn does)
             totals = np.bincount(y_enc, weights=sw, minlength=len(classes))
             share = np.divide(totals.sum(), len(classes) * totals,
                               out=np.zeros_like(totals), where=totals > 0)

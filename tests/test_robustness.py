@@ -628,3 +628,37 @@ def test_huge_counts_get_clear_errors_or_mean_the_largest_useful_value(data):
     for n_estimators in (2**31, 2**64):
         with pytest.raises(ValueError, match="n_estimators must be at most"):
             RandomForestClassifier(n_estimators=n_estimators).fit(X, y)
+
+
+def test_importances_ignore_rounding_of_splits_without_gain():
+    # criterion="error": splits of no gain are common; a tree made of them has a total
+    # decrease of pure rounding (+-1e-17), which normalised became [3, -2] (review)
+    rng = np.random.default_rng(56)
+    n = int(rng.integers(10, 60))
+    X = rng.normal(size=(n, 2)).round(2)
+    y = (rng.random(n) < 0.2).astype(int)
+    forest = RandomForestClassifier(n_estimators=5, criterion="error", max_features=None,
+                                    max_leaf_nodes=3, random_state=0).fit(X, y)
+    for est in [forest] + forest.estimators_:
+        imp = est.feature_importances_
+        assert np.all(imp >= 0.0) and (imp.sum() == 0.0 or abs(imp.sum() - 1.0) < 1e-12)
+    # a tree with real gains keeps its importances summing to 1
+    tree = DecisionTreeClassifier(criterion="error", random_state=0).fit(
+        X, (X[:, 0] > 0).astype(int))
+    np.testing.assert_allclose(tree.feature_importances_, [1.0, 0.0])
+
+
+def test_balanced_subsample_without_bootstrap_is_balanced():
+    # every tree's sample is the whole data: balanced once, from the weighted class
+    # totals, as "balanced" does (and scikit-learn); before, the weights were ignored
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + rng.normal(size=300) > 0.8).astype(int)
+    w = np.where(y == 1, 5.0, 1.0) * rng.uniform(0.5, 1.5, 300)
+    fits = [RandomForestClassifier(n_estimators=3, bootstrap=False, class_weight=cw,
+                                   random_state=0).fit(X, y, sample_weight=w)
+            for cw in ("balanced", "balanced_subsample")]
+    for forest in fits:
+        np.testing.assert_allclose(forest.estimators_[0].tree_.value[0, 0], [0.5, 0.5])
+    for a, b in zip(*[f.estimators_ for f in fits]):
+        np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
