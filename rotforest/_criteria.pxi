@@ -131,7 +131,8 @@ cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_
     cdef acc_t* cl
     cdef acc_t* cr
     cdef acc_t sql = 0, sqr = 0, wl = 0, wi, a, wr, wt = <acc_t> wtot, minw
-    cdef double best = floor, num, den, q
+    cdef double best = floor, num, den, q, small = 0.0
+    cdef uint64_t d
     cdef key_t k
     if acc_t is int64_t:
         cl = B.cli
@@ -147,6 +148,11 @@ cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_
         wl += a
         cr[c] = <acc_t> tot[c] - a
         sqr += cr[c] * cr[c]
+    if acc_t is double:
+        # float weights: sqr, taken down from about wtot^2, carries that size's rounding;
+        # once it is this small a part of it, it is summed anew from the right side's
+        # class weights, or the tail's cuts would be scored on rounding
+        small = sqr * 1e-4
     for p in range(s, hi):
         k = L[p]
         c = (k >> cs) & cm
@@ -164,6 +170,11 @@ cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_
         if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
             wr = wt - wl
             if wl >= minw and wr >= minw:
+                if acc_t is double:
+                    if sqr < small:
+                        sqr = 0.0
+                        for d in range(<uint64_t> B.n_classes):
+                            sqr += cr[d] * cr[d]
                 num = <double> sql * <double> wr + <double> sqr * <double> wl
                 den = <double> wl * <double> wr
                 # the rounded quotients are compared, as in the vector kernels (the
