@@ -107,16 +107,17 @@ def _settings_once(tree, template, n_samples, n_features, n_classes):
 
 def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_classes,
                 base_seed, n_draws, bootstrap, balanced_subsample, oob_pruning, progress,
-                scaled_by, p, ranks=None, categories=None, set_fraction=1.0):
+                scaled_by, p, ranks=None, categories=None, set_fraction=1.0,
+                template=None):
     """Build the trees ``indices`` one after the other (one worker's share), instances
     of ``tree_class``: ``y_enc`` holds class codes (n_classes of them) or, for regression
     trees, the numeric targets (n_classes 1); ``sw`` was divided by ``scaled_by`` (see
     weight_scale); ``p``: draw_probabilities; ``ranks``: the presort's dense ranks, or
     None; ``categories``: category_table's, or None, of which each tree keeps a feature
-    with probability ``set_fraction`` (see tree_categories)."""
+    with probability ``set_fraction`` (see tree_categories); ``template``: the fit's
+    tree_template (None: made from the first tree)."""
     n = X.shape[0]
     trees = []
-    template = None
     for index in indices:
         drawn, seed = _draw_tree(base_seed, index, n, n_draws, bootstrap, p)
         weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
@@ -405,12 +406,16 @@ def check_warm_start(est, classes, n_samples, n_draws):
                 f"bootstrap={bool(b0)}: its out-of-bag samples are not this data's")
 
 
-def check_tree_settings(tree_class, params, n_samples, n_features, n_classes):
-    """Resolve the trees' parameters against the data as every tree will, so that a fit
-    that grows no tree (a warm start without new trees) refuses what a fresh fit would."""
-    tree = tree_class(**params)
-    tree._builder_settings(n_samples, n_features, *check_tree_params(tree),
-                           n_classes=n_classes)
+def tree_template(tree_class, params, n_samples, n_features, n_classes):
+    """The trees' builder settings, resolved once per fit as _settings_once's template
+    (the workers start from it).  Made before any tree is grown, so that a fit that
+    grows none (a warm start without new trees) refuses what a fresh fit would."""
+    return _settings_once(tree_class(**params), None, n_samples, n_features, n_classes)
+
+
+def warn_no_new_trees():
+    warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
+                  UserWarning)
 
 
 def drop_oob(est):
@@ -669,10 +674,10 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             base_seed = int(check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max))
         new = list(range(len(trees), self.n_estimators))
-        check_tree_settings(self._tree_class, self._tree_params(), n, X.shape[1], n_values)
+        template = tree_template(self._tree_class, self._tree_params(), n, X.shape[1],
+                                 n_values)
         if warm and not new:
-            warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
-                          UserWarning)
+            warn_no_new_trees()
             if self.oob_score:          # asked for now, or again: as scikit-learn does
                 self._set_oob(X, y, effective_n_jobs(self.n_jobs))
             return self
@@ -696,7 +701,7 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             n_values, base_seed, n_draws, self.bootstrap,
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
-            float(self.categorical_set_fraction)), new, n_jobs, X.size))
+            float(self.categorical_set_fraction), template), new, n_jobs, X.size))
 
         if classes is not None:
             self.classes_ = classes

@@ -1,7 +1,6 @@
 """RotationForestClassifier and RotationForestRegressor: presorted trees grown on randomly
 rotated, normalised features."""
 import threading
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,10 +33,11 @@ from rotforest.forest import (
     _tree_rng,
     check_ensemble_params,
     column_ranges_in_threads,
-    check_tree_settings,
     check_warm_start,
     draw_records,
     drop_oob,
+    tree_template,
+    warn_no_new_trees,
     oob_regression_scored,
     oob_scored,
     resolve_max_samples,
@@ -502,18 +502,18 @@ _one_blas_thread = _OneBlasThread
 
 def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_groups, sw,
                   n_values, base_seed, bootstrap, n_draws, group_size, kind, features,
-                  n_rotated, progress, scaled_by):
+                  n_rotated, progress, scaled_by, template=None):
     """Build the trees ``indices`` (one worker's share), instances of ``tree_class``, each
     on its own rotation of the normalised rows ``Z``: ``target`` holds class codes
     (``n_values`` classes) or numeric targets (``n_values`` 1); ``pca_groups`` the codes
     whose random subsets the PCA rotations draw rows from (the classes, or the target's
-    quantile bins)."""
+    quantile bins); ``template``: the fit's tree_template (None: made from the first
+    tree)."""
     n, F = Z.shape
     regression = tree_class._regression
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
     out = []
-    template = None
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
         rotation = draw_rotation(rng, F, group_size, kind, y=pca_groups,
@@ -648,16 +648,15 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                          "max_rotated_features")
         params = self._tree_params(subset=n_rotated < features.size)
         n_values = 1 if classes is None else len(classes)
-        check_tree_settings(self._tree_class, params, n, max(1, n_rotated), n_values)
-        Z, mask = _normalise(X, mean, scale, constant, n_jobs)
-        if warm and len(fitted) >= self.n_estimators:
-            warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
-                          UserWarning)
-            if self.oob_score:          # asked for now, or again: as scikit-learn does
-                self._set_oob(Z, mask, y)
-            return self
-        project = _Rotated(self.missing, missing_features, categorical, mean, scale)
+        template = tree_template(self._tree_class, params, n, max(1, n_rotated), n_values)
         new = list(range(len(fitted), self.n_estimators))
+        if warm and not new:
+            warn_no_new_trees()
+            if self.oob_score:          # asked for now, or again: as scikit-learn does
+                self._set_oob(*_normalise(X, mean, scale, constant, n_jobs), y)
+            return self
+        Z, mask = _normalise(X, mean, scale, constant, n_jobs)
+        project = _Rotated(self.missing, missing_features, categorical, mean, scale)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
         pca_groups = np.ascontiguousarray(
             target if classes is not None else target_bins(target), dtype=np.int32)
@@ -666,7 +665,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             fitted.extend(_grow_in_threads(_grow_rotated, lambda chunk: (
                 self._tree_class, params, chunk, Z, mask, project, target,
                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
-                self.group_size, self.rotation, features, n_rotated, progress, scaled_by),
+                self.group_size, self.rotation, features, n_rotated, progress, scaled_by,
+                template),
                 new, n_jobs, n * max(1, n_rotated)))
         if classes is not None:
             for tree, _ in fitted:
