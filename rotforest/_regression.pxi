@@ -15,31 +15,33 @@ cdef double _scan_poisson(Builder* B, const key_t* L, int64_t s, int64_t e,
                           const double* tot, double wtot, int64_t* pos) noexcept nogil:
     """The Poisson criterion on a feature without missing values in the node and without
     a constraint: _reg_proxy at every cut between distinct values, running sums of w and
-    w y, and the running number of positive w y, which tells exactly whether a child's
-    targets are all zero (tot[1]: the node's, see _accumulate).  The first of equal cuts
-    wins."""
-    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p
+    w y.  A child whose targets are all zero is refused exactly: the left one by its sum
+    (of terms >= 0, zero only when all are), the right one by ending the scan before
+    the last positive w y (the node total less the left sum would round to a leftover
+    above zero there).  The first of equal cuts wins."""
+    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p, last
     cdef int rs = B.rshift, ws = B.wshift
     cdef uint64_t wm = B.wmask, im = B.imask
     cdef const double* w = B.w
     cdef const double* yv = B.yv
     cdef double sl = 0.0, wl = 0.0, wi, wr, st = tot[0], minw = B.min_weight_leaf
-    cdef double best = -INFINITY, proxy, wy, pl = 0.0, pt = tot[1]
+    cdef double best = -INFINITY, proxy
     cdef bint packed = B.packed
     cdef key_t k
-    for p in range(s, hi):
+    last = e - 1
+    while last >= s and _wt(B, L[last]) * yv[L[last] & im] <= 0.0:
+        last -= 1
+    for p in range(s, min(hi, last)):
         k = L[p]
         if packed:
             wi = <double> ((k >> ws) & wm)
         else:
             wi = w[k & im]
-        wy = wi * yv[k & im]
-        sl += wy
-        pl += 1.0 if wy > 0.0 else 0.0
+        sl += wi * yv[k & im]
         wl += wi
         if ((L[p + 1] ^ k) >> rs) != 0 and p + 1 >= lo:
             wr = wtot - wl
-            if wl >= minw and wr >= minw and pl > 0.0 and pt - pl > 0.0:
+            if wl >= minw and wr >= minw:
                 proxy = _reg_proxy(CRIT_POISSON, sl, wl, st - sl, wr)
                 if proxy > best:
                     best = proxy
