@@ -91,6 +91,23 @@ _PCA_BATCH_CELLS = 4_000_000
 # measurement: see RotationForestRegressor)
 _TARGET_BINS = 4
 
+# Wide data (more rotated features than max_rotated_features, subset_sampling "mixed"
+# or "relevance"): a screening forest of _SCREEN_TREES trees (depth at most
+# _SCREEN_DEPTH; None: unlimited) measures each feature's relevance once per fit; a tree
+# that draws by relevance takes _RELEVANT_SHARE of its subset by squared relevance and
+# the rest uniformly ("mixed": the even-numbered trees; the others draw uniformly).
+# Chosen by measurement: see the rotation guide's wide-data section and
+# benchmarks/bench_wide_default.py.
+_SCREEN_TREES = 20
+_SCREEN_DEPTH = None
+# the screening forest's nodes draw this share of the features (the square root where
+# that is more): with the square root, at 10,000 features (15 informative, 1,000 rows)
+# the default reached 0.602 accuracy against 0.703 for all-features trees; with a tenth,
+# 0.701 (3-fold CV), at a screen of 0.44 s against 0.15 s
+_SCREEN_SHARE = 0.1
+_RELEVANT_SHARE = 0.8
+_UNIFORM_FLOOR = 0.01
+
 # loadings of a unit-length principal axis below this are rounding noise
 _LOADING_NOISE = 2.0 ** -40
 
@@ -447,13 +464,63 @@ def check_bootstrap_weights(sw, n_draws, bootstrap):
                          "number (only their ratios matter)")
 
 
-def tree_features(rng, features, n_rotated):
+def tree_features(rng, features, n_rotated, probabilities=None):
     """The features one tree rotates: all of ``features`` when there are at most
-    ``n_rotated``, else a random subset of ``n_rotated`` of them, sorted (drawn from the
-    tree's generator only then, so that narrower data grows the same forest as before)."""
+    ``n_rotated``, else ``n_rotated`` of them, sorted (drawn from the tree's generator
+    only then, so that narrower data grows the same forest as before).  Without
+    ``probabilities`` they are a uniform random subset; with them (one per feature of
+    ``features``, summing to 1: see subset_probabilities), ``_RELEVANT_SHARE`` of them
+    are drawn without replacement by those probabilities and the rest uniformly from the
+    features not yet drawn, so that every feature keeps a chance in every tree."""
     if n_rotated >= features.size:
         return features
-    return np.sort(rng.choice(features, n_rotated, replace=False))
+    if probabilities is None:
+        return np.sort(rng.choice(features, n_rotated, replace=False))
+    n_relevant = int(round(_RELEVANT_SHARE * n_rotated))
+    drawn = rng.choice(features.size, n_relevant, replace=False, p=probabilities)
+    left = np.ones(features.size, dtype=bool)
+    left[drawn] = False
+    others = rng.choice(np.flatnonzero(left), n_rotated - n_relevant, replace=False)
+    return np.sort(features[np.concatenate([drawn, others])])
+
+
+def subset_probabilities(relevance, features):
+    """The probabilities by which trees draw the relevant part of their subsets: the
+    squared relevance of each of ``features`` (squares, so that the many small
+    importances that noise features collect in deep nodes do not outweigh the few large
+    ones of the informative features), mixed with a ``_UNIFORM_FLOOR`` share spread
+    evenly (every probability positive).  Uniform when no feature has any relevance."""
+    weight = np.square(np.asarray(relevance, dtype=np.float64)[features])
+    total = weight.sum()
+    even = np.full(features.size, 1.0 / features.size)
+    if not (total > 0 and np.isfinite(total)):
+        return even
+    p = (1.0 - _UNIFORM_FLOOR) * (weight / total) + _UNIFORM_FLOOR * even
+    return p / p.sum()
+
+
+def screen_features(n_features):
+    """Features drawn at each node of the screening forest: a tenth of them, or the
+    square root where that is more (below 100 features).  The square root, a random
+    forest's default, tries each of 10,000 features at about one node in a hundred, and
+    its importances missed too many of 15 informative ones (see _SCREEN_SHARE)."""
+    return max(1, int(np.sqrt(n_features)), int(_SCREEN_SHARE * n_features))
+
+
+def screen_relevance(regression, X, target, sw, seed, n_jobs):
+    """Each feature's relevance for drawing the trees' subsets on wide data: the
+    impurity-decrease importances of a small random forest (``_SCREEN_TREES`` trees,
+    bootstrap, screen_features of the features at each node) grown on the original
+    features, missing values included, with the fit's weights.  A forest, not a
+    univariate score, so that features that matter only together with others are
+    found too."""
+    from rotforest.forest import RandomForestClassifier, RandomForestRegressor
+    forest = (RandomForestRegressor if regression else RandomForestClassifier)(
+        n_estimators=_SCREEN_TREES, max_features=screen_features(X.shape[1]),
+        max_depth=_SCREEN_DEPTH, n_jobs=n_jobs, random_state=seed,
+        categorical_features=None)
+    forest.fit(X, target, sample_weight=sw)
+    return forest.feature_importances_
 
 
 class _OneBlasThread:
@@ -502,13 +569,15 @@ _one_blas_thread = _OneBlasThread
 
 def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_groups, sw,
                   n_values, base_seed, bootstrap, n_draws, group_size, kind, features,
-                  n_rotated, progress, scaled_by, template=None):
+                  n_rotated, probabilities, mixed, progress, scaled_by, template=None):
     """Build the trees ``indices`` (one worker's share), instances of ``tree_class``, each
     on its own rotation of the normalised rows ``Z``: ``target`` holds class codes
     (``n_values`` classes) or numeric targets (``n_values`` 1); ``pca_groups`` the codes
     whose random subsets the PCA rotations draw rows from (the classes, or the target's
-    quantile bins); ``template``: the fit's tree_template (None: made from the first
-    tree)."""
+    quantile bins); ``probabilities``: how the trees draw their subsets of ``n_rotated``
+    of ``features`` (see tree_features; None: uniformly), ``mixed``: whether only the
+    even-numbered trees draw by them and the others uniformly; ``template``: the fit's
+    tree_template (None: made from the first tree)."""
     n, F = Z.shape
     regression = tree_class._regression
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
@@ -516,8 +585,9 @@ def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_gro
     out = []
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
+        by = None if mixed and index % 2 else probabilities
         rotation = draw_rotation(rng, F, group_size, kind, y=pca_groups,
-                                 Zt=Zt, features=tree_features(rng, features, n_rotated))
+                                 Zt=Zt, features=tree_features(rng, features, n_rotated, by))
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
         tree = tree_class(random_state=seed, **params)
@@ -577,6 +647,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         check_option("rotation", self.rotation, ("gaussian", "pca"))
         check_int("group_size", self.group_size, 1, allow_none=True)
         resolve_max_features(self.max_rotated_features, 1, "max_rotated_features")
+        check_option("subset_sampling", self.subset_sampling,
+                     ("mixed", "relevance", "uniform"))
         check_option("missing", self.missing, ("route", "impute"))
         check_option("scaling", self.scaling, ("std", "range"))
         check_int("min_category_samples", self.min_category_samples, 1, allow_none=True)
@@ -586,12 +658,11 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                              f"{self.max_features!r}")
         check_tree_params(self._tree_class(**self._tree_params()))
 
-    def _tree_params(self, subset=False):
-        """The trees' parameters; ``subset``: whether each tree rotates a random subset of
-        the rotated features (wide data), where ``max_features="auto"`` means "sqrt"."""
+    def _tree_params(self):
+        """The trees' parameters (``max_features="auto"`` is every axis, as None)."""
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
         if isinstance(params["max_features"], str) and params["max_features"] == "auto":
-            params["max_features"] = "sqrt" if subset else None
+            params["max_features"] = None
         if params["min_category_samples"] is None:   # the trees see no categorical column
             params["min_category_samples"] = 1
         return params
@@ -646,7 +717,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             fitted = []
         n_rotated = resolve_max_features(self.max_rotated_features, features.size,
                                          "max_rotated_features")
-        params = self._tree_params(subset=n_rotated < features.size)
+        params = self._tree_params()
         n_values = 1 if classes is None else len(classes)
         template = tree_template(self._tree_class, params, n, max(1, n_rotated), n_values)
         new = list(range(len(fitted), self.n_estimators))
@@ -655,6 +726,15 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             if self.oob_score:          # asked for now, or again: as scikit-learn does
                 self._set_oob(*_normalise(X, mean, scale, constant, n_jobs), y)
             return self
+        relevance = getattr(self, "_relevance", None) if warm else None
+        probabilities = None
+        if n_rotated < features.size and self.subset_sampling != "uniform":
+            if relevance is None:
+                # seeded by the forest's seed alone: the same screen for any n_jobs (a
+                # warm start reuses the first fit's screen)
+                relevance = screen_relevance(self._tree_class._regression, X, target, sw,
+                                             base_seed, n_jobs)
+            probabilities = subset_probabilities(relevance, features)
         Z, mask = _normalise(X, mean, scale, constant, n_jobs)
         project = _Rotated(self.missing, missing_features, categorical, mean, scale)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
@@ -665,8 +745,8 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             fitted.extend(_grow_in_threads(_grow_rotated, lambda chunk: (
                 self._tree_class, params, chunk, Z, mask, project, target,
                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
-                self.group_size, self.rotation, features, n_rotated, progress, scaled_by,
-                template),
+                self.group_size, self.rotation, features, n_rotated, probabilities,
+                self.subset_sampling == "mixed", progress, scaled_by, template),
                 new, n_jobs, n * max(1, n_rotated)))
         if classes is not None:
             for tree, _ in fitted:
@@ -676,6 +756,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         self.n_outputs_ = 1
         self.mean_, self.scale_ = mean, scale
         self._constant = constant
+        self._relevance = relevance
         self.missing_features_ = missing_features
         self.rotated_features_ = features
         self._missing_fitted = self.missing
@@ -852,12 +933,25 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         Features per rotated group; None rotates all features together.
     max_rotated_features : int, float, {"sqrt", "log2"} or None, default=100
         Features each tree rotates: on data with more rotated features (see
-        ``rotated_features_``) than this, every tree draws its own random subset of this
-        many and its axes are the rotations of those alone (as ``max_features`` counts:
-        a float or "sqrt" is a share of the rotated features, None all of them). On
-        wide data this is both faster and more accurate than rotating every feature
-        (repeated cross-validation on seven data sets of 256 to 10,000 features: see the
-        user guide); data with at most 100 features are unaffected by the default.
+        ``rotated_features_``) than this, every tree draws its own subset of this many
+        (see ``subset_sampling``) and its axes are the rotations of those alone (as
+        ``max_features`` counts: a float or "sqrt" is a share of the rotated features,
+        None all of them). Data with at most 100 features are unaffected by the default.
+    subset_sampling : {"mixed", "relevance", "uniform"}, default="mixed"
+        How each tree draws its subset of ``max_rotated_features`` features on wider
+        data. A tree drawing by relevance takes 80% of its subset with probabilities
+        proportional to the squared importances of a small screening random forest
+        (20 trees, grown once per fit on the original features) and the rest
+        uniformly, so that where the signal sits in a few of many features the tree
+        holds most of them, and every feature keeps a chance. "relevance": every tree
+        draws so. "uniform": every tree draws a uniform random subset (no screen).
+        "mixed": the even-numbered trees draw by relevance and the others uniformly;
+        on data whose signal is spread over many features (text, pixels) the uniform
+        trees keep the ensemble diverse, where trees that all hold the strongest
+        features would agree too often. The user guide compares the three, per class
+        of wide data, with the all-features forest and scikit-learn's random forest;
+        ``subset_sampling="uniform", max_features="sqrt"`` is the default before
+        relevance sampling.
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (the rotations already diversify the trees).
     max_samples : int, float or None, default=None
@@ -866,14 +960,8 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         Rotated axes drawn at each node (None: all of them). A tree has one axis per
         feature it rotates (see ``max_rotated_features``), plus the indicator columns
         with ``missing="impute"``; an int above their number means all of them, a float
-        or "sqrt" is a share of them. "auto": all of them where every tree rotates all
-        the rotated features (as None; data of at most 100 of them with the default
-        ``max_rotated_features``), "sqrt" where each tree rotates a random subset of
-        them (wider data). On the seven wide shared
-        data sets (256 to 10,000 features) the square root halves the fit time, to
-        about scikit-learn's random forest's or less, at 0.5 points of accuracy (-0.54
-        +- 0.44, repeated cross-validation; 0.8 points above scikit-learn's forest):
-        pass None for the all-axes forest (see the user guide).
+        or "sqrt" is a share of them. "auto": all of them, as None (on wide data, before
+        relevance sampling, it meant the square root of them).
     missing : {"route", "impute"}, default="route"
         How missing values (NaN) enter the rotated trees. Both first set a missing cell
         to the training mean. "route": an axis whose group holds a missing feature is
@@ -1010,7 +1098,8 @@ default="from_dtype"
     """
 
     def __init__(self, n_estimators=100, *, rotation="pca", group_size=3,
-                 max_rotated_features=100, bootstrap=False, max_samples=None,
+                 max_rotated_features=100, subset_sampling="mixed",
+                 bootstrap=False, max_samples=None,
                  max_features="auto", missing="route", scaling="std",
                  criterion="gini",
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
@@ -1081,15 +1170,23 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         Features per rotated group; None rotates all features together.
     max_rotated_features : int, float, {"sqrt", "log2"} or None, default=100
         Features each tree rotates (see :class:`RotationForestClassifier`).
+    subset_sampling : {"relevance", "mixed", "uniform"}, default="relevance"
+        How each tree draws its subset of ``max_rotated_features`` features on wider
+        data (see :class:`RotationForestClassifier`; the screening forest is a
+        regression forest here). Unlike the classifier's, the default is every tree by
+        relevance: the mean of the trees' predictions shrinks towards the mean target
+        by every tree that holds little of the signal, where a classifier's vote only
+        gets noisier, so that "mixed" lost 8 to 25 points of R^2 to "relevance" on
+        sparse-signal regression data (and gained at most half a point elsewhere; see
+        the user guide). "uniform" is the default before relevance sampling.
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (the rotations already diversify the trees).
     max_samples : int, float or None, default=None
         Bootstrap sample size (a float is a fraction of the samples; None: as many as
         there are samples).
     max_features : int, float, {"auto", "sqrt", "log2"} or None, default=None
-        Rotated axes drawn at each node (None: all of them; "auto": all of them where
-        every tree rotates all the rotated features, "sqrt" where each rotates a random
-        subset of them, as in :class:`RotationForestClassifier`, whose default it is).
+        Rotated axes drawn at each node (None: all of them; "auto", the classifier's
+        default: all of them too).
     missing : {"route", "impute"}, default="route"
         How missing values (NaN) enter the rotated trees (see
         :class:`RotationForestClassifier`).
@@ -1209,7 +1306,8 @@ default="from_dtype"
     _tree_class = DecisionTreeRegressor
 
     def __init__(self, n_estimators=100, *, rotation="pca", group_size=3,
-                 max_rotated_features=100, bootstrap=False, max_samples=None,
+                 max_rotated_features=100, subset_sampling="relevance",
+                 bootstrap=False, max_samples=None,
                  max_features=None, missing="route", scaling="range",
                  criterion="squared_error",
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,

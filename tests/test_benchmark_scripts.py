@@ -355,3 +355,73 @@ def test_bench_methods_times_every_method(capsys):
     assert len(row) == 1
     cells = [c.strip() for c in row[0].strip("|").split("|")]
     assert cells[1] == "rounded" and all(float(c) > 0 for c in cells[2:])
+
+
+def test_wide_families_are_reproducible_and_of_their_kind():
+    families = _load("wide_families")
+    for family, _, _ in families.GRID:
+        X, y = families.make(family, 120, 300, seed=1)
+        X2, y2 = families.make(family, 120, 300, seed=1)
+        np.testing.assert_array_equal(X, X2)
+        np.testing.assert_array_equal(y, y2)
+        assert X.dtype == np.float64 and len(y) == 120 and np.unique(y).size >= 2
+        side = int(np.sqrt(300))
+        assert X.shape[1] == (side * side if family == "images" else 300)
+    counts, _ = families.make("counts", 200, 2000)
+    assert np.all(counts == np.round(counts)) and np.mean(counts == 0) > 0.9
+    binary, _ = families.make("binary", 200, 500)
+    assert set(np.unique(binary)) == {0.0, 1.0}
+    images, _ = families.make("images", 50, 256)
+    assert images.min() == 0.0 and np.mean(images > 0) > 0.3
+    for family, _, _ in families.REGRESSION_GRID:
+        X, y = families.make(family, 80, 200, task="regression")
+        assert X.shape == (80, 200) and y.dtype == np.float64
+    with pytest.raises(ValueError, match="unknown classification family 'text'"):
+        families.make("text", 10, 10)
+
+
+def test_wide_default_benchmark_prints_the_targets(tmp_path, capsys):
+    bench = _load("bench_wide_default")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 130))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    np.savez(tmp_path / "semeion.npz", X=X, y=y)           # a stand-in, by name
+    results = bench.main(["--data", str(tmp_path), "--families", "signal",
+                          "--max-rows", "90", "--folds", "3", "--repeats", "1",
+                          "--n-estimators", "3", "--n-jobs", "1"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_wide_default: classification")
+    names = [r["name"] for r in results]
+    assert names == ["semeion", "signal 90x200", "signal 90x1000", "signal 90x10000"]
+    row = next(line for line in out.splitlines() if line.startswith("| semeion |"))
+    cells = row.strip("| ").split(" | ")
+    acc = [float(c) for c in cells[2:6]]          # the first four models
+    assert acc == pytest.approx([results[0]["score"][k].mean() for k in bench.MODELS[:4]],
+                                abs=5e-5)
+    assert float(cells[9].split(" ± ")[0]) == pytest.approx(100 * (acc[0] - acc[2]),
+                                                            abs=0.006)
+    assert "default minus all axes: mean" in out and "median fit ratio" in out
+    assert "| shared | 1 |" in out and "| signal | 3 |" in out
+
+
+def test_wide_default_benchmark_checks_the_targets(capsys):
+    bench = _load("bench_wide_default")
+
+    def result(name, kind, scores, fits):
+        return dict(name=name, kind=kind,
+                    score={k: np.array([v]) for k, v in scores.items()},
+                    fit={k: np.array([v]) for k, v in fits.items()})
+
+    keys = ["rotation", "rotation-all", "sk-forest"]
+    results = [result("a", "shared", dict(zip(keys, [0.90, 0.91, 0.88])), dict(zip(keys, [1, 5, 2]))),
+               result("b", "signal", dict(zip(keys, [0.80, 0.79, 0.70])), dict(zip(keys, [4, 9, 1])))]
+    checks = bench.summarize(results, keys, "classification")
+    out = capsys.readouterr().out
+    assert checks["mean vs all axes"][0] == pytest.approx(0.0)        # (-1 + 1) / 2
+    assert checks["worst vs all axes"] == (pytest.approx(-1.0), True)
+    assert checks["mean vs sk-forest"] == (pytest.approx(6.0), True)
+    assert checks["median fit ratio"] == (pytest.approx(2.25), False)   # 0.5 and 4
+    assert checks["largest fit ratio"] == (pytest.approx(4.0), False)
+    assert "largest 4.00 on b" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--models", "rotation-all,sk-forest"])          # no default

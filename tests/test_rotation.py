@@ -463,23 +463,21 @@ def test_each_tree_rotates_its_own_subset(wide, setting, k):
 
 
 @pytest.mark.parametrize("Forest", [RotationForestClassifier, RotationForestRegressor])
-@pytest.mark.parametrize("rotated, same_as, axes", [
-    (None, None, 39), (39, None, 39), (1000, None, 39), (10, "sqrt", 10),
-    (0.5, "sqrt", 19)])
-def test_auto_max_features_is_sqrt_where_trees_rotate_subsets(wide, Forest, rotated,
-                                                               same_as, axes):
-    """max_features="auto" (the classifier's default) scans every axis where each tree
-    rotates all the rotated features, as None does, and the square root of a tree's
-    axes where it rotates a subset of them (wide data), as "sqrt" does: the same trees,
-    node for node, and the resolved setting in estimator_."""
+@pytest.mark.parametrize("sampling", ["mixed", "uniform"])
+@pytest.mark.parametrize("rotated, axes", [(None, 39), (39, 39), (1000, 39), (10, 10),
+                                           (0.5, 19)])
+def test_auto_max_features_is_every_axis(wide, Forest, sampling, rotated, axes):
+    """max_features="auto" (the classifier's default) scans every axis, as None does,
+    whether or not each tree rotates a subset: the same trees, node for node, and the
+    resolved setting in estimator_."""
     X, y = wide
-    params = dict(n_estimators=4, max_rotated_features=rotated, random_state=0)
+    params = dict(n_estimators=4, max_rotated_features=rotated, random_state=0,
+                  subset_sampling=sampling)
     auto = Forest(max_features="auto", **params).fit(X, y)
-    reference = Forest(max_features=same_as, **params).fit(X, y)
-    assert auto.estimator_.max_features == same_as
+    reference = Forest(max_features=None, **params).fit(X, y)
+    assert auto.estimator_.max_features is None
     for a, b, r in zip(auto.estimators_, reference.estimators_, auto.rotations_):
-        assert r.shape[1] == axes
-        assert a.max_features_ == (axes if same_as is None else int(np.sqrt(axes)))
+        assert r.shape[1] == axes and a.max_features_ == axes
         for name in ["feature", "threshold", "children_left", "value"]:
             np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
     np.testing.assert_array_equal(auto.predict(X), reference.predict(X))
