@@ -5,13 +5,14 @@ Models (keys for --models):
 
 - ``rotation``: RotationForestClassifier with its defaults (on wide data each tree
   rotates 100 features, half the trees drawing 80 of them by the relevance of a
-  screening forest, the others uniformly, and nodes scan every axis);
+  screening forest and scanning every axis at a node, the others drawing uniformly and
+  scanning the square root of the axes);
 - ``rotation-relevance``: every tree draws by relevance (``subset_sampling="relevance"``);
 - ``rotation-uniform``: every tree draws uniformly (``subset_sampling="uniform"``),
   nodes scanning every axis;
 - ``rotation-before``: the default before relevance sampling (uniform subsets, nodes
-  scanning the square root of the axes: ``subset_sampling="uniform",
-  max_features="sqrt"``);
+  scanning the square root of the axes: ``subset_sampling="uniform"``, whose
+  ``max_features="auto"`` means that);
 - ``rotation-all``: every feature rotated, every axis scanned
   (``max_rotated_features=None, max_features=None``): the accurate, slow alternative
   that the default must match;
@@ -78,7 +79,8 @@ def factories(task, n_estimators, n_jobs):
     return {
         "rotation": lambda: rotation(**common),
         "rotation-relevance": lambda: rotation(subset_sampling="relevance", **common),
-        "rotation-uniform": lambda: rotation(subset_sampling="uniform", **common),
+        "rotation-uniform": lambda: rotation(subset_sampling="uniform", max_features=None,
+                                             **common),
         "rotation-before": lambda: rotation(subset_sampling="uniform", max_features="sqrt",
                                             **common),
         "rotation-all": lambda: rotation(max_rotated_features=None, max_features=None,

