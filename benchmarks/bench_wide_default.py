@@ -10,9 +10,10 @@ Models (keys for --models):
 - ``rotation-relevance``: every tree draws by relevance (``subset_sampling="relevance"``);
 - ``rotation-uniform``: every tree draws uniformly (``subset_sampling="uniform"``),
   nodes scanning every axis;
-- ``rotation-before``: the default before relevance sampling (uniform subsets, nodes
-  scanning the square root of the axes: ``subset_sampling="uniform"``, whose
-  ``max_features="auto"`` means that);
+- ``rotation-before``: the classifier's default before relevance sampling (uniform
+  subsets, nodes scanning the square root of the axes: ``subset_sampling="uniform"``,
+  whose ``max_features="auto"`` means that; with ``--task regression`` the regressor's
+  previous default is ``rotation-uniform``);
 - ``rotation-all``: every feature rotated, every axis scanned
   (``max_rotated_features=None, max_features=None``): the accurate, slow alternative
   that the default must match;

@@ -94,7 +94,7 @@ def test_relevance_sampling_is_more_accurate_on_sparse_signal(sparse_signal):
     before = score(subset_sampling="uniform")          # nodes scan the root of the axes
     every = score(max_rotated_features=None, max_features=None)
     assert min(default, relevance) > before + 0.05
-    assert min(default, relevance) > every - 0.02
+    assert min(default, relevance) > every - 0.05      # level: 0.787 each at this seed
 
 
 def test_the_screen_is_a_seeded_random_forest(sparse_signal):
@@ -171,3 +171,42 @@ def test_bad_subset_sampling(Forest):
     X, y = make_classification(n_samples=50, n_features=5, random_state=0)
     with pytest.raises(ValueError, match="subset_sampling.*'mixed'.*'relevance'.*'uniform'"):
         Forest(subset_sampling="relevant").fit(X, y)
+
+
+def test_narrow_forests_are_those_before_relevance_sampling():
+    """On data of at most max_rotated_features rotated features nothing is screened or
+    drawn: the forests of a seed are the ones grown before subset_sampling existed
+    (values recorded from that code: the classifier's votes out of 5 trees, the
+    regressor's predictions)."""
+    X, y = make_classification(n_samples=300, n_features=60, n_informative=8,
+                               n_classes=3, random_state=11)
+    votes = RotationForestClassifier(n_estimators=5, random_state=3).fit(X, y).predict_proba(
+        X[:20] + 0.5) * 5
+    np.testing.assert_allclose(votes, [
+        [1, 0, 4], [2, 2, 1], [4, 0, 1], [1, 4, 0], [1, 0, 4], [4, 0, 1], [4, 0, 1],
+        [0, 1, 4], [2, 3, 0], [1, 1, 3], [3, 2, 0], [1, 1, 3], [0, 0, 5], [2, 3, 0],
+        [2, 1, 2], [1, 1, 3], [0, 3, 2], [0, 1, 4], [3, 2, 0], [5, 0, 0]], atol=1e-9)
+    X, y = make_regression(n_samples=300, n_features=60, n_informative=8, random_state=11)
+    predicted = RotationForestRegressor(n_estimators=5, random_state=3).fit(X, y).predict(
+        X[:4] + 0.5)
+    np.testing.assert_allclose(predicted, [123.29833, -110.102941, 142.220576, 153.759229],
+                               atol=1e-5)
+
+
+def test_a_model_pickled_before_subset_sampling_draws_uniformly():
+    """A model unpickled without the parameter gets "uniform", the rule it was fitted
+    with, so that get_params, clone and warm starts work on it."""
+    import pickle
+
+    X, y = make_classification(n_samples=120, n_features=130, random_state=0)
+    forest = RotationForestClassifier(n_estimators=3, subset_sampling="uniform",
+                                      warm_start=True, random_state=0).fit(X, y)
+    state = forest.__getstate__()
+    del state["subset_sampling"]                     # as an older version pickled it
+    old = RotationForestClassifier.__new__(RotationForestClassifier)
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    assert old.get_params()["subset_sampling"] == "uniform"
+    old.set_params(n_estimators=5).fit(X, y)
+    fresh = RotationForestClassifier(n_estimators=5, subset_sampling="uniform",
+                                     random_state=0).fit(X, y)
+    np.testing.assert_array_equal(old.predict_proba(X), fresh.predict_proba(X))
