@@ -629,8 +629,12 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
     and how out-of-bag sums become a score."""
 
     _tree_class = DecisionTreeClassifier
-    # a model pickled before subset_sampling drew its subsets uniformly
-    _pickle_defaults = dict(_AtomicFit._pickle_defaults, subset_sampling="uniform")
+    # how models pickled before these parameters were fitted: uniform subsets (before
+    # subset_sampling), every feature rotated (a classifier before
+    # max_rotated_features), standardised features (a classifier before scaling; the
+    # regressor came with both)
+    _pickle_defaults = dict(_AtomicFit._pickle_defaults, subset_sampling="uniform",
+                            max_rotated_features=None, scaling="std")
 
     def fit(self, X, y, sample_weight=None):
         """Normalise, rotate and grow the forest on (X, y).

@@ -207,6 +207,13 @@ def test_a_model_pickled_before_subset_sampling_draws_uniformly():
     old.__setstate__(pickle.loads(pickle.dumps(state)))
     assert old.get_params()["subset_sampling"] == "uniform"
     old.set_params(n_estimators=5).fit(X, y)
+    # older still: before max_rotated_features and scaling, every feature rotated and
+    # standardised
+    older = RotationForestClassifier.__new__(RotationForestClassifier)
+    older.__setstate__({k: v for k, v in state.items()
+                        if k not in ("max_rotated_features", "scaling")})
+    assert older.get_params()["max_rotated_features"] is None
+    assert older.get_params()["scaling"] == "std"
     fresh = RotationForestClassifier(n_estimators=5, subset_sampling="uniform",
                                      random_state=0).fit(X, y)
     np.testing.assert_array_equal(old.predict_proba(X), fresh.predict_proba(X))
