@@ -60,7 +60,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wide_families  # noqa: E402
 from bench_accuracy import corrected_se  # noqa: E402
 from bench_forest import load  # noqa: E402
-from compare import machine_description, versions  # noqa: E402
+from compare import machine_description, prepared, versions  # noqa: E402
 
 from rotforest import RotationForestClassifier, RotationForestRegressor  # noqa: E402
 
@@ -103,10 +103,8 @@ def shared_sets(args):
             X, y = load(path, args.max_rows, rng)
         else:
             data = np.load(path, allow_pickle=False)
-            X, y = data["X"].astype(np.float64), data["y"].astype(np.float64)
-            if len(y) > args.max_rows:
-                keep = np.sort(rng.choice(len(y), args.max_rows, replace=False))
-                X, y = X[keep], y[keep]
+            X, y = prepared(data["X"].astype(np.float64), data["y"], args.max_rows, None,
+                            rng, task="regression")
         out.append((name, "shared", X, y))
     return out
 
@@ -146,16 +144,14 @@ def evaluate(models, X, y, args):
             {k: np.array(v) for k, v in fit.items()}, np.mean(sizes, axis=0))
 
 
-def points(task):
-    """Score differences are printed in points: hundredths of accuracy or of R^2."""
-    return 100.0
+# score differences are printed in points: hundredths of accuracy or of R^2
+POINTS = 100.0
 
 
 def summarize(results, keys, task, out=print):
     """The targets and the means per class of data; returns the target checks."""
-    scale = points(task)
     unit = "points" if task == "classification" else "points of R^2"
-    diffs = {k: np.array([scale * (r["score"][DEFAULT] - r["score"][k]).mean()
+    diffs = {k: np.array([POINTS * (r["score"][DEFAULT] - r["score"][k]).mean()
                           for r in results]) for k in keys if k != DEFAULT}
     checks = {}
     out(f"\n## Summary over {len(results)} data sets\n")
@@ -198,7 +194,6 @@ def summarize(results, keys, task, out=print):
 def compact(results, keys, task, out=print):
     """The per-set table in short: the default's score, its mean difference from every
     other model, and the fit times over scikit-learn's forest's."""
-    scale = points(task)
     others = [k for k in keys if k != DEFAULT]
     timed = [k for k in (DEFAULT, REFERENCE) if k in keys and "sk-forest" in keys]
     out(f"\n### Per data set, in short\n")
@@ -207,7 +202,7 @@ def compact(results, keys, task, out=print):
     out("|---|---:|" + "---:|" * (len(others) + len(timed)))
     for r in results:
         cells = [f"{r['score'][DEFAULT].mean():.4f}"]
-        cells += [f"{scale * (r['score'][DEFAULT] - r['score'][k]).mean():+.2f}" for k in others]
+        cells += [f"{POINTS * (r['score'][DEFAULT] - r['score'][k]).mean():+.2f}" for k in others]
         cells += [f"{r['fit'][k].mean() / r['fit']['sk-forest'].mean():.2f}" for k in timed]
         out(f"| {r['name']} | " + " | ".join(cells) + " |")
 
@@ -241,7 +236,6 @@ def main(argv=None):
     models = {k: known[k] for k in keys}
     sets = ([] if args.no_shared else shared_sets(args)) + \
         ([] if args.no_synthetic else synthetic_sets(args))
-    scale = points(args.task)
     metric = "accuracy" if args.task == "classification" else "R^2"
     print(f"# bench_wide_default: {args.task}, {date.today()}, {machine_description()}")
     print(f"# {versions()}")
@@ -259,7 +253,7 @@ def main(argv=None):
         score, fit, (n_train, n_test) = evaluate(models, X, y, args)
         cells = [f"{score[k].mean():.4f}" for k in keys]
         for k in others:
-            d = scale * (score[DEFAULT] - score[k])
+            d = POINTS * (score[DEFAULT] - score[k])
             cells.append(f"{d.mean():+.2f} ± {corrected_se(d, n_train, n_test):.2f}")
         cells += [f"{fit[k].mean():.2f}" for k in keys]
         print(f"| {name} | {X.shape[0]:,} x {X.shape[1]:,} | " + " | ".join(cells) + " |",

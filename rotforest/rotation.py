@@ -22,6 +22,8 @@ from rotforest._validation import (
     store_params,
 )
 from rotforest.forest import (
+    RandomForestClassifier,
+    RandomForestRegressor,
     _ForestStructure,
     _NumericTargets,
     _VotingPredictions,
@@ -514,7 +516,6 @@ def screen_relevance(regression, X, target, sw, seed, n_jobs):
     features, missing values included, with the fit's weights.  A forest, not a
     univariate score, so that features that matter only together with others are
     found too."""
-    from rotforest.forest import RandomForestClassifier, RandomForestRegressor
     forest = (RandomForestRegressor if regression else RandomForestClassifier)(
         n_estimators=_SCREEN_TREES, max_features=screen_features(X.shape[1]),
         max_depth=_SCREEN_DEPTH, n_jobs=n_jobs, random_state=seed,
@@ -567,41 +568,36 @@ class _OneBlasThread:
 _one_blas_thread = _OneBlasThread
 
 
-def _grow_rotated(tree_class, params, indices, Z, mask, project, target, pca_groups, sw,
+def _grow_rotated(tree_class, kinds, indices, Z, mask, project, target, pca_groups, sw,
                   n_values, base_seed, bootstrap, n_draws, group_size, kind, features,
-                  n_rotated, probabilities, mixed, progress, scaled_by, template=None,
-                  uniform=None):
+                  n_rotated, progress, scaled_by):
     """Build the trees ``indices`` (one worker's share), instances of ``tree_class``, each
     on its own rotation of the normalised rows ``Z``: ``target`` holds class codes
     (``n_values`` classes) or numeric targets (``n_values`` 1); ``pca_groups`` the codes
     whose random subsets the PCA rotations draw rows from (the classes, or the target's
-    quantile bins); ``probabilities``: how the trees draw their subsets of ``n_rotated``
-    of ``features`` (see tree_features; None: uniformly), ``mixed``: whether only the
-    even-numbered trees draw by them and the others uniformly; ``template``: the fit's
-    tree_template (None: made from the first tree); ``uniform``: None, or the
-    parameters and tree_template of the trees that draw a uniform subset, where they
-    differ (``max_features="auto"``: see _BaseRotationForest._tree_params)."""
+    quantile bins).  ``kinds`` (see _BaseRotationForest._tree_kinds): one or two kinds
+    of trees, tree ``i`` of kind ``i % len(kinds)``, each ``(params, template,
+    probabilities)``: the trees' parameters, their tree_template, and the probabilities
+    by which they draw their subsets of ``n_rotated`` of ``features`` (see
+    tree_features; None: uniformly)."""
     n, F = Z.shape
     regression = tree_class._regression
     Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
+    templates = [template for _, template, _ in kinds]
     out = []
     for index in indices:
         rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
-        drawn_uniformly = probabilities is None or (mixed and index % 2 == 1)
-        by = None if drawn_uniformly else probabilities
-        rotation = draw_rotation(rng, F, group_size, kind, y=pca_groups,
-                                 Zt=Zt, features=tree_features(rng, features, n_rotated, by))
+        k = index % len(kinds)
+        params, _, probabilities = kinds[k]
+        rotation = draw_rotation(
+            rng, F, group_size, kind, y=pca_groups, Zt=Zt,
+            features=tree_features(rng, features, n_rotated, probabilities))
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
-        if drawn_uniformly and uniform is not None:
-            tree = tree_class(random_state=seed, **uniform[0])
-            uniform = (uniform[0], _settings_once(tree, uniform[1], n, P.shape[1], n_values))
-            settings = uniform[1][0]
-        else:
-            tree = tree_class(random_state=seed, **params)
-            template = _settings_once(tree, template, n, P.shape[1], n_values)
-            settings = template[0]
+        tree = tree_class(random_state=seed, **params)
+        templates[k] = _settings_once(tree, templates[k], n, P.shape[1], n_values)
+        settings = templates[k][0]
         if not regression:
             tree.classes_ = np.arange(n_values)
             tree.n_classes_ = n_values
@@ -741,15 +737,18 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             fitted = []
         n_rotated = resolve_max_features(self.max_rotated_features, features.size,
                                          "max_rotated_features")
-        subset = n_rotated < features.size
-        params = self._tree_params(subset and self.subset_sampling == "uniform")
+        # the trees' kinds, whether each draws its subset uniformly: on wider data
+        # "mixed" alternates a relevance-drawn and a uniform tree; one kind otherwise
+        uniform = [False]
+        if n_rotated < features.size:
+            uniform = {"relevance": [False], "uniform": [True],
+                       "mixed": [False, True]}[self.subset_sampling]
         n_values = 1 if classes is None else len(classes)
-        template = tree_template(self._tree_class, params, n, max(1, n_rotated), n_values)
-        uniform = None
-        if subset and self.subset_sampling == "mixed":
-            odd = self._tree_params(drawn_uniformly=True)
-            if odd != params:
-                uniform = (odd, tree_template(self._tree_class, odd, n, n_rotated, n_values))
+        kinds = []
+        for drawn_uniformly in uniform:
+            params = self._tree_params(drawn_uniformly)
+            kinds.append([params, tree_template(self._tree_class, params, n,
+                                                max(1, n_rotated), n_values), None])
         new = list(range(len(fitted), self.n_estimators))
         if warm and not new:
             warn_no_new_trees()
@@ -757,14 +756,13 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 self._set_oob(*_normalise(X, mean, scale, constant, n_jobs), y)
             return self
         relevance = getattr(self, "_relevance", None) if warm else None
-        probabilities = None
-        if n_rotated < features.size and self.subset_sampling != "uniform":
+        if n_rotated < features.size and not uniform[0]:     # kind 0 draws by relevance
             if relevance is None:
                 # seeded by the forest's seed alone: the same screen for any n_jobs (a
                 # warm start reuses the first fit's screen)
                 relevance = screen_relevance(self._tree_class._regression, X, target, sw,
                                              base_seed, n_jobs)
-            probabilities = subset_probabilities(relevance, features)
+            kinds[0][2] = subset_probabilities(relevance, features)
         Z, mask = _normalise(X, mean, scale, constant, n_jobs)
         project = _Rotated(self.missing, missing_features, categorical, mean, scale)
         progress = _Progress(len(new), self.verbose) if self.verbose else None
@@ -773,10 +771,10 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         # one object for all chunks: shipped once (dask)
         with _one_blas_thread():
             fitted.extend(_grow_in_threads(_grow_rotated, lambda chunk: (
-                self._tree_class, params, chunk, Z, mask, project, target,
+                self._tree_class, kinds, chunk, Z, mask, project, target,
                 pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
-                self.group_size, self.rotation, features, n_rotated, probabilities,
-                self.subset_sampling == "mixed", progress, scaled_by, template, uniform),
+                self.group_size, self.rotation, features, n_rotated, progress,
+                scaled_by),
                 new, n_jobs, n * max(1, n_rotated)))
         if classes is not None:
             for tree, _ in fitted:
@@ -798,7 +796,7 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
              np.tile(np.array([n, n_draws, int(self.bootstrap)], dtype=np.int64),
                      (len(new), 1))])
         self.estimators_ = [t for t, _ in fitted]
-        self.estimator_ = self._tree_class(**params)
+        self.estimator_ = self._tree_class(**kinds[0][0])
         self.rotations_ = [r for _, r in fitted]
         self._stack_rotations()
         if self.oob_score:
@@ -1210,8 +1208,9 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
         relevance: the mean of the trees' predictions shrinks towards the mean target
         by every tree that holds little of the signal, where a classifier's vote only
         gets noisier, so that "mixed" lost 16 and 25 points of R^2 to "relevance" on
-        sparse linear signal of 500 and 5,000 features (and gained at most half a point elsewhere; see
-        the user guide). "uniform" is the default before relevance sampling.
+        sparse linear signal of 500 and 5,000 features (and gained at most half a point
+        elsewhere; see the user guide). "uniform" is the default before relevance
+        sampling.
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (the rotations already diversify the trees).
     max_samples : int, float or None, default=None
