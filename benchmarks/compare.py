@@ -32,7 +32,7 @@ scikit-learn's tree, random forest and extra trees, and aeon's RotationForestReg
 scored by R^2 on shuffled K-fold splits; the built-in data are scikit-learn's diabetes
 data and synthetic regression problems, and ``--data`` folders hold a float ``y``.
 
-    python benchmarks/compare.py                          # the README's table
+    python benchmarks/compare.py                          # the benchmarks page's table
     python benchmarks/compare.py --task regression
     python benchmarks/compare.py --data ../shared/datasets --max-rows 5000 --cv 3
 """
