@@ -13,6 +13,13 @@ from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from rotforest.export import export_text
 
+
+def to_onnx(estimator, **kwargs):
+    """Shortcut for :func:`rotforest.onnx.to_onnx` (imports onnx only when called)."""
+    from rotforest.onnx import to_onnx as convert
+    return convert(estimator, **kwargs)
+
+
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",

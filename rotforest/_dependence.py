@@ -1,0 +1,1 @@
+"""Partial dependence by weighted tree traversal (work in progress)."""

@@ -1,0 +1,1 @@
+"""Exact SHAP kernels (see rotforest.explain)."""

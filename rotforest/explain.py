@@ -1,0 +1,1 @@
+"""Exact SHAP values of every estimator (work in progress)."""

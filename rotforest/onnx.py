@@ -1,0 +1,5 @@
+"""ONNX export (work in progress)."""
+
+
+def to_onnx(estimator):
+    raise NotImplementedError
