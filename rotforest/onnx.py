@@ -34,7 +34,10 @@ A split on a set of categories becomes a ``BRANCH_MEMBER`` node.  The trees take
 value that is not a code 0..254 (NaN, negative, fractional or larger) where the node's
 missing values go; so the node's set holds the codes of the side opposite to its
 missing side, that side is the "true" branch, and missing values track "false": NaN and
-non-codes fall to the missing side.  The model reads categorical columns as the integer
+non-codes fall to the missing side.  (onnxruntime tests membership in larger sets on the
+value truncated to an integer, so the set nodes read a copy of their columns in which
+every value that is no code is NaN; threshold splits on those columns read the values
+as they are.)  The model reads categorical columns as the integer
 codes (as doubles) the trees see: a NumPy array's values as they are, a pandas
 ``category`` column's codes of the categories seen in fit (an unseen category is NaN).
 :func:`onnx_input` converts rows (an array or a DataFrame) into the float64 array to
@@ -268,7 +271,7 @@ def _tree_tables(tree_):
         zero = np.zeros(1, dtype=np.int64)
         return dict(feature=zero, split=np.zeros(1), mode=zero.astype(np.uint8),
                     true=zero, false=zero, trueleaf=one, falseleaf=one,
-                    tracks=zero), leaves, []
+                    tracks=zero, on_set=zero.astype(bool)), leaves, []
     position = np.empty(n, dtype=np.int64)
     position[inner] = np.arange(inner.size)
     position[leaves] = np.arange(leaves.size)
@@ -306,14 +309,15 @@ def _tree_tables(tree_):
                 true=position[true_child], false=position[false_child],
                 trueleaf=is_leaf[true_child].astype(np.int64),
                 falseleaf=is_leaf[false_child].astype(np.int64),
-                tracks=tracks), leaves, sets
+                tracks=tracks, on_set=np.isnan(threshold)), leaves, sets
 
 
-def _ensemble_attributes(trees, n_targets, feature_maps, onnx):
+def _ensemble_attributes(trees, n_targets, feature_maps, set_map=None):
     """TreeEnsemble's attributes for ``trees`` (fitted Tree objects), the mean of their
     leaf values over ``n_targets`` targets (a tree appears once per target when there
     are several); ``feature_maps[i]`` maps tree i's feature ids to the ensemble's
-    input columns (None: as they are)."""
+    input columns (None: as they are); ``set_map`` maps them to the columns that
+    splits on sets read instead (None: the same)."""
     parts = {key: [] for key in ("feature", "split", "mode", "true", "false",
                                  "trueleaf", "falseleaf", "tracks")}
     roots, leaf_targets, leaf_weights, members = [], [], [], []
@@ -323,6 +327,10 @@ def _ensemble_attributes(trees, n_targets, feature_maps, onnx):
         table, leaves, sets = _tree_tables(tree_)
         if fmap is not None:
             table["feature"] = np.asarray(fmap, dtype=np.int64)[table["feature"]]
+        on_set = table.pop("on_set")
+        if set_map is not None and on_set.any():
+            table["feature"] = np.where(on_set, set_map[table["feature"]],
+                                        table["feature"])
         values = np.asarray(tree_.value, dtype=np.float64)[leaves, 0, :]
         if values.shape[1] != n_targets:
             raise ValueError(f"a tree has {values.shape[1]} values a leaf; expected "
@@ -366,6 +374,26 @@ def _ensemble_attributes(trees, n_targets, feature_maps, onnx):
         attrs["membership_values"] = numpy_helper.from_array(
             np.concatenate(members).astype(np.float64))
     return attrs
+
+
+def _codes_only(g, x, columns=None):
+    """``x`` with the values that are no category code 0..254 (negative, fractional,
+    larger) replaced by NaN, in the boolean mask ``columns`` (None: everywhere).
+    onnxruntime tests membership in larger sets on the value truncated to an integer
+    (2.5 would be code 2), where our trees send a non-code where missing values go:
+    as NaN it does, the set nodes' missing values tracking their "false" branch."""
+    zero = g.constant("zero", np.zeros(1))
+    valid = g.node("And", [g.node("GreaterOrEqual", [x, zero], "code_low"),
+                           g.node("LessOrEqual", [x, g.constant(
+                               "max_code", np.array([float(_MAX_CODE)]))], "code_high")],
+                   "code_range")
+    valid = g.node("And", [valid, g.node("Equal", [x, g.node("Round", [x], "rounded")],
+                                         "code_whole")], "code_valid")
+    bad = g.node("Not", [valid], "not_code")
+    if columns is not None:
+        bad = g.node("And", [bad, g.constant(
+            "categorical_columns", np.asarray(columns, dtype=bool)[None, :])], "bad_code")
+    return g.node("Where", [bad, g.constant("nan", np.array([np.nan])), x], "codes")
 
 
 # ------------------------------------------------------------------------------------
@@ -497,16 +525,32 @@ def _class_labels(classes):
 def _emit(g, est, kind, classifier, x, outputs):
     """Emits the estimator's graph reading the double matrix ``x``, writing the outputs
     ``outputs`` (label and probabilities, or variable)."""
-    if kind == "tree":
-        trees, maps, columns = [est.tree_], [None], x
-    elif kind == "forest":
-        trees = [t.tree_ for t in est.estimators_]
+    if kind in ("tree", "forest"):
+        trees = [est.tree_] if kind == "tree" else [t.tree_ for t in est.estimators_]
         maps, columns = [None] * len(trees), x
+        width = int(est.n_features_in_)
     else:
         trees = [t.tree_ for t in est.estimators_]
         columns, maps = _rotation_columns(g, est, x)
+        width = int(max(m.max(initial=-1) for m in maps)) + 1
+    # the columns that splits on sets of categories read get a copy in which the values
+    # that are no code are NaN (see _codes_only), after the others
+    set_columns = set()
+    for tree_, fmap in zip(trees, maps):
+        if tree_.left_codes is not None:
+            inner = np.asarray(tree_.children_left) != -1
+            used = np.asarray(tree_.feature)[inner & np.isnan(tree_.threshold)]
+            set_columns.update((used if fmap is None else fmap[used]).tolist())
+    set_map = None
+    if set_columns:
+        used = np.array(sorted(set_columns), dtype=np.int64)
+        codes = _codes_only(g, g.node("Gather", [columns, g.constant(
+            "set_columns", used)], "set_values", axis=1))
+        columns = g.node("Concat", [columns, codes], "ensemble_input", axis=1)
+        set_map = np.full(width, -1, dtype=np.int64)
+        set_map[used] = width + np.arange(used.size)
     n_targets = len(est.classes_) if classifier else 1
-    attrs = _ensemble_attributes(trees, n_targets, maps, g.onnx)
+    attrs = _ensemble_attributes(trees, n_targets, maps, set_map)
     if not classifier:
         g.node("TreeEnsemble", [columns], "ensemble", outputs=outputs[0],
                domain=_ML_DOMAIN, version=_ML_OPSET, **attrs)

@@ -1,0 +1,346 @@
+"""ONNX export: onnxruntime's results against the estimators' own predictions."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from sklearn.exceptions import NotFittedError  # noqa: E402
+
+import rotforest  # noqa: E402
+from rotforest import (  # noqa: E402
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+    RotationForestClassifier,
+    RotationForestRegressor,
+)
+from rotforest import onnx as rf_onnx  # noqa: E402
+
+CLASSIFIERS = [DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier]
+REGRESSORS = [DecisionTreeRegressor, RandomForestRegressor, RotationForestRegressor]
+ALL = CLASSIFIERS + REGRESSORS
+N_TRAIN, N_TEST = 240, 120
+
+
+def _make(cls, **params):
+    if cls in (DecisionTreeClassifier, DecisionTreeRegressor):
+        return cls(random_state=0, **params)
+    return cls(n_estimators=8, random_state=0, **params)
+
+
+def _run(model, X):
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    return session.run(None, {session.get_inputs()[0].name:
+                              np.ascontiguousarray(X, dtype=np.float64)})
+
+
+def _check(est, X_test, model=None):
+    """onnxruntime's outputs against the estimator's own predictions."""
+    model = rf_onnx.to_onnx(est) if model is None else model
+    ensembles = [n for n in model.graph.node if n.op_type == "TreeEnsemble"]
+    assert len(ensembles) == 1 and ensembles[0].domain == "ai.onnx.ml"
+    assert {o.domain: o.version for o in model.opset_import}["ai.onnx.ml"] >= 5
+    outputs = _run(model, X_test)
+    if hasattr(est, "classes_"):
+        assert [o.name for o in model.graph.output] == ["label", "probabilities"]
+        label, proba = outputs
+        assert proba.dtype == np.float64
+        np.testing.assert_allclose(proba, est.predict_proba(X_test), rtol=0, atol=1e-9)
+        expected = est.predict(X_test)
+        assert label.shape == expected.shape
+        assert label.tolist() == expected.tolist()
+    else:
+        assert [o.name for o in model.graph.output] == ["variable"]
+        (variable,) = outputs
+        assert variable.dtype == np.float64 and variable.shape == (X_test.shape[0], 1)
+        np.testing.assert_allclose(variable[:, 0], est.predict(X_test), rtol=0,
+                                   atol=1e-9)
+
+
+def _data(regression, n_features=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N_TRAIN + N_TEST, n_features))
+    signal = X[:, 0] + 0.8 * X[:, 1] * X[:, 2] - 0.5 * X[:, 3]
+    if regression:
+        y = signal + 0.1 * rng.normal(size=signal.size)
+    else:
+        y = np.digitize(signal, [-0.5, 0.6])
+    return X, y
+
+
+def _fit_check(cls, X, y, **params):
+    est = _make(cls, **params).fit(X[:N_TRAIN], y[:N_TRAIN])
+    _check(est, X[N_TRAIN:])
+    return est
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_plain(cls):
+    X, y = _data(cls in REGRESSORS)
+    X[:, 5] = 2.5                       # a constant feature
+    _fit_check(cls, X, y)
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("missing", ["route", "impute"])
+def test_missing_values(cls, missing):
+    if cls not in (RotationForestClassifier, RotationForestRegressor):
+        if missing == "impute":
+            pytest.skip("missing= is a rotation forest's parameter")
+        params = {}
+    else:
+        params = {"missing": missing}
+    rng = np.random.default_rng(1)
+    X, y = _data(cls in REGRESSORS, seed=1)
+    X[:, 5] = 2.5                       # constant, with missing cells
+    X[rng.random(X.shape) < 0.12] = np.nan
+    X[N_TRAIN + 3, :] = np.nan          # a row with nothing present
+    _fit_check(cls, X, y, **params)
+
+
+def _categorical_data(regression, seed=2):
+    rng = np.random.default_rng(seed)
+    n = N_TRAIN + N_TEST
+    X = rng.normal(size=(n, 5))
+    X[:, 0] = rng.integers(0, 8, n)
+    X[:, 3] = rng.integers(0, 5, n)
+    effect = np.array([1.5, -1.0, 0.3, 2.0, -2.0, 0.0, 1.0, -0.5])
+    signal = effect[X[:, 0].astype(int)] + 0.7 * X[:, 1] + (X[:, 3] == 2) - 0.5
+    y = signal + 0.1 * rng.normal(size=n) if regression else np.digitize(signal, [-0.3, 0.8])
+    X[rng.random(n) < 0.08, 0] = np.nan
+    X[rng.random(n) < 0.08, 1] = np.nan
+    # test rows: codes unseen in training, NaN, and values that are no code
+    test = slice(N_TRAIN, None)
+    X[test][:6, 0] = [9.0, 254.0, -1.0, 2.5, 300.0, np.nan]
+    X[test][6:9, 3] = [7.0, 3.5, -0.0]
+    return X, y
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_categorical(cls, monkeypatch):
+    X, y = _categorical_data(cls in REGRESSORS)
+    params = {"categorical_features": [0, 3]}
+    rotation = cls in (RotationForestClassifier, RotationForestRegressor)
+    if rotation:
+        params["min_category_samples"] = 5
+    est = _fit_check(cls, X, y, **params)
+    trees = est.estimators_ if hasattr(est, "estimators_") else [est]
+    assert any(np.isnan(t.tree_.threshold[t.tree_.children_left != -1]).any()
+               for t in trees), "no split on a set of categories"
+    if rotation:
+        # the per-tree projection of large data, and missing="impute"
+        monkeypatch.setattr(rf_onnx, "DENSE_PROJECTION_CELLS", 0)
+        _check(est, X[N_TRAIN:])
+        _fit_check(cls, X, y, missing="impute", **params)
+
+
+@pytest.mark.parametrize("cls", [RotationForestClassifier, RotationForestRegressor])
+def test_rotation_categorical_rotated(cls):
+    # min_category_samples=None: the codes are only rotated with the others
+    X, y = _categorical_data(cls in REGRESSORS)
+    _fit_check(cls, X, y, categorical_features=[0, 3])
+
+
+@pytest.mark.parametrize("cls", [RotationForestClassifier, RotationForestRegressor])
+@pytest.mark.parametrize("dense", [True, False])
+def test_rotation_subsets(cls, dense, monkeypatch):
+    # trees rotating subsets of the features (rows of the rotations left empty)
+    if not dense:
+        monkeypatch.setattr(rf_onnx, "DENSE_PROJECTION_CELLS", 0)
+    X, y = _data(cls in REGRESSORS, n_features=12, seed=3)
+    X[np.random.default_rng(3).random(X.shape) < 0.05] = np.nan
+    _fit_check(cls, X, y, max_rotated_features=5, group_size=2)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_values_near_1000(cls):
+    # splits 1e-5 apart around 1000: single precision would merge them
+    X, y = _data(cls in REGRESSORS, seed=4)
+    X = 1000.0 + 1e-4 * np.tanh(X)
+    model = rf_onnx.to_onnx(_make(cls).fit(X[:N_TRAIN], y[:N_TRAIN]))
+    est = _make(cls).fit(X[:N_TRAIN], y[:N_TRAIN])
+    _check(est, X[N_TRAIN:], model)
+    assert np.unique(X[:N_TRAIN].astype(np.float32)[:, 0]).size < N_TRAIN / 2
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS)
+def test_string_labels(cls):
+    X, y = _data(False, seed=5)
+    labels = np.array(["cat", "dog", "eel"])[y]
+    est = _fit_check(cls, X, labels)
+    out = rf_onnx.to_onnx(est).graph.output[0]
+    assert out.type.tensor_type.elem_type == onnx.TensorProto.STRING
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS)
+def test_other_labels(cls):
+    X, y = _data(False, seed=6)
+    _fit_check(cls, X, np.array([-3, 10, 42])[y])
+    _fit_check(cls, X, y == 1)                       # booleans
+    _fit_check(cls, X, np.array([1.0, 2.0, 4.0])[y])  # floats: double labels
+
+
+def test_single_leaf_and_ties():
+    X, y = _data(False, seed=7)
+    stump = DecisionTreeClassifier(max_depth=1, random_state=0)
+    leaf = DecisionTreeRegressor(min_samples_split=10_000).fit(X[:N_TRAIN], y[:N_TRAIN])
+    assert leaf.tree_.node_count == 1
+    _check(leaf, X[N_TRAIN:])
+    # two trees voting 0.5 / 0.5: the first class wins, as in predict
+    forest = RandomForestClassifier(n_estimators=2, max_depth=1, random_state=0)
+    forest.fit(X[:N_TRAIN], y[:N_TRAIN] % 2)
+    _check(forest, X[N_TRAIN:])
+    _check(stump.fit(X[:N_TRAIN], y[:N_TRAIN]), X[N_TRAIN:])
+
+
+def test_category_set_sides():
+    # a split whose every code goes to the missing side (nothing to test membership
+    # of), and one whose missing side is the left
+    X, y = _categorical_data(False, seed=11)
+    est = DecisionTreeClassifier(random_state=0, categorical_features=[0, 3])
+    est.fit(X[:N_TRAIN], y[:N_TRAIN])
+    tree_ = est.tree_
+    sets = np.flatnonzero(np.isnan(tree_.threshold) & (tree_.children_left != -1))
+    assert sets.size >= 2
+    tree_.nodes["missing_go_to_left"][sets[0]] = 1
+    tree_.left_codes[sets[0]] = np.iinfo(np.uint64).max
+    tree_.nodes["missing_go_to_left"][sets[1]] = 1 - tree_.missing_go_to_left[sets[1]]
+    tree_.__dict__.pop("_flat", None)
+    _check(est, X[N_TRAIN:])
+    _check(est, X[:N_TRAIN])
+
+
+def test_dataframe_categories():
+    pd = pytest.importorskip("pandas")
+    X, y = _categorical_data(False)
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    names = np.array(["red", "green", "blue", "grey", "pink", "teal", "navy", "gold",
+                      "cyan", "plum"])
+    frame["a"] = pd.Categorical(np.where(np.isnan(X[:, 0]), None,
+                                         names[np.nan_to_num(X[:, 0]).astype(int) % 8]))
+    train, test = frame.iloc[:N_TRAIN], frame.iloc[N_TRAIN:].copy()
+    test["a"] = pd.Categorical(test["a"].astype(object).where(
+        np.arange(len(test)) % 9 != 0, "mauve"))        # a category unseen in fit
+    for est in (RandomForestClassifier(n_estimators=5, random_state=0),
+                RotationForestClassifier(n_estimators=5, random_state=0,
+                                         min_category_samples=5)):
+        est.fit(train, y[:N_TRAIN])
+        fed = rf_onnx.onnx_input(est, test)
+        assert fed.dtype == np.float64 and fed.flags.c_contiguous
+        label, proba = _run(rf_onnx.to_onnx(est), fed)
+        np.testing.assert_allclose(proba, est.predict_proba(test), rtol=0, atol=1e-9)
+        assert label.tolist() == est.predict(test).tolist()
+
+
+def test_target_opset():
+    X, y = _data(False)
+    est = _make(RandomForestClassifier).fit(X[:N_TRAIN], y[:N_TRAIN])
+    model = rotforest.to_onnx(est, target_opset=17)
+    assert {o.domain: o.version for o in model.opset_import} == {"": 17,
+                                                                 "ai.onnx.ml": 5}
+    _check(est, X[N_TRAIN:], model)
+    with pytest.raises(ValueError, match="opset 5"):
+        rf_onnx.to_onnx(est, target_opset={"": 17, "ai.onnx.ml": 3})
+    with pytest.raises(ValueError, match="target_opset"):
+        rf_onnx.to_onnx(est, target_opset=7)
+
+
+# ------------------------------------------------------------------------ skl2onnx
+def test_skl2onnx_pipeline_scaler():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = _data(False, seed=8)
+    X[np.random.default_rng(8).random(X.shape) < 0.05] = np.nan
+    for forest in (RandomForestClassifier(n_estimators=10, random_state=0),
+                   RotationForestClassifier(n_estimators=10, random_state=0)):
+        pipe = Pipeline([("scale", StandardScaler()), ("model", forest)])
+        pipe.fit(X[:N_TRAIN], np.array(["no", "maybe", "yes"])[y[:N_TRAIN]])
+        model = skl2onnx.to_onnx(pipe, X[:1].astype(np.float64))
+        assert [o.name for o in model.graph.output] == ["label", "probabilities"]
+        assert not any(n.op_type == "ZipMap" for n in model.graph.node)
+        assert {o.domain: o.version for o in model.opset_import}["ai.onnx.ml"] >= 5
+        label, proba = _run(model, X[N_TRAIN:])
+        np.testing.assert_allclose(proba, pipe.predict_proba(X[N_TRAIN:]), rtol=0,
+                                   atol=1e-9)
+        assert label.tolist() == pipe.predict(X[N_TRAIN:]).tolist()
+        # the option skl2onnx's own classifiers take changes nothing
+        model = skl2onnx.to_onnx(pipe, X[:1].astype(np.float64),
+                                 options={"zipmap": False})
+        assert [o.name for o in model.graph.output] == ["label", "probabilities"]
+
+
+def test_skl2onnx_column_transformer():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = _data(True, seed=9)
+    for tree in (DecisionTreeRegressor(random_state=0),
+                 RotationForestRegressor(n_estimators=5, random_state=0)):
+        pipe = Pipeline([
+            ("columns", ColumnTransformer([("scale", StandardScaler(), [0, 1, 2]),
+                                           ("keep", "passthrough", [3, 4, 5])])),
+            ("model", tree)]).fit(X[:N_TRAIN], y[:N_TRAIN])
+        model = skl2onnx.to_onnx(pipe, X[:1].astype(np.float64))
+        (variable,) = _run(model, X[N_TRAIN:])
+        np.testing.assert_allclose(variable[:, 0], pipe.predict(X[N_TRAIN:]), rtol=0,
+                                   atol=1e-9)
+    clf = Pipeline([
+        ("columns", ColumnTransformer([("scale", StandardScaler(), [0, 1, 2])],
+                                      remainder="passthrough")),
+        ("model", DecisionTreeClassifier(random_state=0))])
+    clf.fit(X[:N_TRAIN], y[:N_TRAIN] > 0)
+    label, proba = _run(skl2onnx.to_onnx(clf, X[:1].astype(np.float64)), X[N_TRAIN:])
+    np.testing.assert_allclose(proba, clf.predict_proba(X[N_TRAIN:]), rtol=0, atol=1e-9)
+    assert label.tolist() == clf.predict(X[N_TRAIN:]).astype(np.int64).tolist()
+
+
+def test_skl2onnx_float_input_is_cast():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    X, y = _data(False, seed=10)
+    X = X.astype(np.float32).astype(np.float64)     # exact in single precision
+    est = _make(RandomForestClassifier).fit(X[:N_TRAIN], y[:N_TRAIN])
+    model = skl2onnx.to_onnx(est, X[:1].astype(np.float32))
+    assert any(n.op_type == "Cast" for n in model.graph.node)
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    label, proba = session.run(None, {"X": X[N_TRAIN:].astype(np.float32)})
+    np.testing.assert_allclose(proba, est.predict_proba(X[N_TRAIN:]), rtol=0, atol=1e-9)
+    assert label.tolist() == est.predict(X[N_TRAIN:]).tolist()
+
+
+# -------------------------------------------------------------------------- errors
+def test_errors():
+    with pytest.raises(NotFittedError):
+        rf_onnx.to_onnx(RandomForestClassifier())
+    with pytest.raises(NotFittedError):
+        rotforest.to_onnx(RotationForestRegressor())
+    from sklearn.ensemble import RandomForestClassifier as SklearnForest
+    X, y = _data(False)
+    with pytest.raises(TypeError, match="RotationForestClassifier"):
+        rf_onnx.to_onnx(SklearnForest(n_estimators=2).fit(X, y))
+    with pytest.raises(TypeError, match="converts"):
+        rf_onnx.to_onnx("a model")
+    with pytest.raises(NotFittedError):
+        rf_onnx.onnx_input(DecisionTreeClassifier(), X)
+
+
+def test_missing_onnx(monkeypatch):
+    X, y = _data(False)
+    est = DecisionTreeClassifier(random_state=0).fit(X, y)
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(ImportError, match=r'pip install "rotforest\[onnx\]"'):
+        rf_onnx.to_onnx(est)
+
+
+def test_rotforest_import_does_not_import_onnx():
+    code = ("import sys, rotforest; "
+            "assert 'onnx' not in sys.modules and 'rotforest.onnx' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
