@@ -344,3 +344,13 @@ def test_rotforest_import_does_not_import_onnx():
     code = ("import sys, rotforest; "
             "assert 'onnx' not in sys.modules and 'rotforest.onnx' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_benchmark_quick():
+    pytest.importorskip("skl2onnx")
+    import os
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "benchmarks", "bench_onnx.py")
+    out = subprocess.run([sys.executable, script, "--quick", "--repeats", "1"],
+                         check=True, capture_output=True, text=True).stdout
+    assert "ratio ours-onnx / sk-onnx" in out
