@@ -25,6 +25,7 @@ values go.
 """
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 MAX_CODE = 254          # the largest category code (see _tree.pyx)
 
@@ -159,6 +160,13 @@ def trees_partial_dependence(trees, grid, target_features, n_values=1):
     -------
     ndarray of shape (n_values, n_points), float64
     """
+    # the matrix products are small (one tree's leaves by a few hundred values): BLAS
+    # threads only cost here, and much more on a busy machine
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _trees_partial_dependence(trees, grid, target_features, n_values)
+
+
+def _trees_partial_dependence(trees, grid, target_features, n_values):
     grid = np.asarray(grid, dtype=np.float64)
     n_points, n_target = grid.shape
     out = np.zeros((n_values, n_points))
