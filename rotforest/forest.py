@@ -1204,3 +1204,37 @@ default="from_dtype"
             Predicted values.
         """
         return self._mean_leaf_values(X, 1)[:, 0]
+
+    def _compute_partial_dependence_recursion(self, grid, target_features):
+        """Partial dependence by weighted traversal of every tree, averaged over trees.
+
+        Called by :func:`sklearn.inspection.partial_dependence` with
+        ``method="recursion"`` (its default for this forest); see
+        ``rotforest/_dependence.py``.
+
+        Parameters
+        ----------
+        grid : array-like of shape (n_points, n_target_features)
+            Values of the target features (read as float64, as by :meth:`predict`).
+        target_features : array-like of int of shape (n_target_features,)
+            The features of the grid's columns.
+
+        Returns
+        -------
+        averaged_predictions : ndarray of shape (n_points,)
+            The mean over the trees of their partial dependence at every grid point.
+        """
+        from rotforest._dependence import forest_recursion
+        return forest_recursion(self, grid, target_features)
+
+
+# scikit-learn's partial_dependence takes (by default) and accepts the "recursion" method
+# only for instances of its own tree-based estimators: this forest is registered as a
+# virtual subclass of its RandomForestRegressor (an ABCMeta class) for that, and has the
+# one method that path calls.  In scikit-learn 1.9 nothing else tests for that class or
+# its bases (ForestRegressor, BaseForest, BaseEnsemble).  The rotation forests are not
+# registered: partial_dependence uses the "brute" method for them and refuses
+# "recursion".
+from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor  # noqa: E402
+
+_SklearnRandomForestRegressor.register(RandomForestRegressor)
