@@ -12,16 +12,51 @@ from rotforest.forest import RandomForestClassifier, RandomForestRegressor
 from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from rotforest.export import export_text
+from rotforest.explain import Explanation, explain
 
 
-def to_onnx(estimator, **kwargs):
-    """Shortcut for :func:`rotforest.onnx.to_onnx` (imports onnx only when called)."""
+def to_onnx(estimator, *, target_opset=None):
+    """A fitted estimator as an ONNX model (needs ``pip install "rotforest[onnx]"``).
+
+    The same as :func:`rotforest.onnx.to_onnx`, which documents the model: one double
+    input ``X``; a classifier's outputs ``label`` and ``probabilities``, a regressor's
+    ``variable``; every tree in one ``TreeEnsemble`` node in double precision, with the
+    trees' missing-value directions and category sets.  onnx is imported only when this
+    is called.
+
+    Parameters
+    ----------
+    estimator : fitted rotforest estimator
+        Any of the six: DecisionTree*, RandomForest*, RotationForest*.
+    target_opset : int or dict, default=None
+        The opset of the main domain (an int), or ``{"": n, "ai.onnx.ml": m}`` with
+        ``m >= 5``; None: the module's default.
+
+    Returns
+    -------
+    model : onnx.ModelProto
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import onnxruntime as ort                        # doctest: +SKIP
+    >>> from sklearn.datasets import load_iris
+    >>> from rotforest import RandomForestClassifier, to_onnx
+    >>> X, y = load_iris(return_X_y=True)
+    >>> forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    >>> model = to_onnx(forest)                          # doctest: +SKIP
+    >>> session = ort.InferenceSession(model.SerializeToString())  # doctest: +SKIP
+    >>> label, proba = session.run(None, {"X": X[:2]})   # doctest: +SKIP
+    >>> bool(np.abs(proba - forest.predict_proba(X[:2])).max() < 1e-9)  # doctest: +SKIP
+    True
+    """
     from rotforest.onnx import to_onnx as convert
-    return convert(estimator, **kwargs)
+    return convert(estimator, target_opset=target_opset)
 
 
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
            "RandomForestRegressor", "RotationForestClassifier",
-           "RotationForestRegressor", "export_text", "__version__"]
+           "RotationForestRegressor", "export_text", "explain", "Explanation",
+           "to_onnx", "__version__"]

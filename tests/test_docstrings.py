@@ -14,7 +14,7 @@ import pytest
 import rotforest
 
 MODULES = ["rotforest", "rotforest.tree", "rotforest.forest", "rotforest.rotation",
-           "rotforest.pruning"]
+           "rotforest.pruning", "rotforest.explain"]
 
 
 def _public_objects():
@@ -59,13 +59,15 @@ PUBLIC = _public_objects()
 
 
 def test_the_public_api_is_what_the_docs_list():
-    assert sorted(PUBLIC) == [
+    assert sorted(PUBLIC) == sorted([
         "rotforest.DecisionTreeClassifier", "rotforest.DecisionTreeRegressor",
         "rotforest.RandomForestClassifier", "rotforest.RandomForestRegressor",
+        "rotforest.Explanation",
         "rotforest.RotationForestClassifier", "rotforest.RotationForestRegressor",
-        "rotforest.export_text", "rotforest.pruning.cost_complexity_path",
+        "rotforest.explain", "rotforest.export_text", "rotforest.pruning.cost_complexity_path",
         "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
-    ]
+        "rotforest.to_onnx",
+    ])
 
 
 @pytest.mark.parametrize("test", DOCTESTS, ids=[t.name for t in DOCTESTS])
