@@ -20,13 +20,19 @@ columns in the order of ``classes_``); a regressor's ``variable`` (double,
 All the trees go into one ``TreeEnsemble`` node of the ``ai.onnx.ml`` domain, opset 5
 (onnx >= 1.16; onnxruntime >= 1.18 runs it), in double precision: thresholds, leaf
 values and the sums are doubles, so that the model reproduces ``predict_proba`` /
-``predict`` to rounding (a forest's mean is the sum of the leaf values divided by the
-number of trees beforehand, which rounds differently by ~1e-16).  A threshold split
-sends ``x <= threshold`` to the left child (the node's "true" branch), and a missing
-value (NaN) where the node learned to send it (``nodes_missing_value_tracks_true``).
-A TreeEnsemble leaf holds one value for one target, so a classifier's tree appears once
-per class, each copy with the leaf values of its class.  A classifier's label is the
-first class of highest probability (ArgMax, then Gather on the classes), as ``predict``.
+``predict`` to rounding.  A threshold split sends ``x <= threshold`` to the left child and
+a missing value (NaN) where the node learned to send it: as ``x <= threshold`` (true:
+left) when missing values go right, as ``x > threshold`` (true: right) when they go
+left, so that NaN, which fails every comparison, takes the "false" branch and no node
+needs ``nodes_missing_value_tracks_true`` (which slows onnxruntime by about a quarter).  A regressor's ensemble sums its trees' leaf
+values, then divides by the number of trees, as ``predict`` does.  A TreeEnsemble leaf
+holds one value for one target, so a classifier's ensemble gives instead, for every
+tree, the index of the leaf the row reaches (one target per tree, an integer exact in
+double); a Gather of the table of the leaves' class fractions, a sum over the trees and a
+division by their number give ``predict_proba`` with the same operations as rotforest
+(one walk of each tree whatever the number of classes; the Gather holds rows x trees x
+classes doubles, so feed very large batches in parts).  The label is the first class
+of highest probability (ArgMax, then Gather on the classes), as ``predict``.
 
 Categorical features
 --------------------
@@ -278,10 +284,15 @@ def _tree_tables(tree_):
     feature = np.asarray(tree_.feature, dtype=np.int64)[inner]
     threshold = np.asarray(tree_.threshold, dtype=np.float64)[inner]
     missing_left = np.asarray(tree_.missing_go_to_left)[inner] != 0
-    true_child, false_child = left[inner].copy(), right[inner].copy()
-    mode = np.full(inner.size, _LEQ, dtype=np.uint8)
+    # NaN fails every comparison, so it takes the "false" branch: a node that sends
+    # missing values right tests x <= t (true: left), one that sends them left tests
+    # x > t (true: right).  No node needs nodes_missing_value_tracks_true, whose check
+    # costs onnxruntime about a quarter of its time on every node.
+    true_child = np.where(missing_left, right[inner], left[inner])
+    false_child = np.where(missing_left, left[inner], right[inner])
+    mode = np.where(missing_left, _GT, _LEQ).astype(np.uint8)
     split = threshold.copy()
-    tracks = missing_left.astype(np.int64)
+    tracks = np.zeros(inner.size, dtype=np.int64)
     sets = []
     for k in np.flatnonzero(np.isnan(threshold)):     # splits on sets of categories
         node = inner[k]
@@ -312,49 +323,54 @@ def _tree_tables(tree_):
                 tracks=tracks, on_set=np.isnan(threshold)), leaves, sets
 
 
-def _ensemble_attributes(trees, n_targets, feature_maps, set_map=None):
-    """TreeEnsemble's attributes for ``trees`` (fitted Tree objects), the mean of their
-    leaf values over ``n_targets`` targets (a tree appears once per target when there
-    are several); ``feature_maps[i]`` maps tree i's feature ids to the ensemble's
-    input columns (None: as they are); ``set_map`` maps them to the columns that
-    splits on sets read instead (None: the same)."""
+def _ensemble_attributes(trees, feature_maps, set_map=None, leaf_index=False):
+    """TreeEnsemble's attributes for ``trees`` (fitted Tree objects), and the table of
+    their leaves' values (one row per leaf, in the ensemble's leaf order).
+
+    ``leaf_index=False``: one target, the sum over the trees of their leaves' first
+    values (a regressor's prediction, times the number of trees).  ``leaf_index=True``:
+    one target per tree, whose value is the index of the leaf the row reaches in the
+    table (an integer, exact in double), so that a Gather of the table and a sum over
+    the trees give every class's sum with one walk of each tree.
+
+    ``feature_maps[i]`` maps tree i's feature ids to the ensemble's input columns
+    (None: as they are); ``set_map`` maps them to the columns that splits on sets read
+    instead (None: the same)."""
     parts = {key: [] for key in ("feature", "split", "mode", "true", "false",
                                  "trueleaf", "falseleaf", "tracks")}
-    roots, leaf_targets, leaf_weights, members = [], [], [], []
+    roots, leaf_targets, leaf_weights, members, table = [], [], [], [], []
     n_nodes = n_leaves = 0
-    scale = 1.0 / len(trees)
-    for tree_, fmap in zip(trees, feature_maps):
-        table, leaves, sets = _tree_tables(tree_)
+    for index, (tree_, fmap) in enumerate(zip(trees, feature_maps)):
+        tab, leaves, sets = _tree_tables(tree_)
         if fmap is not None:
-            table["feature"] = np.asarray(fmap, dtype=np.int64)[table["feature"]]
-        on_set = table.pop("on_set")
+            tab["feature"] = np.asarray(fmap, dtype=np.int64)[tab["feature"]]
+        on_set = tab.pop("on_set")
         if set_map is not None and on_set.any():
-            table["feature"] = np.where(on_set, set_map[table["feature"]],
-                                        table["feature"])
+            tab["feature"] = np.where(on_set, set_map[tab["feature"]], tab["feature"])
         values = np.asarray(tree_.value, dtype=np.float64)[leaves, 0, :]
-        if values.shape[1] != n_targets:
-            raise ValueError(f"a tree has {values.shape[1]} values a leaf; expected "
-                             f"{n_targets}")
-        weights = values if len(trees) == 1 else values * scale
-        m, n_leaf = table["feature"].size, leaves.size
-        for target in range(n_targets):
-            for key in ("feature", "split", "mode", "trueleaf", "falseleaf", "tracks"):
-                parts[key].append(table[key])
-            for side in ("true", "false"):
-                leaf = table[side + "leaf"] != 0
-                parts[side].append(table[side] + np.where(leaf, n_leaves, n_nodes))
-            roots.append(n_nodes)
-            leaf_targets.append(np.full(n_leaf, target, dtype=np.int64))
-            leaf_weights.append(weights[:, target])
-            for s in sets:
-                members.append(s)
-                members.append(np.array([np.nan]))
-            n_nodes += m
-            n_leaves += n_leaf
+        m, n_leaf = tab["feature"].size, leaves.size
+        for key in ("feature", "split", "mode", "trueleaf", "falseleaf", "tracks"):
+            parts[key].append(tab[key])
+        for side in ("true", "false"):
+            leaf = tab[side + "leaf"] != 0
+            parts[side].append(tab[side] + np.where(leaf, n_leaves, n_nodes))
+        roots.append(n_nodes)
+        if leaf_index:
+            leaf_targets.append(np.full(n_leaf, index, dtype=np.int64))
+            leaf_weights.append(np.arange(n_leaves, n_leaves + n_leaf, dtype=np.float64))
+        else:
+            leaf_targets.append(np.zeros(n_leaf, dtype=np.int64))
+            leaf_weights.append(values[:, 0])
+        table.append(values)
+        for s in sets:
+            members.append(s)
+            members.append(np.array([np.nan]))
+        n_nodes += m
+        n_leaves += n_leaf
     cat = {key: np.concatenate(value) for key, value in parts.items()}
     from onnx import numpy_helper
     attrs = dict(
-        n_targets=int(n_targets),
+        n_targets=len(trees) if leaf_index else 1,
         aggregate_function=1,     # SUM
         post_transform=0,         # NONE
         tree_roots=[int(r) for r in roots],
@@ -373,7 +389,7 @@ def _ensemble_attributes(trees, n_targets, feature_maps, set_map=None):
     if members:
         attrs["membership_values"] = numpy_helper.from_array(
             np.concatenate(members).astype(np.float64))
-    return attrs
+    return attrs, np.ascontiguousarray(np.concatenate(table))
 
 
 def _codes_only(g, x, columns=None):
@@ -549,14 +565,24 @@ def _emit(g, est, kind, classifier, x, outputs):
         columns = g.node("Concat", [columns, codes], "ensemble_input", axis=1)
         set_map = np.full(width, -1, dtype=np.int64)
         set_map[used] = width + np.arange(used.size)
-    n_targets = len(est.classes_) if classifier else 1
-    attrs = _ensemble_attributes(trees, n_targets, maps, set_map)
+    # the sums over the trees as predict computes them (the leaves' values added up,
+    # then divided by the number of trees), so that ties between classes stay ties
+    attrs, table = _ensemble_attributes(trees, maps, set_map, leaf_index=classifier)
+    n_trees = np.array(float(len(trees)))
     if not classifier:
-        g.node("TreeEnsemble", [columns], "ensemble", outputs=outputs[0],
-               domain=_ML_DOMAIN, version=_ML_OPSET, **attrs)
+        total = g.node("TreeEnsemble", [columns], "ensemble", domain=_ML_DOMAIN,
+                       version=_ML_OPSET, **attrs)
+        g.node("Div", [total, g.constant("n_trees", n_trees)], "mean", outputs=outputs[0])
         return
-    proba = g.node("TreeEnsemble", [columns], "ensemble", outputs=outputs[1],
-                   domain=_ML_DOMAIN, version=_ML_OPSET, **attrs)
+    leaf = g.node("TreeEnsemble", [columns], "leaf_index", domain=_ML_DOMAIN,
+                  version=_ML_OPSET, **attrs)
+    leaf = g.node("Cast", [leaf], "leaf_index_int", to=g.onnx.TensorProto.INT64)
+    values = g.node("Gather", [g.constant("leaf_values", table), leaf], "leaf_values",
+                    axis=0)                                 # rows x trees x classes
+    total = g.node("ReduceSum", [values, g.constant("tree_axis", np.array([1]))], "sum",
+                   keepdims=0)                              # opset >= 13: axes as input
+    proba = g.node("Div", [total, g.constant("n_trees", n_trees)], "mean",
+                   outputs=outputs[1])
     index = g.node("ArgMax", [proba], "index", axis=1, keepdims=0)
     labels, _ = _class_labels(est.classes_)
     g.node("Gather", [g.constant("classes", labels), index], "label",
