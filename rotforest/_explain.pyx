@@ -513,8 +513,13 @@ cdef struct PairCtx:
     double* phi                  # n_features x K, this row's values
     const double* beta           # beta[M * (M_MAX + 1) + a] = a! (M - a)! / (M + 1)!
     int M_MAX
-    double* poly                 # scratch polynomials
     int32_t* nontrivial          # scratch: nontrivial blocks at a leaf
+    int q                        # a Gauss-Legendre rule exact for the tree's polynomials
+    const double* wq
+    const double* pw             # (max_bsize + 1) x (max_bsize + 1) x q, as in PathCtx
+    double* Eb                   # scratch: per nontrivial block, E at the q points
+    double* Pq                   # scratch: q, the product of the E
+    double* cnt                  # scratch: max_bsize + 1
 
 
 cdef inline double _test_value(const TreeView* t, int32_t n, uint32_t from_x,
@@ -557,16 +562,13 @@ cdef inline double _test_value(const TreeView* t, int32_t n, uint32_t from_x,
 cdef void _pair_leaf(PairCtx* c, int32_t n) noexcept nogil:
     """Adds leaf n's share of this pair's Shapley values."""
     cdef const TreeView* t = c.t
-    cdef int32_t j, B, bs, n_nt = 0, i, a, b2, m, size, tot, K = c.K, o, other
-    cdef uint32_t T, nT, bit, full
+    cdef int32_t j, B, bs, n_nt = 0, i, m, K = c.K, o
+    cdef uint32_t T, nT, bit
     cdef const double* v = t.value + <int64_t> n * K
     cdef double* acc
-    cdef double* cur
-    cdef double* nxt
-    cdef double* cnt
     cdef double s, w
     cdef int64_t idx
-    cdef int deg, deg2
+    cdef int k, q
     cdef uint8_t* table
     cdef bint all_single = True
     cdef int nx = 0, nb = 0
@@ -602,57 +604,49 @@ cdef void _pair_leaf(PairCtx* c, int32_t n) noexcept nogil:
             for o in range(K):
                 c.phi[idx + o] += w * v[o]
         return
-    # general blocks: coefficients over t^a (1 - t)^(deg - a); for every nontrivial block
-    # B the product of the other blocks' E times D_B,i, integrated exactly
+    # general blocks: every nontrivial block's E at the rule's points, their product,
+    # then for each member i of each block B the integral of D_B,i times the others' E
+    # (E > 0 inside (0, 1): the empty set's term is positive or some set's is)
+    q = c.q
+    for k in range(q):
+        c.Pq[k] = 1.0
     for j in range(n_nt):
         B = c.nontrivial[j]
         bs = t.bsize[B]
-        # product of the other blocks' E
-        cur = c.poly
-        nxt = c.poly + (c.M_MAX + 2)
-        cnt = c.poly + 2 * (c.M_MAX + 2)
-        cur[0] = 1.0
-        deg = 0
-        for a in range(n_nt):
-            if a == j:
-                continue
-            other = c.nontrivial[a]
-            size = t.bsize[other]
-            table = c.table + <int64_t> other * c.TS
-            for m in range(size + 1):
-                cnt[m] = 0.0
-            nT = (<uint32_t> 1) << size
-            for T in range(nT):
-                if table[T]:
-                    cnt[_popcount(T)] += 1.0
-            for m in range(deg + size + 1):
-                nxt[m] = 0.0
-            for m in range(deg + 1):
-                if cur[m] != 0.0:
-                    for b2 in range(size + 1):
-                        nxt[m + b2] += cur[m] * cnt[b2]
-            deg += size
-            acc = cur
-            cur = nxt
-            nxt = acc
         table = c.table + <int64_t> B * c.TS
         nT = (<uint32_t> 1) << bs
+        for m in range(bs + 1):
+            c.cnt[m] = 0.0
+        for T in range(nT):
+            if table[T]:
+                c.cnt[_popcount(T)] += 1.0
+        acc = c.Eb + <int64_t> j * q
+        for k in range(q):
+            s = 0.0
+            for m in range(bs + 1):
+                s += c.cnt[m] * c.pw[(bs * (t.max_bsize + 1) + m) * q + k]
+            acc[k] = s
+            c.Pq[k] *= s
+    for j in range(n_nt):
+        B = c.nontrivial[j]
+        bs = t.bsize[B]
+        table = c.table + <int64_t> B * c.TS
+        nT = (<uint32_t> 1) << bs
+        acc = c.Eb + <int64_t> j * q
         for i in range(bs):
             bit = (<uint32_t> 1) << i
             for m in range(bs):
-                cnt[m] = 0.0
+                c.cnt[m] = 0.0
             for T in range(nT):
                 if T & bit:
                     continue
-                cnt[_popcount(T)] += <double> table[T | bit] - <double> table[T]
-            # integral of (sum_m cur[m] t^m (1-t)^(deg-m)) (sum_b cnt[b] t^b (1-t)^(bs-1-b))
-            deg2 = deg + bs - 1
+                c.cnt[_popcount(T)] += <double> table[T | bit] - <double> table[T]
             s = 0.0
-            for m in range(deg + 1):
-                if cur[m] != 0.0:
-                    for b2 in range(bs):
-                        if cnt[b2] != 0.0:
-                            s += cur[m] * cnt[b2] * c.beta[deg2 * (c.M_MAX + 1) + m + b2]
+            for k in range(q):
+                w = 0.0
+                for m in range(bs):
+                    w += c.cnt[m] * c.pw[((bs - 1) * (t.max_bsize + 1) + m) * q + k]
+                s += c.wq[k] * w * c.Pq[k] / acc[k]
             if s != 0.0:
                 idx = <int64_t> t.bfeat[t.bstart[B] + i] * K
                 for o in range(K):
@@ -722,11 +716,13 @@ def interventional(nodes, value, codes, block, mask, bsize, bstart, bfeat,
                    int32_t max_bsize, int32_t max_depth, kind, estart, efeat, ebit, ew,
                    emean, const double[:, ::1] zx, const uint8_t[:, ::1] mx,
                    const double[:, ::1] zb, const uint8_t[:, ::1] mb,
-                   double[:, :, ::1] phi, const double[:, ::1] beta):
+                   double[:, :, ::1] phi, const double[:, ::1] beta,
+                   const double[::1] tq, const double[::1] wq):
     """Adds this tree's interventional SHAP values of every row of ``zx`` (missing flags
     ``mx``), summed over the background rows ``zb`` (``mb``), to ``phi`` (n_rows x
     n_features x K).  ``beta``: the table of a! (M - a)! / (M + 1)! (see beta_table),
-    large enough for the tree's paths (path_degree)."""
+    large enough for the tree's paths (path_degree); ``tq``, ``wq``: a Gauss-Legendre
+    rule on [0, 1] exact for the tree's polynomials, for blocks of several features."""
     cdef TreeView t
     _view(&t, nodes, value, codes, block, mask, bsize, bstart, bfeat, max_bsize)
     cdef const int32_t[::1] kd = kind, ef = efeat
@@ -755,10 +751,23 @@ def interventional(nodes, value, codes, block, mask, bsize, bstart, bfeat,
     c.onpath = <int32_t*> malloc((t.n_blocks + 1) * sizeof(int32_t))
     c.is_onpath = <uint8_t*> malloc(t.n_blocks + 1)
     c.nontrivial = <int32_t*> malloc((t.n_blocks + 1) * sizeof(int32_t))
-    c.poly = <double*> malloc(3 * (c.M_MAX + 2 + CMAX_BLOCK) * sizeof(double))
+    cdef int q = tq.shape[0], bs, j2
+    pw_a = np.empty((max_bsize + 1, max_bsize + 1, q))
+    t_a = np.asarray(tq)
+    for bs in range(max_bsize + 1):
+        for j2 in range(bs + 1):
+            pw_a[bs, j2] = t_a ** j2 * (1.0 - t_a) ** (bs - j2)
+    cdef const double[:, :, ::1] pw = pw_a
+    c.q = q
+    c.wq = &wq[0]
+    c.pw = &pw[0, 0, 0]
+    c.Eb = <double*> malloc((t.n_blocks + 1) * q * sizeof(double))
+    c.Pq = <double*> malloc(q * sizeof(double))
+    c.cnt = <double*> malloc((CMAX_BLOCK + 1) * sizeof(double))
     try:
         if (c.table == NULL or c.Tsave == NULL or c.dirs == NULL or c.onpath == NULL
-                or c.is_onpath == NULL or c.nontrivial == NULL or c.poly == NULL):
+                or c.is_onpath == NULL or c.nontrivial == NULL or c.Eb == NULL
+                or c.Pq == NULL or c.cnt == NULL):
             raise MemoryError()
         with nogil:
             memset(c.table, 1, (t.n_blocks + 1) * TS)
@@ -779,7 +788,9 @@ def interventional(nodes, value, codes, block, mask, bsize, bstart, bfeat,
         free(c.onpath)
         free(c.is_onpath)
         free(c.nontrivial)
-        free(c.poly)
+        free(c.Eb)
+        free(c.Pq)
+        free(c.cnt)
 
 
 def beta_table(int m_max):

@@ -15,6 +15,7 @@ reads is known; the interventional game needs no convention at all.  See
 """
 from concurrent.futures import ThreadPoolExecutor
 import numbers
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -267,13 +268,29 @@ def _family(estimator):
                     f"RotationForest*); got {type(estimator).__name__}")
 
 
+# what the kernels need of each fitted tree, kept while the tree lives (a fitted tree's
+# nodes, and a rotation forest's rotation of it, never change)
+_SPECS = weakref.WeakKeyDictionary()
+
+
 def _specs(estimator, family, trees):
     n_features = estimator.n_features_in_
-    if family != "rotation":
-        columns, kinds = _plain_columns(n_features)
-        return [_TreeSpec(t.tree_, n_features, columns, kinds) for t in trees]
-    return [_TreeSpec(t.tree_, n_features, *_rotation_columns(estimator, r))
-            for t, r in zip(trees, estimator.rotations_)]
+    out = []
+    columns = kinds = None
+    rotations = estimator.rotations_ if family == "rotation" else [None] * len(trees)
+    for tree, rotation in zip(trees, rotations):
+        spec = _SPECS.get(tree.tree_)
+        if spec is None:
+            if family == "rotation":
+                spec = _TreeSpec(tree.tree_, n_features,
+                                 *_rotation_columns(estimator, rotation))
+            else:
+                if columns is None:
+                    columns, kinds = _plain_columns(n_features)
+                spec = _TreeSpec(tree.tree_, n_features, columns, kinds)
+            _SPECS[tree.tree_] = spec
+        out.append(spec)
+    return out
 
 
 def _gauss(q):
@@ -286,10 +303,17 @@ def _chunks(n, parts):
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
-def _in_threads(work, n_rows, n_jobs):
+# node visits below which threads cost more than they save (the GIL passes between
+# the kernel calls of each thread)
+_THREADED_VISITS = 2_000_000
+
+
+def _in_threads(work, n_rows, n_jobs, visits):
     """work(rows) for blocks of rows, in up to n_jobs threads (each row's result does not
-    depend on the blocks)."""
+    depend on the blocks); ``visits``: about how many node visits the whole job makes."""
     n_jobs = max(1, min(effective_n_jobs(n_jobs), n_rows))
+    if visits < _THREADED_VISITS:
+        n_jobs = 1
     parts = _chunks(n_rows, 1 if n_jobs == 1 else 4 * n_jobs)
     if n_jobs == 1:
         for rows in parts:
@@ -419,20 +443,25 @@ def _path_dependent(estimator, family, specs, X, phi, n_jobs):
             for spec in specs:
                 _explain.path_dependent(*spec.common(), data[rows], phi[rows], tq, wq)
 
-    _in_threads(work, phi.shape[0], n_jobs)
+    visits = phi.shape[0] * sum(spec.nodes.shape[0] for spec in specs)
+    _in_threads(work, phi.shape[0], n_jobs, visits)
 
 
 def _interventional(estimator, family, specs, X, background, phi, n_jobs):
     zx, mx = _model_inputs(estimator, family, X)
     zb, mb = _model_inputs(estimator, family, background)
-    beta = _explain.beta_table(max(s.degree for s in specs) + 1)
+    degree = max(s.degree for s in specs)
+    beta = _explain.beta_table(degree + 1)
+    tq, wq = _gauss(max(1, (degree + 1) // 2))
     n_background = zb.shape[0]
 
     def work(rows):
         for spec in specs:
             _explain.interventional(*spec.common(), spec.kind, spec.estart, spec.efeat,
                                     spec.ebit, spec.ew, spec.emean, zx[rows], mx[rows],
-                                    zb, mb, phi[rows], beta)
+                                    zb, mb, phi[rows], beta, tq, wq)
 
-    _in_threads(work, phi.shape[0], n_jobs)
+    # a walk per pair follows about a root-to-leaf path or two
+    visits = phi.shape[0] * n_background * sum(2 * spec.max_depth + 1 for spec in specs)
+    _in_threads(work, phi.shape[0], n_jobs, visits)
     phi /= n_background

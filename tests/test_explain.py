@@ -272,7 +272,9 @@ def test_explanation_object_and_to_shap():
     np.testing.assert_array_equal(sx.values, ex.values)
 
 
-def test_threads_give_the_same_values():
+def test_threads_give_the_same_values(monkeypatch):
+    import importlib
+    monkeypatch.setattr(importlib.import_module("rotforest.explain"), "_THREADED_VISITS", 0)
     X, y_cls, _ = _data(8, n=400)
     est = RotationForestClassifier(n_estimators=6, random_state=0).fit(X, y_cls)
     for background in (None, X[:10]):
@@ -295,3 +297,21 @@ def test_errors():
         explain(est, X, background=X[:, :3])
     with pytest.raises(ValueError, match="background"):
         explain(est, X, background=X[:0])
+
+
+def test_benchmark_script_quick(capsys):
+    """benchmarks/bench_explain.py runs and our values add up in every row it prints."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "benchmarks", "bench_explain.py")
+    spec = importlib.util.spec_from_file_location("_bench_explain", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--quick", "--repeat", "1"])
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines()
+            if line.startswith("| classification") or line.startswith("| regression")]
+    assert len(rows) == 4
+    for line in rows:
+        assert float(line.split("|")[5]) < 1e-9        # our additivity error
