@@ -25,7 +25,7 @@ values go.
 """
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_limits     # a dependency of scikit-learn
 
 MAX_CODE = 254          # the largest category code (see _tree.pyx)
 

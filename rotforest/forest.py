@@ -15,6 +15,7 @@ except ImportError:     # pragma: no cover (another joblib layout: always throug
     _active_backend = None
 from scipy.sparse import hstack as sparse_hstack
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
@@ -1235,6 +1236,4 @@ default="from_dtype"
 # its bases (ForestRegressor, BaseForest, BaseEnsemble).  The rotation forests are not
 # registered: partial_dependence uses the "brute" method for them and refuses
 # "recursion".
-from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor  # noqa: E402
-
 _SklearnRandomForestRegressor.register(RandomForestRegressor)

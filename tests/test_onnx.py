@@ -340,10 +340,12 @@ def test_missing_onnx(monkeypatch):
         rf_onnx.to_onnx(est)
 
 
-def test_rotforest_import_does_not_import_onnx():
+def test_rotforest_import_does_not_import_onnx(tmp_path):
     code = ("import sys, rotforest; "
             "assert 'onnx' not in sys.modules and 'rotforest.onnx' not in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    # run outside the source tree: from its root, "import rotforest" would find the
+    # uncompiled sources of a non-editable install
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
 
 
 def test_benchmark_quick():
