@@ -21,20 +21,18 @@ from rotforest._validation import (
     resolve_max_features,
     store_params,
 )
+from rotforest._parallel import (_SUM_BLOCK, _Progress, _grow_in_threads, _sum_over_trees,
+                                 column_ranges_in_threads)
+from rotforest.forest import _TREE_PARAMS as _FOREST_TREE_PARAMS
 from rotforest.forest import (
     RandomForestClassifier,
     RandomForestRegressor,
     _ForestStructure,
     _NumericTargets,
     _VotingPredictions,
-    _grow_in_threads,
     _settings_once,
-    _SUM_BLOCK,
-    _Progress,
-    _sum_over_trees,
     _tree_rng,
     check_ensemble_params,
-    column_ranges_in_threads,
     check_warm_start,
     draw_records,
     drop_oob,
@@ -58,9 +56,8 @@ from rotforest._categorical import check_categorical_params
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor"]
 
-_TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
-                "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "ccp_alpha", "min_category_samples")
+# the random forests' tree parameters but monotonic_cst (the axes are not the features)
+_TREE_PARAMS = tuple(name for name in _FOREST_TREE_PARAMS if name != "monotonic_cst")
 
 # rows of test data projected at once (bounds the memory of predict_proba)
 _BATCH_CELLS = 4_000_000

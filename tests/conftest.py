@@ -10,12 +10,12 @@ def rng():
 @pytest.fixture(autouse=True)
 def threads_on_small_data(monkeypatch):
     """The forests give their trees fewer threads than n_jobs on small data (see
-    rotforest.forest._grow_in_threads), and the presort's column passes fewer threads on
+    rotforest._parallel._grow_in_threads), and the presort's column passes fewer threads on
     few cells.  The tests' data are small: here every n_jobs > 1 fit uses its threads,
     so that the tests of results that n_jobs must not change still run them in threads.
     (test_forest's tests of the choice itself undo this.)"""
-    import rotforest.forest
+    import rotforest._parallel
 
-    monkeypatch.setattr(rotforest.forest, "_TREE_SECONDS_TO_THREAD", 0.0)
-    monkeypatch.setattr(rotforest.forest, "_TREE_SECONDS_PER_THREAD", 1e-12)
-    monkeypatch.setattr(rotforest.forest, "_CELLS_PER_THREAD_SHIFT", 0)
+    monkeypatch.setattr(rotforest._parallel, "_TREE_SECONDS_TO_THREAD", 0.0)
+    monkeypatch.setattr(rotforest._parallel, "_TREE_SECONDS_PER_THREAD", 1e-12)
+    monkeypatch.setattr(rotforest._parallel, "_CELLS_PER_THREAD_SHIFT", 0)

@@ -19,13 +19,13 @@ def tie_free_data(n_samples, n_features, n_classes, seed):
 
 
 def counting_pools(monkeypatch):
-    """Patches rotforest.forest so that every thread pool it starts, and every joblib
+    """Patches rotforest._parallel so that every thread pool it starts, and every joblib
     Parallel it makes, appends its number of workers to the returned list."""
     import concurrent.futures
 
     import joblib
 
-    import rotforest.forest
+    import rotforest._parallel
 
     started = []
 
@@ -38,6 +38,6 @@ def counting_pools(monkeypatch):
         started.append(n_jobs)
         return joblib.Parallel(*args, n_jobs=n_jobs, **kwargs)
 
-    monkeypatch.setattr(rotforest.forest, "ThreadPoolExecutor", Counting)
-    monkeypatch.setattr(rotforest.forest, "Parallel", counting)
+    monkeypatch.setattr(rotforest._parallel, "ThreadPoolExecutor", Counting)
+    monkeypatch.setattr(rotforest._parallel, "Parallel", counting)
     return started

@@ -33,7 +33,7 @@ def test_threads_given_by_the_second_trees_time(monkeypatch):
     the trees come back in order.  From _CELLS_UNTIMED cells nothing is timed."""
     import time
 
-    import rotforest.forest as forest
+    import rotforest._parallel as forest
 
     started = counting_pools(monkeypatch)
     monkeypatch.setattr(forest, "_TREE_SECONDS_TO_THREAD", 0.02)
@@ -71,7 +71,7 @@ def test_small_data_grows_on_one_thread_the_same_forest(monkeypatch, cls):
     """On small data (trees of well under _TREE_SECONDS_TO_THREAD), n_jobs=4 starts
     no thread (two threads took longer than one there) and grows the same forest."""
     import rotforest
-    import rotforest.forest as forest
+    import rotforest._parallel as forest
 
     monkeypatch.setattr(forest, "_TREE_SECONDS_TO_THREAD", 1.0)    # every tree "small"
     monkeypatch.setattr(forest, "_CELLS_PER_THREAD_SHIFT", 15)
