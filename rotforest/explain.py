@@ -24,7 +24,8 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _explain
-from rotforest.tree import _BaseDecisionTree, predict_input
+from rotforest._inputs import predict_input
+from rotforest.tree import _BaseDecisionTree
 
 __all__ = ["Explanation", "explain"]
 

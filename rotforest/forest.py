@@ -20,18 +20,9 @@ from rotforest._validation import (check_class_weight, check_int, check_real,
                                    check_tree_params, densify, resolve_max_features,
                                    store_params)
 from rotforest.pruning import prune_reduced_error
-from rotforest.tree import (
-    DecisionTreeClassifier,
-    DecisionTreeRegressor,
-    category_table,
-    check_targets,
-    predict_input,
-    regression_data,
-    _AcceptsNaN,
-    _AtomicFit,
-    training_data,
-    weight_scale,
-)
+from rotforest._inputs import (category_table, check_targets, predict_input,
+                               regression_data, training_data, weight_scale)
+from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor, _AcceptsNaN, _AtomicFit
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 

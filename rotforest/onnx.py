@@ -173,7 +173,7 @@ def onnx_input(estimator, X):
     X : ndarray of shape (n_samples, n_features), float64
         C-contiguous, for ``session.run(None, {"X": X})``.
     """
-    from rotforest.tree import predict_input
+    from rotforest._inputs import predict_input
     _kind(estimator)
     return np.ascontiguousarray(predict_input(estimator, X), dtype=np.float64)
 

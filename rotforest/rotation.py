@@ -43,15 +43,8 @@ from rotforest.forest import (
     resolve_max_samples,
     warn_balanced_warm_start,
 )
-from rotforest.tree import (
-    DecisionTreeClassifier,
-    DecisionTreeRegressor,
-    _AcceptsNaN,
-    _AtomicFit,
-    predict_input,
-    training_data,
-    weight_scale,
-)
+from rotforest._inputs import predict_input, training_data, weight_scale
+from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor, _AcceptsNaN, _AtomicFit
 from rotforest._categorical import check_categorical_params
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor"]

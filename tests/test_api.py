@@ -383,7 +383,7 @@ def test_sparse_X_too_large_for_memory_is_refused(monkeypatch):
     np.array(["b", "a", "b"]),
 ])
 def test_label_encoding_equals_np_unique(y):
-    from rotforest.tree import _encode
+    from rotforest._inputs import _encode
 
     classes, codes = _encode(y)
     ref_classes, ref_codes = np.unique(y, return_inverse=True)

@@ -1,0 +1,162 @@
+"""Input checks shared by every estimator: X and y validated and converted as the builder
+reads them (float64, NaN allowed, sparse input expanded, categorical columns of a
+DataFrame as codes), sample weights, class labels encoded, target checks per criterion,
+and X at predict time converted as the fit converted it."""
+import numbers
+
+import numpy as np
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from rotforest import _builder
+from rotforest._categorical import (categorical_input, check_categorical_params,
+                                    check_categorical_unchanged, check_codes)
+from rotforest._validation import check_class_weight, densify, power_of_two_below
+
+
+def _check_sample_weight(sample_weight, n_samples):
+    """Float64 weights of shape (n_samples,): ones when None; scalars broadcast."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number):
+        sw = np.full(n_samples, float(sample_weight))
+    else:
+        sw = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
+                         input_name="sample_weight", ensure_min_samples=0)
+        if sw.ndim != 1 or sw.shape[0] != n_samples:
+            raise ValueError(f"sample_weight.shape == {sw.shape}, expected ({n_samples},)")
+        sw = np.array(sw, dtype=np.float64, copy=True)
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight must be finite")
+    if np.any(sw < 0):
+        raise ValueError("sample_weight must be non-negative")
+    return sw
+
+
+def _encode(y):
+    """``np.unique(y, return_inverse=True)``; for integer labels of a modest range by
+    counting (linear time: at a million rows the sort of np.unique costs more than the
+    rest of the input checks)."""
+    if y.dtype.kind in "iu" and y.size:
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= 4 * y.size + 1024:
+            if y.dtype.kind == "i":
+                shifted = y.astype(np.int64) - lo
+            else:
+                shifted = (y.astype(np.uint64) - np.uint64(lo)).astype(np.int64)
+            present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+            offsets = np.flatnonzero(present)
+            if y.dtype.kind == "i":
+                classes = (offsets + lo).astype(y.dtype)
+            else:
+                classes = (offsets.astype(np.uint64) + np.uint64(lo)).astype(y.dtype)
+            code = np.cumsum(present) - 1
+            return classes, code[shifted]
+    return np.unique(y, return_inverse=True)
+
+
+def _validated(est, X, y, sample_weight, reset, **target_checks):
+    """X (float64, in the caller's memory layout: the builder reads any), y as
+    scikit-learn's ``validate_data`` checks it with ``target_checks``, and the sample
+    weights (ones when None).  ``reset=False`` (a warm-started fit) checks X against the
+    fitted estimator's number of features and feature names instead of setting them."""
+    if not reset:
+        check_categorical_unchanged(est, X)
+    X = categorical_input(est, X, reset)
+    X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
+                         accept_sparse=True, reset=reset, **target_checks)
+    X = densify(X)
+    check_codes(est, X)
+    if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
+        X = np.ascontiguousarray(X)    # e.g. a field of a structured array: the builder
+                                       # reads X through strides counted in cells
+    if X.shape[0] > _builder.MAX_SAMPLES:
+        raise ValueError(f"at most {_builder.MAX_SAMPLES} samples are supported")
+    return X, y, _check_sample_weight(sample_weight, X.shape[0])
+
+
+def predict_input(est, X):
+    """X checked and converted for prediction, as the fit converted it (categorical
+    columns of a DataFrame coded by the categories seen in fit)."""
+    check_is_fitted(est)
+    X = categorical_input(est, X, reset=False)
+    return densify(validate_data(est, X, reset=False, dtype=np.float64,
+                                 ensure_all_finite="allow-nan", accept_sparse=True))
+
+
+def category_table(est, X, keys):
+    """The codes of the categorical features' dense ranks (see
+    ``_builder.category_codes``), or None when no feature is categorical; checks that
+    the estimator's settings allow categorical features."""
+    mask = getattr(est, "is_categorical_", None)
+    if mask is None:
+        return None
+    check_categorical_params(est, getattr(est, "monotonic_cst", None), est.criterion)
+    return _builder.category_codes(X, keys, mask.astype(np.uint8))
+
+
+def _check_total(sw, weights="the sample weights"):
+    total = sw.sum()
+    if not total > 0:
+        raise ValueError("the sample weights sum to zero: nothing to learn from")
+    if not np.isfinite(total):
+        raise ValueError(f"{weights} sum to more than the largest float: only their ratios "
+                         "matter, so divide them by a large number")
+
+
+def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
+    """The checks and conversions every classifier's fit starts with.
+
+    Returns X and y (see _validated), the sorted classes, y as class codes, and the
+    sample weights (ones when None) multiplied by ``class_weight`` (a dict or
+    "balanced"; None for none)."""
+    X, y, sw = _validated(est, X, y, sample_weight, reset)
+    check_classification_targets(y)
+    classes, y_enc = _encode(y)
+    if class_weight is not None:
+        check_class_weight(class_weight, ("balanced",))
+        for label, value in (class_weight.items() if isinstance(class_weight, dict) else ()):
+            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value >= 0):
+                raise ValueError("class_weight values must be finite, non-negative "
+                                 f"numbers; got {value!r} for class {label!r}")
+        sw = sw * compute_sample_weight(class_weight, y)
+    _check_total(sw, "the sample weights (times class_weight)")
+    return X, y, classes, y_enc, sw
+
+
+def regression_data(est, X, y, sample_weight, reset=True):
+    """training_data for a numeric target: X, y (float64, finite, 1-D: a 2-D y of several
+    outputs is refused with a clear error, one target per estimator for now) and the
+    sample weights."""
+    shape = np.asarray(y).shape
+    if len(shape) == 2 and shape[1] != 1:
+        raise ValueError(f"y has {shape[1]} columns: rotforest's regressors take one "
+                         "target (a 1-D y); fit one estimator per output")
+    X, y, sw = _validated(est, X, y, sample_weight, reset, y_numeric=True,
+                          multi_output=False)       # (scikit-learn refuses NaN and inf)
+    _check_total(sw)
+    return X, np.ascontiguousarray(y, dtype=np.float64), sw
+
+
+def check_targets(y, criterion, sw):
+    """Numeric targets the builder can take for ``criterion``: sums of squares must not
+    overflow, and Poisson needs non-negative targets of positive (weighted) sum."""
+    if y.size and float(np.abs(y).max()) > 1e150:
+        raise ValueError("y holds values above 1e150 in magnitude, whose squares overflow: "
+                         "rescale y (a tree's splits do not change with the scale)")
+    if criterion == "poisson":
+        if np.any(y < 0):
+            raise ValueError("criterion='poisson' needs non-negative y")
+        if not float(np.dot(sw, y)) > 0:
+            raise ValueError("criterion='poisson' needs y of positive (weighted) sum")
+
+
+def weight_scale(sw):
+    """The power of two by which weights far from 1 are divided so that their sums and
+    squares (and a bootstrap count times a weight) neither overflow nor underflow, or 1.
+    A tree depends only on the ratios of the weights; the division is exact."""
+    largest = float(sw.max())
+    if 1e-100 <= largest <= 1e100:
+        return 1.0
+    return float(power_of_two_below(largest))
