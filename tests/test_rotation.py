@@ -8,7 +8,7 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import cross_val_score
 
 from rotforest import RandomForestClassifier, RotationForestClassifier, RotationForestRegressor
-from rotforest.rotation import _moments, _normalisation, _normalise, draw_rotation
+from rotforest._rotate import _moments, _normalisation, _normalise, draw_rotation
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +173,7 @@ def test_normalisation_in_column_blocks_is_the_same(order, monkeypatch):
             with np.errstate(over="ignore", invalid="ignore"):
                 one = _normalisation(Xc, sw)
             Z1, mask1 = _normalise(Xc, *one)
-            monkeypatch.setattr("rotforest.rotation._NORMALISE_CELLS_PER_THREAD", 1)
+            monkeypatch.setattr("rotforest._rotate._NORMALISE_CELLS_PER_THREAD", 1)
             for n_threads in [2, 3, 7]:
                 Z, mask = _normalise(Xc, *one, n_threads=n_threads)
                 np.testing.assert_array_equal(Z.view(np.uint64), Z1.view(np.uint64))
@@ -244,7 +244,7 @@ def test_sparse_projection_kernel_equals_matrix_product():
     import scipy.sparse as sp
 
     from rotforest import _builder
-    from rotforest.rotation import _product, draw_rotation
+    from rotforest._rotate import _product, draw_rotation
 
     def kernel(A, R):
         R = R.tocsc()
@@ -275,9 +275,9 @@ def test_pca_blocks_are_the_principal_axes_of_their_draw(data, monkeypatch):
     up to sign) of its group's columns over the class subset and 75% row sample that
     the same random draws select: numpy's draws (groups of more than 8 features, forced
     here for groups of 3)."""
-    from rotforest import rotation
+    from rotforest import _rotate
 
-    monkeypatch.setattr(rotation, "_C_ROTATION_MAX_GROUP", 0)
+    monkeypatch.setattr(_rotate, "_C_ROTATION_MAX_GROUP", 0)
     X, y = data
     Z = (X - X.mean(0)) / X.std(0)
     R = draw_rotation(np.random.default_rng(3), 8, 3, "pca", Z, y).toarray()
@@ -404,14 +404,14 @@ def test_pca_batches_and_tiny_samples(data, monkeypatch, in_c):
     """Taking numpy's groups a few at a time changes nothing; a group left with fewer
     than two rows gets a random orthonormal block instead of a degenerate one (in one
     call and by numpy)."""
-    from rotforest import rotation
+    from rotforest import _rotate
 
     X, y = data
     Z = (X - X.mean(0)) / X.std(0)
     if not in_c:
-        monkeypatch.setattr(rotation, "_C_ROTATION_MAX_GROUP", 0)
+        monkeypatch.setattr(_rotate, "_C_ROTATION_MAX_GROUP", 0)
         whole = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
-        monkeypatch.setattr(rotation, "_PCA_BATCH_CELLS", 1)
+        monkeypatch.setattr(_rotate, "_PCA_BATCH_CELLS", 1)
         batched = draw_rotation(np.random.default_rng(5), 8, 2, "pca", Z, y).toarray()
         np.testing.assert_allclose(batched, whole, atol=1e-12)
     for rows in (1, 2, 3):
@@ -552,7 +552,7 @@ def test_pca_loadings_of_rounding_size_are_zero(monkeypatch):
     y = (Z[:, 0] > 0).astype(int)
     for noise in (None, 0.0):
         if noise is not None:       # without the cleanup the test fails
-            monkeypatch.setattr("rotforest.rotation._LOADING_NOISE", noise)
+            monkeypatch.setattr("rotforest._rotate._LOADING_NOISE", noise)
         alone = 0
         for seed in range(20):
             R = draw_rotation(np.random.default_rng(seed), 3, 3, "pca", Z, y).toarray()
