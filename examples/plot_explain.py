@@ -8,7 +8,7 @@ gives exact SHAP values of the **original** features: a node of the forest reads
 feature its axis mixes. Here a rotation forest learns which tumours of the breast cancer
 data are benign; the beeswarm shows each feature's contribution to the probability of
 "benign" over 150 test rows, and the waterfall one row's decomposition, from the base
-value (the training mean) to its prediction. The values add up to the prediction on
+value (the mean of the leaves weighted by their training cover) to its prediction. The values add up to the prediction on
 every row.
 
 Then the forest is exported with ``rotforest.to_onnx`` and served by onnxruntime, whose

@@ -29,8 +29,7 @@ from threadpoolctl import threadpool_limits     # a dependency of scikit-learn
 
 MAX_CODE = 254          # the largest category code (see _tree.pyx)
 
-# bounds on the temporary arrays (elements) of one tree's walk
-_MASK_BUDGET = 1 << 24
+# bound on the temporary arrays (elements) of the sums over leaves
 _BLOCK_BUDGET = 1 << 22
 
 
@@ -97,7 +96,9 @@ def _leaf_terms(tree, target_features, values, n_values):
         for k, j in enumerate(target_features):
             rows = np.flatnonzero(feature[parent] == j)
             lm, rm = masks[k], masks[k]
-            if rows.size:
+            # a feature listed twice is routed by its first column only, as
+            # scikit-learn's recursion does
+            if rows.size and j not in target_features[:k]:
                 go = _goes_left(tree, parent[rows], values[k])
                 lm, rm = lm.copy(), rm.copy()
                 lm[rows] &= go
@@ -233,19 +234,35 @@ def _checked_grid(est, grid, target_features):
                          f"{grid.shape}")
     maps = getattr(est, "_category_maps", None) or {}
     if any(int(j) in maps for j in target_features):
-        # the grid holds a DataFrame's category labels: code them as predict does
-        columns = []
-        for k, j in enumerate(target_features):
-            column = grid[:, k]
-            if int(j) in maps:
-                codes = maps[int(j)].get_indexer(column).astype(np.float64)
-                codes[codes < 0] = np.nan
-                column = codes
-            columns.append(np.asarray(column, dtype=np.float64))
+        columns = [_category_column(grid[:, k], maps.get(int(j)))
+                   for k, j in enumerate(target_features)]
         grid = np.column_stack(columns) if columns else grid.astype(np.float64)
     else:
         grid = grid.astype(np.float64)
     return grid, target_features
+
+
+def _category_column(column, categories):
+    """A grid column of a feature fitted as a pandas ``category`` column, as predict reads
+    it.  scikit-learn builds the grid from X's own values: a DataFrame's category labels
+    (coded here by the categories seen in fit, an unknown one as missing), or an array's
+    codes, which predict takes as they are.  Numbers that are all among the categories
+    are taken for labels, any other numbers for codes (where the categories are numbers
+    and the codes happen to be among them, a grid of codes is read as labels)."""
+    if categories is None:
+        return np.asarray(column, dtype=np.float64)
+    try:
+        numbers = np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        numbers = None                      # labels that are not numbers
+    index = categories.get_indexer(column)
+    if numbers is not None:
+        present = ~np.isnan(numbers)
+        if not np.all(index[present] >= 0):
+            return numbers                  # codes, as predict reads an array
+    codes = index.astype(np.float64)
+    codes[index < 0] = np.nan
+    return codes
 
 
 def tree_recursion(est, grid, target_features):

@@ -398,8 +398,12 @@ def explain(estimator, X, *, background=None, n_jobs=None):
     True
     """
     family, trees = _family(estimator)
-    if n_jobs is not None and not isinstance(n_jobs, numbers.Integral):
+    if n_jobs is not None and (not isinstance(n_jobs, numbers.Integral)
+                               or isinstance(n_jobs, bool)):
         raise TypeError(f"n_jobs must be an integer or None; got {n_jobs!r}")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must not be 0: a positive number of threads, or -1 for "
+                         "all cores")
     data = np.asarray(predict_input(estimator, X), dtype=np.float64)
     n, n_features = data.shape
     classifier = hasattr(estimator, "classes_")

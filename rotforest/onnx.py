@@ -18,7 +18,7 @@ columns in the order of ``classes_``); a regressor's ``variable`` (double,
 ``[None, 1]``).
 
 All the trees go into one ``TreeEnsemble`` node of the ``ai.onnx.ml`` domain, opset 5
-(onnx >= 1.16; onnxruntime >= 1.18 runs it), in double precision: thresholds, leaf
+(onnx >= 1.16; onnxruntime >= 1.19, tested with 1.32), in double precision: thresholds, leaf
 values and the sums are doubles, so that the model reproduces ``predict_proba`` /
 ``predict`` to rounding.  A threshold split sends ``x <= threshold`` to the left child and
 a missing value (NaN) where the node learned to send it: as ``x <= threshold`` (true:
@@ -775,6 +775,10 @@ def _converter(scope, operator, container):
     model = operator.raw_operator
     kind, classifier = _kind(model)
     g = _Skl2onnxGraph(onnx, scope, container)
+    if g.opset < _MIN_OPSET:
+        raise ValueError(f"rotforest's converters need the main ONNX domain at opset "
+                         f"{_MIN_OPSET} or more; skl2onnx was asked for {g.opset} "
+                         "(pass target_opset >= 13, or leave it unset)")
     x = operator.inputs[0]
     name = x.full_name
     if not isinstance(x.type, Double):

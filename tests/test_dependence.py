@@ -2,6 +2,8 @@
 every estimator, and the "recursion" method of the tree and random-forest regressors
 (rotforest/_dependence.py) against scikit-learn's on the same trees and a plain-Python
 traversal."""
+import warnings
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -312,3 +314,39 @@ def test_recursion_is_refused_where_it_does_not_apply(cls):
                                          "'recursion' method"):
         partial_dependence(est, X, [0], method="recursion")
     assert not hasattr(est, "_compute_partial_dependence_recursion")
+
+
+def test_category_codes_in_an_array_grid_are_read_as_predict_reads_them():
+    """A tree fitted on a DataFrame's category column predicts arrays of its codes; a grid
+    built from such an array holds codes, a grid built from the DataFrame its labels:
+    both give the partial dependence that brute force gives on the same input."""
+    import pandas as pd
+    from sklearn.inspection import partial_dependence
+    rng = np.random.default_rng(0)
+    c = rng.choice([10, 20, 30], 300)
+    frame = pd.DataFrame({"a": rng.normal(size=300),
+                          "c": pd.Categorical(c, categories=[10, 20, 30])})
+    est = DecisionTreeRegressor(max_depth=4, random_state=0).fit(frame, frame.a + (c == 20) * 5)
+    codes = frame.assign(c=frame.c.cat.codes.astype(float)).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # feature names absent from the array
+        from_codes = partial_dependence(est, codes, [1], categorical_features=[1],
+                                        method="recursion")["average"]
+        from_labels = partial_dependence(est, frame, [1], categorical_features=[1],
+                                         method="recursion")["average"]
+    np.testing.assert_allclose(from_codes, from_labels, atol=1e-12)
+    assert from_codes[0, 1] > 4 > from_codes[0, 0]
+
+
+def test_a_feature_listed_twice_is_routed_by_its_first_column():
+    """As scikit-learn's recursion on the same tree: the duplicate column changes
+    nothing."""
+    from sklearn.inspection import partial_dependence
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(300, 4)) * 8) / 8
+    y = X[:, 2] * 3 + X[:, 0]
+    tree = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y)
+    ours = partial_dependence(tree, X, [(2, 2)], method="recursion", grid_resolution=5)
+    theirs = partial_dependence(as_sklearn(tree), X, [(2, 2)], method="recursion",
+                                grid_resolution=5)
+    np.testing.assert_allclose(ours["average"], theirs["average"], atol=1e-12)

@@ -297,6 +297,10 @@ def test_errors():
         explain(est, X, background=X[:, :3])
     with pytest.raises(ValueError, match="background"):
         explain(est, X, background=X[:0])
+    with pytest.raises(TypeError, match="n_jobs"):
+        explain(est, X, n_jobs=True)
+    with pytest.raises(ValueError, match="n_jobs"):
+        explain(est, X, n_jobs=0)
 
 
 def test_benchmark_script_quick(capsys):

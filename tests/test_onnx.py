@@ -360,3 +360,16 @@ def test_benchmark_quick():
     assert len(rows) == 3
     for line in rows:    # our export reproduces our predictions to rounding
         assert float(line.split("|")[7]) < 1e-9
+
+
+def test_skl2onnx_refuses_an_opset_below_13_clearly():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    import rotforest.onnx  # noqa: F401  (registers the converters)
+    from rotforest import RandomForestClassifier
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)), rng.integers(0, 2, 60)
+    pipe = make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=3)).fit(X, y)
+    with pytest.raises(ValueError, match="opset 13"):
+        skl2onnx.to_onnx(pipe, X[:1], target_opset=12)
