@@ -260,21 +260,49 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     left, shape ``(node_count, 4)`` uint64 bitsets (bit c of word c // 64 for code c; 0
     for the other nodes; their threshold is NaN), else None.
     """
-    cdef int64_t n = X.shape[0], F = X.shape[1], K = n_classes, n_values = n_classes
+    cdef int64_t n = X.shape[0], F = X.shape[1]
     cdef bint regression = target is not None
-    cdef double yi
-    cdef double[::1] ylogy_view
-    cdef int64_t i, f, q, n_act = 0, root, tmax
-    cdef double tw = 0.0, wi, max_w = 0.0
-    cdef bint integral = True
-    cdef uint64_t max_rank = 0, ix, bad = 0
-    cdef int ibits, rbits, cbits, wbits, spare
-    cdef bint root_presorted
-    cdef const uint8_t[:, ::1] r1
-    cdef const uint16_t[:, ::1] r2
-    cdef const uint32_t[:, ::1] r4
+    cdef int64_t K = 3 if regression else n_classes      # the statistics a node keeps
+    cdef int64_t n_values = 1 if regression else n_classes
     cdef Builder B
-    cdef key_t* out
+    n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight, n_classes,
+                                                    criterion, monotonic, target)
+    col_top_arr, max_rank = _checked_column_tops(keys, n)
+    categorical = _checked_categories(categories, col_top_arr, monotonic, regression,
+                                      criterion)
+    if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
+                              or ranks.dtype not in (np.uint8, np.uint16, np.uint32)):
+        raise ValueError("ranks must be dense_ranks(keys)")
+    memset(&B, 0, sizeof(Builder))
+    _set_key_layout(&B, n, max_rank, K, regression, integral, tw, max_w)
+    _set_parameters(&B, X, sample_weight, target, monotonic, n_act, K, n_values, criterion,
+                    random_split, shuffle_features, max_depth, min_samples_split,
+                    min_samples_leaf, min_weight_leaf, max_features,
+                    min_impurity_decrease, tw, seed)
+    # the objects whose memory B points into stay referenced here until the tree is out
+    ranks = _allocate_method(&B, keys, ranks, col_top_arr, max_rank, n_act)
+    _allocate_common(&B, n, n_act)
+    if categorical is not None:
+        _allocate_categorical(&B, categorical, categories, min_category_samples)
+    y_order = _allocate_absolute(&B, target, monotonic is not None, n, n_act) \
+        if regression and criterion == CRIT_ABSOLUTE else None
+    ylogy = _poisson_terms(&B, target) if regression and criterion == CRIT_POISSON else None
+    _allocate_tables(&B, integral, col_top_arr, categorical)
+    payload = _fill_lists(&B, X, keys, y, col_top_arr, y_order)
+    _grow_from_root(&B, payload, col_top_arr, max_leaf_nodes)
+    return _export(&B, categorical is not None)
+
+
+cdef object _checked_arguments(const double[:, :] X, const uint32_t[:, ::1] keys,
+                               const int32_t[::1] y, const double[::1] sample_weight,
+                               int64_t K, int criterion, const int8_t[::1] monotonic,
+                               const double[::1] target):
+    """build_tree's checks of the data and weights; returns ``(n_act, tw, max_w,
+    integral)``: the samples of positive weight, their total and largest weight, and
+    whether every weight is an integer."""
+    cdef int64_t n = X.shape[0], F = X.shape[1], i, f, n_act = 0
+    cdef bint regression = target is not None, integral = True
+    cdef double yi, wi, tw = 0.0, max_w = 0.0
     if regression:
         if K != 1 or criterion not in REGRESSION_CRITERIA.values():
             raise ValueError("a regression tree takes n_classes=1 and a regression criterion")
@@ -285,7 +313,6 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             if not isfinite(yi) or (criterion == CRIT_POISSON and yi < 0.0):
                 raise ValueError("targets must be finite (and non-negative for Poisson)")
         K = 3                  # the statistics a node keeps (see _accumulate)
-        n_values = 1
     elif (y is None or y.shape[0] != n or criterion in REGRESSION_CRITERIA.values()):
         raise ValueError("a classification tree takes class codes y and a classification "
                          "criterion")
@@ -315,7 +342,14 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             raise ValueError("class codes must lie in [0, n_classes)")
     if n_act == 0:
         raise ValueError("the sample weights sum to zero")
-    # the highest dense rank of every column: its count of values, minus one
+    return n_act, tw, max_w, integral
+
+
+cdef object _checked_column_tops(const uint32_t[:, ::1] keys, int64_t n):
+    """The highest dense rank of every column (its count of values, minus one) and the
+    largest of them; checks that the keys are a presort of n samples."""
+    cdef int64_t F = keys.shape[0], f
+    cdef uint64_t max_rank, bad = 0
     col_top_arr = np.empty(F, dtype=np.uint64)
     cdef uint64_t[::1] col_top = col_top_arr
     with nogil:
@@ -325,28 +359,38 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 bad = 1
     if bad:
         raise ValueError("keys do not belong to X")
+    return col_top_arr, max_rank
 
-    categorical = None
-    if categories is not None:
-        if categories.shape[0] != F or categories.shape[1] != CAT_LEVELS:
+
+cdef object _checked_categories(const int16_t[:, ::1] categories,
+                                const uint64_t[::1] col_top, const int8_t[::1] monotonic,
+                                bint regression, int criterion):
+    """The mask (uint8) of the categorical features, or None; checks ``categories``."""
+    cdef int64_t F = col_top.shape[0], f
+    if categories is None:
+        return None
+    if categories.shape[0] != F or categories.shape[1] != CAT_LEVELS:
+        raise ValueError("categories must be category_codes(X, keys, categorical)")
+    categorical = (np.asarray(categories)[:, 0] >= 0).astype(np.uint8)
+    for f in range(F):
+        if categorical[f] and col_top[f] >= CAT_LEVELS:
             raise ValueError("categories must be category_codes(X, keys, categorical)")
-        categorical = (np.asarray(categories)[:, 0] >= 0).astype(np.uint8)
-        for f in range(F):
-            if categorical[f] and col_top[f] >= CAT_LEVELS:
-                raise ValueError("categories must be category_codes(X, keys, categorical)")
-            if categorical[f] and monotonic is not None and monotonic[f] != 0:
-                raise ValueError(f"categorical feature {f} cannot take a monotonic "
-                                 "constraint")
-        if not categorical.any():
-            categorical = None
-        elif regression and criterion == CRIT_ABSOLUTE:
-            raise ValueError("the absolute error does not split categorical features")
-    cdef const uint8_t[::1] cat_view = categorical
-    if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
-                              or ranks.dtype not in (np.uint8, np.uint16, np.uint32)):
-        raise ValueError("ranks must be dense_ranks(keys)")
-    memset(&B, 0, sizeof(Builder))
-    # layout of the working keys
+        if categorical[f] and monotonic is not None and monotonic[f] != 0:
+            raise ValueError(f"categorical feature {f} cannot take a monotonic "
+                             "constraint")
+    if not categorical.any():
+        return None
+    if regression and criterion == CRIT_ABSOLUTE:
+        raise ValueError("the absolute error does not split categorical features")
+    return categorical
+
+
+cdef int _set_key_layout(Builder* B, int64_t n, uint64_t max_rank, int64_t K,
+                         bint regression, bint integral, double tw,
+                         double max_w) except -1:
+    """The layout of the working keys: from the low bits, the sample index, its weight
+    (integer weights that fit), its class, its rank in the feature."""
+    cdef int ibits, rbits, cbits, wbits, spare
     ibits = max(1, _bit_length(<uint64_t> (n - 1)))
     rbits = max(1, _bit_length(max_rank))
     cbits = 0 if regression else _bit_length(<uint64_t> (K - 1))
@@ -362,17 +406,29 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.cmask = ((<uint64_t> 1) << cbits) - 1
     B.rshift = ibits + wbits + cbits
     B.rbits = rbits
+    return 0
 
+
+cdef int _set_parameters(Builder* B, const double[:, :] X, const double[::1] sample_weight,
+                         const double[::1] target, const int8_t[::1] monotonic,
+                         int64_t n_act, int64_t K, int64_t n_values, int criterion,
+                         bint random_split, bint shuffle_features, int64_t max_depth,
+                         int64_t min_samples_split, int64_t min_samples_leaf,
+                         double min_weight_leaf, int64_t max_features,
+                         double min_impurity_decrease, double tw,
+                         uint64_t seed) except -1:
+    """The data (pointers into the caller's arrays) and the settings of the growth."""
+    cdef int64_t F = X.shape[1]
     B.X = &X[0, 0]
     B.xrs = _element_stride(X.strides[0])
     B.xcs = _element_stride(X.strides[1])
     B.w = &sample_weight[0]
-    B.n_total = n
+    B.n_total = X.shape[0]
     B.n_features = F
     B.n_classes = K
     B.n_values = n_values
-    B.regression = regression
-    if regression:
+    B.regression = target is not None
+    if B.regression:
         B.yv = &target[0]
     B.n_active = n_act
     B.criterion = criterion
@@ -392,42 +448,61 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.ent_cap = 64
     B.order_cap = 64
     B.node_cap = 256
-    # how the root (and so the tree) starts: with the lists, unless sorting in the nodes
-    # already costs less there, or the lists would not fit in memory
+    return 0
+
+
+cdef object _allocate_method(Builder* B, const uint32_t[:, ::1] keys, ranks,
+                             const uint64_t[::1] col_top, uint64_t max_rank,
+                             int64_t n_act):
+    """How the root (and so the tree) starts: with the lists, unless sorting in the nodes
+    already costs less there, or the lists would not fit in memory; allocates what the
+    method needs.  Returns the dense ranks that sorting nodes read (computed here when
+    the caller has none), or None."""
+    cdef int64_t F = B.n_features
+    cdef const uint8_t[:, ::1] r1
+    cdef const uint16_t[:, ::1] r2
+    cdef const uint32_t[:, ::1] r4
     B.method = _tree_method(B.max_features, F, B.rbits, &col_top[0], n_act)
-    root_presorted = B.method != METHOD_SORT
-    if root_presorted:
+    if B.method != METHOD_SORT:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
         B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
         if B.lists == NULL:
             # no room for the lists: every node sorts (needs 4 bytes a cell of ranks)
-            root_presorted = False
             B.method = METHOD_SORT
-    if B.method != METHOD_PRESORT:
-        if ranks is None:
-            ranks = dense_ranks(keys)
-        B.rank_bytes = ranks.dtype.itemsize
-        if B.rank_bytes < _dtype_for(max_rank).itemsize:
-            _free_builder(&B)
-            raise ValueError("ranks must be dense_ranks(keys)")
-        if B.rank_bytes == 1:
-            r1 = ranks
-            B.ranks = &r1[0, 0]
-        elif B.rank_bytes == 2:
-            r2 = ranks
-            B.ranks = &r2[0, 0]
         else:
-            r4 = ranks
-            B.ranks = &r4[0, 0]
-        B.samples = <key_t*> malloc((n_act + 9) * sizeof(key_t))
-        B.sorted_keys[0] = <key_t*> calloc(n_act + 9, sizeof(key_t))
-        B.sorted_keys[1] = <key_t*> calloc(n_act + 9, sizeof(key_t))
-        B.sort_tmp = <key_t*> calloc(n_act + 9, sizeof(key_t))
-        B.hist = <int64_t*> malloc(max((1 << RADIX_BITS) + 1, 4 * 256) * sizeof(int64_t))
-        if (B.samples == NULL or B.sorted_keys[0] == NULL or B.sorted_keys[1] == NULL
-                or B.sort_tmp == NULL or B.hist == NULL):
-            _free_builder(&B)
-            raise MemoryError("not enough memory to grow the tree")
+            memset(B.lists + F * n_act, 0, 9 * sizeof(key_t))
+    if B.method == METHOD_PRESORT:
+        return ranks
+    if ranks is None:
+        ranks = dense_ranks(keys)
+    B.rank_bytes = ranks.dtype.itemsize
+    if B.rank_bytes < _dtype_for(max_rank).itemsize:
+        _free_builder(B)
+        raise ValueError("ranks must be dense_ranks(keys)")
+    if B.rank_bytes == 1:
+        r1 = ranks
+        B.ranks = &r1[0, 0]
+    elif B.rank_bytes == 2:
+        r2 = ranks
+        B.ranks = &r2[0, 0]
+    else:
+        r4 = ranks
+        B.ranks = &r4[0, 0]
+    B.samples = <key_t*> malloc((n_act + 9) * sizeof(key_t))
+    B.sorted_keys[0] = <key_t*> calloc(n_act + 9, sizeof(key_t))
+    B.sorted_keys[1] = <key_t*> calloc(n_act + 9, sizeof(key_t))
+    B.sort_tmp = <key_t*> calloc(n_act + 9, sizeof(key_t))
+    B.hist = <int64_t*> malloc(max((1 << RADIX_BITS) + 1, 4 * 256) * sizeof(int64_t))
+    if (B.samples == NULL or B.sorted_keys[0] == NULL or B.sorted_keys[1] == NULL
+            or B.sort_tmp == NULL or B.hist == NULL):
+        _free_builder(B)
+        raise MemoryError("not enough memory to grow the tree")
+    return ranks
+
+
+cdef int _allocate_common(Builder* B, int64_t n, int64_t n_act) except -1:
+    """The per-class counts, the frontier of entries and the output nodes."""
+    cdef int64_t K = B.n_classes, F = B.n_features
     B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
     B.goleft = <uint32_t*> calloc((n >> 5) + 2, sizeof(uint32_t))
     B.cl = <double*> malloc(K * sizeof(double))
@@ -444,81 +519,112 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     B.free_list = <int64_t*> malloc(B.ent_cap * sizeof(int64_t))
     B.order = <int64_t*> malloc(B.order_cap * sizeof(int64_t))
     B.nodes = <Node*> malloc(B.node_cap * sizeof(Node))
-    B.values = <double*> malloc(B.node_cap * n_values * sizeof(double))
-    if categorical is not None:
-        B.categorical = &cat_view[0]
-        B.cat_code = &categories[0, 0]
-        B.cat_bits = <uint64_t*> malloc(B.node_cap * CAT_WORDS * sizeof(uint64_t))
-        B.cat_stat = <double*> malloc((CAT_LEVELS + 1) * K * sizeof(double))
-        B.cat_w = <double*> malloc((CAT_LEVELS + 1) * sizeof(double))
-        B.cat_n = <int64_t*> calloc(CAT_LEVELS + 1, sizeof(int64_t))
-        B.cat_lv = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
-        B.cat_sv = <int64_t*> malloc((CAT_LEVELS + 1) * sizeof(int64_t))
-        B.cat_grp = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
-        B.cat_ord = <rf_vi*> malloc((CAT_LEVELS + 1) * sizeof(rf_vi))
-        B.cat_side = <uint8_t*> malloc((CAT_LEVELS + 1) * sizeof(uint8_t))
-        B.cat_support = min_category_samples
-        B.cat_cl = <double*> malloc(K * sizeof(double))
-        B.cat_cr = <double*> malloc(K * sizeof(double))
-        if (B.cat_bits == NULL or B.cat_stat == NULL or B.cat_w == NULL or B.cat_n == NULL
-                or B.cat_lv == NULL or B.cat_sv == NULL or B.cat_grp == NULL
-                or B.cat_ord == NULL or B.cat_side == NULL
-                or B.cat_cl == NULL or B.cat_cr == NULL):
-            _free_builder(&B)
-            raise MemoryError("not enough memory to grow the tree")
-    if regression and criterion == CRIT_ABSOLUTE:
-        B.absolute = True
-        B.ylist = <key_t*> malloc((n_act + 1) * sizeof(key_t))
-        B.ytmp = <key_t*> malloc((n_act + 1) * sizeof(key_t))
-        B.abs_rank = <int32_t*> malloc(n * sizeof(int32_t))
-        B.abs_rec = <rf_rec*> malloc((n_act + 2) * sizeof(rf_rec))
-        B.abs_cost = <double*> malloc(4 * (n_act + 1) * sizeof(double))
-        if monotonic is not None:       # (the children's medians, for the constraints)
-            B.abs_med = <double*> malloc(4 * (n_act + 1) * sizeof(double))
-        if (B.ylist == NULL or B.ytmp == NULL or B.abs_rank == NULL or B.abs_rec == NULL
-                or B.abs_cost == NULL or (monotonic is not None and B.abs_med == NULL)):
-            _free_builder(&B)
-            raise MemoryError("not enough memory to grow the tree")
-        y_order = np.argsort(np.asarray(target), kind="stable").astype(np.int64)
-    cdef int64_t[::1] y_order_view = y_order if B.absolute else None
-    if regression and criterion == CRIT_POISSON:
-        ylogy = np.asarray(target).copy()
-        positive = ylogy > 0.0
-        ylogy[positive] *= np.log(ylogy[positive])     # 0 log 0 = 0
-        ylogy_view = ylogy
-        B.ylogy = &ylogy_view[0]
-
-    payload_arr = np.empty(n, dtype=np.uint64)
-    cdef uint64_t[::1] payload = payload_arr
-    if integral and criterion == CRIT_ENTROPY and tw <= XLOGX_TABLE_MAX:
-        tmax = <int64_t> tw + 1
-        B.xlogx_table = <double*> malloc(tmax * sizeof(double))
-        if B.xlogx_table != NULL:
-            B.xlogx_table[0] = 0.0
-            for i in range(1, tmax):
-                B.xlogx_table[i] = i * log(<double> i)
-    if (B.ranks != NULL and not regression and K <= COUNT_CLASSES and criterion == CRIT_GINI
-            and B.packed and not random_split):
-        B.few = <uint8_t*> calloc(F, sizeof(uint8_t))
-        if B.few == NULL:
-            _free_builder(&B)
-            raise MemoryError("not enough memory to grow the tree")
-        for f in range(F):
-            B.few[f] = col_top[f] < COUNT_BINS and not (categorical is not None
-                                                        and cat_view[f])
-    if ((root_presorted and B.lists == NULL) or B.scratch == NULL or B.goleft == NULL
+    B.values = <double*> malloc(B.node_cap * B.n_values * sizeof(double))
+    if (B.scratch == NULL or B.goleft == NULL
             or B.cl == NULL or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
             or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL
             or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
             or B.free_list == NULL or B.order == NULL or B.nodes == NULL
             or B.values == NULL):
-        _free_builder(&B)
+        _free_builder(B)
         raise MemoryError("not enough memory to grow the tree")
-    if root_presorted:
-        memset(B.lists + F * n_act, 0, 9 * sizeof(key_t))
+    return 0
+
+
+cdef int _allocate_categorical(Builder* B, const uint8_t[::1] categorical,
+                               const int16_t[:, ::1] categories,
+                               int64_t min_category_samples) except -1:
+    """The state of the splits on sets of categories (see _categorical.pxi)."""
+    cdef int64_t K = B.n_classes
+    B.categorical = &categorical[0]
+    B.cat_code = &categories[0, 0]
+    B.cat_bits = <uint64_t*> malloc(B.node_cap * CAT_WORDS * sizeof(uint64_t))
+    B.cat_stat = <double*> malloc((CAT_LEVELS + 1) * K * sizeof(double))
+    B.cat_w = <double*> malloc((CAT_LEVELS + 1) * sizeof(double))
+    B.cat_n = <int64_t*> calloc(CAT_LEVELS + 1, sizeof(int64_t))
+    B.cat_lv = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
+    B.cat_sv = <int64_t*> malloc((CAT_LEVELS + 1) * sizeof(int64_t))
+    B.cat_grp = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
+    B.cat_ord = <rf_vi*> malloc((CAT_LEVELS + 1) * sizeof(rf_vi))
+    B.cat_side = <uint8_t*> malloc((CAT_LEVELS + 1) * sizeof(uint8_t))
+    B.cat_support = min_category_samples
+    B.cat_cl = <double*> malloc(K * sizeof(double))
+    B.cat_cr = <double*> malloc(K * sizeof(double))
+    if (B.cat_bits == NULL or B.cat_stat == NULL or B.cat_w == NULL or B.cat_n == NULL
+            or B.cat_lv == NULL or B.cat_sv == NULL or B.cat_grp == NULL
+            or B.cat_ord == NULL or B.cat_side == NULL
+            or B.cat_cl == NULL or B.cat_cr == NULL):
+        _free_builder(B)
+        raise MemoryError("not enough memory to grow the tree")
+    return 0
+
+
+cdef object _allocate_absolute(Builder* B, const double[::1] target, bint monotonic,
+                               int64_t n, int64_t n_act):
+    """The state of the absolute error (see _absolute.pxi); returns the samples in
+    order of their targets."""
+    B.absolute = True
+    B.ylist = <key_t*> malloc((n_act + 1) * sizeof(key_t))
+    B.ytmp = <key_t*> malloc((n_act + 1) * sizeof(key_t))
+    B.abs_rank = <int32_t*> malloc(n * sizeof(int32_t))
+    B.abs_rec = <rf_rec*> malloc((n_act + 2) * sizeof(rf_rec))
+    B.abs_cost = <double*> malloc(4 * (n_act + 1) * sizeof(double))
+    if monotonic:       # (the children's medians, for the constraints)
+        B.abs_med = <double*> malloc(4 * (n_act + 1) * sizeof(double))
+    if (B.ylist == NULL or B.ytmp == NULL or B.abs_rank == NULL or B.abs_rec == NULL
+            or B.abs_cost == NULL or (monotonic and B.abs_med == NULL)):
+        _free_builder(B)
+        raise MemoryError("not enough memory to grow the tree")
+    return np.argsort(np.asarray(target), kind="stable").astype(np.int64)
+
+
+cdef object _poisson_terms(Builder* B, const double[::1] target):
+    """y log y of every target (0 log 0 = 0), which the Poisson deviance sums."""
+    ylogy = np.asarray(target).copy()
+    positive = ylogy > 0.0
+    ylogy[positive] *= np.log(ylogy[positive])
+    cdef double[::1] view = ylogy
+    B.ylogy = &view[0]
+    return ylogy
+
+
+cdef int _allocate_tables(Builder* B, bint integral, const uint64_t[::1] col_top,
+                          const uint8_t[::1] categorical) except -1:
+    """The table of x log x for integer weights (entropy), and which features have so
+    few values that nodes count them instead of sorting (two-class Gini)."""
+    cdef int64_t tmax, i, f, F = B.n_features
+    if integral and B.criterion == CRIT_ENTROPY and B.total_weight <= XLOGX_TABLE_MAX:
+        tmax = <int64_t> B.total_weight + 1
+        B.xlogx_table = <double*> malloc(tmax * sizeof(double))
+        if B.xlogx_table != NULL:
+            B.xlogx_table[0] = 0.0
+            for i in range(1, tmax):
+                B.xlogx_table[i] = i * log(<double> i)
+    if (B.ranks != NULL and not B.regression and B.n_classes <= COUNT_CLASSES
+            and B.criterion == CRIT_GINI and B.packed and not B.random_split):
+        B.few = <uint8_t*> calloc(F, sizeof(uint8_t))
+        if B.few == NULL:
+            _free_builder(B)
+            raise MemoryError("not enough memory to grow the tree")
+        for f in range(F):
+            B.few[f] = col_top[f] < COUNT_BINS and not (categorical is not None
+                                                        and categorical[f])
+    return 0
+
+
+cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1] keys,
+                        const int32_t[::1] y, const uint64_t[::1] col_top,
+                        const int64_t[::1] y_order):
+    """Each feature's rank of missing values, the working lists (or, for a tree that
+    sorts in its nodes, the samples), and for the absolute error the samples in order of
+    their targets.  Returns every sample's packed payload (INACTIVE: weight zero)."""
+    cdef int64_t n = X.shape[0], F = X.shape[1], n_act = B.n_active, i, f, q
+    cdef uint64_t ix
+    cdef bint root_presorted = B.method != METHOD_SORT
+    payload_arr = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] payload = payload_arr
     for f in range(F):
         B.feats[f] = f
-
     with nogil:
         # missing values sort last, with their feature's highest rank
         for f in range(F):
@@ -532,7 +638,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         # sample's class, weight and index are packed once, so the copy reads one array
         for i in range(n):
             if B.w[i] > 0.0:
-                payload[i] = (0 if regression else (<uint64_t> y[i]) << B.cshift) \
+                payload[i] = (0 if B.regression else (<uint64_t> y[i]) << B.cshift) \
                     | <uint64_t> i
                 if B.packed:
                     payload[i] |= (<uint64_t> B.w[i]) << B.wshift
@@ -554,14 +660,26 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         if B.absolute:
             q = 0
             for i in range(n):
-                if payload[y_order_view[i]] != INACTIVE:
-                    B.ylist[q] = payload[y_order_view[i]]
+                if payload[y_order[i]] != INACTIVE:
+                    B.ylist[q] = payload[y_order[i]]
                     q += 1
     if B.error == 3:
-        _free_builder(&B)
+        _free_builder(B)
         raise ValueError("keys do not belong to X")
+    return payload_arr
+
+
+cdef int _grow_from_root(Builder* B, const uint64_t[::1] payload,
+                         const uint64_t[::1] col_top, int64_t max_leaf_nodes) except -1:
+    """The root's entry (its class counts or statistics, impurity, the columns constant
+    over the tree's samples), then the growth; clear errors for a failed growth."""
+    cdef int64_t n = payload.shape[0], n_act = B.n_active, K = B.n_classes, F = B.n_features
+    cdef int64_t root, i, f
+    cdef double wi, tw = B.total_weight
+    cdef bint root_presorted = B.method != METHOD_SORT
+    cdef key_t* out
     with nogil:
-        root = _ent_alloc(&B)
+        root = _ent_alloc(B)
         B.ent[root].start = 0
         B.ent[root].end = n_act
         B.ent[root].depth = 0
@@ -576,13 +694,13 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         memset(B.ent_const + root * B.n_words, 0, B.n_words * sizeof(uint64_t))
         for i in range(n):
             if B.w[i] > 0.0:
-                _accumulate(&B, payload[i], B.w[i], B.ent_counts + root * 3 * K)
+                _accumulate(B, payload[i], B.w[i], B.ent_counts + root * 3 * K)
         if B.absolute:
-            _absolute_stats(&B, B.ylist, 0, n_act, &wi, &B.ent[root].median,
+            _absolute_stats(B, B.ylist, 0, n_act, &wi, &B.ent[root].median,
                             &B.ent[root].impurity)
             B.ent[root].impurity /= wi
         else:
-            B.ent[root].impurity = _impurity(&B, B.ent_counts + root * 3 * K, tw)
+            B.ent[root].impurity = _impurity(B, B.ent_counts + root * 3 * K, tw)
         for f in range(F):      # columns constant over this tree's samples
             if root_presorted:
                 out = B.lists + f * n_act
@@ -591,27 +709,31 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             elif col_top[f] > 0:
                 continue        # (sorting nodes find the others when they draw them)
             B.ent_const[root * B.n_words + (f >> 6)] |= (<uint64_t> 1) << (f & 63)
-        _grow(&B, root, max_leaf_nodes)
-
+        _grow(B, root, max_leaf_nodes)
     if B.error:
-        _free_builder(&B)
+        _free_builder(B)
         if B.error == 2:
             raise ValueError(f"the tree would have more than {MAX_NODES} nodes; limit its "
                              "size (max_depth, max_leaf_nodes, min_samples_leaf)")
         raise MemoryError("not enough memory to grow the tree")
+    return 0
+
+
+cdef object _export(Builder* B, bint categorical):
+    """``(nodes, value, max_depth, left_codes)`` copied out of the builder, which is
+    freed."""
     nodes = np.empty(B.node_count, dtype=NODE_DTYPE)
     cdef uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)
     memcpy(&raw[0], B.nodes, B.node_count * sizeof(Node))
-    value = np.empty((B.node_count, 1, n_values), dtype=np.float64)
+    value = np.empty((B.node_count, 1, B.n_values), dtype=np.float64)
     cdef double[:, :, ::1] vv = value
-    memcpy(&vv[0, 0, 0], B.values, B.node_count * n_values * sizeof(double))
+    memcpy(&vv[0, 0, 0], B.values, B.node_count * B.n_values * sizeof(double))
     depth = B.depth_reached
     left_codes = None
     cdef uint64_t[:, ::1] lcv
-    if categorical is not None:
+    if categorical:
         left_codes = np.empty((B.node_count, CAT_WORDS), dtype=np.uint64)
         lcv = left_codes
-        memcpy(&lcv[0, 0], B.cat_bits,
-               B.node_count * CAT_WORDS * sizeof(uint64_t))
-    _free_builder(&B)
+        memcpy(&lcv[0, 0], B.cat_bits, B.node_count * CAT_WORDS * sizeof(uint64_t))
+    _free_builder(B)
     return nodes, value, depth, left_codes
