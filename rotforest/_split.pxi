@@ -18,60 +18,22 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef uint64_t* consts = B.ent_const + ei * B.n_words
     cdef key_t* base = B.lists
     cdef key_t* swap
-    cdef int64_t f, i, j, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, c, q
-    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, enm, n_left, m1i = 0, mwi = 0, t2
-    cdef double best = -INFINITY, proxy, thr = 0.0, perfect, best_thr = 0.0, wl, wr, wi, a, b
-    cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_int
     cdef const key_t* L
-    cdef double st6[6]
-    cdef int64_t levels = 0
-    cdef bint best_cat = False
-    cdef bint best_counted = False, counted
+    cdef int64_t f, i, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, t2
+    cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, m1i = 0, mwi = 0, levels = 0
+    cdef double best = -INFINITY, proxy, thr = 0.0, perfect, best_thr = 0.0
+    cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_int
+    cdef bint best_cat = False, best_counted = False, counted
     cdef CatSplit cat
-    # A best proxy from which no cut can be strictly better, as computed: with two
-    # samples, any cut (every cut is the same partition); the absolute error's 0 (the
-    # kernels hold every sum of absolute deviations at 0 or above); with integer
-    # weights, Gini's and the misclassification rate's node weight, reached exactly by a
-    # cut into pure children and by no other (another falls short by about 1 or more,
-    # the sums being exact integers), and entropy's 0, which a cut into pure children
-    # reaches up to rounding and no other comes near (every such cut is the same
-    # partition, the two classes of the node on either side).  (Not with random cuts:
-    # each feature draws its threshold.)
-    perfect = INFINITY
-    if B.random_split:
-        pass
-    elif end - s == 2:
-        perfect = -INFINITY
-    elif B.absolute:
-        perfect = 0.0
-    elif B.packed and not B.regression:
-        perfect = 0.0 if B.criterion == CRIT_ENTROPY else e.weight
+    perfect = _perfect_proxy(B, e)
     if B.absolute:
         _absolute_node(B, s, end)
-    # the multiclass Gini kernel takes the node's class weights as integers (in cri) and
-    # the sum of their squares, the same for every feature (with the kernels on, no
-    # other scan at such a node writes cri: _scan_missing and the categorical scans keep
-    # doubles, and _gini_multi_cuts writes it only on the portable path)
-    multi_int = (B.criterion == CRIT_GINI and K > 2 and B.packed
-                 and B.min_weight_leaf == 0.0 and not B.random_split)
-    if multi_int:
-        t2 = 0
-        for c in range(K):
-            B.cri[c] = <int64_t> counts[c]
-            t2 += B.cri[c] * B.cri[c]
+    multi_int = _multi_int_counts(B, counts, &t2)
     i = 0
     while i < F:
-        if draw:
-            if visited >= B.max_features and found > 0:
-                break
-            # B.feats is a permutation of the features kept from node to node: the first
-            # i are this node's draws so far, any arrangement of the rest is as good
-            j = i + <int64_t> _rand_below(&B.rng, F - i)
-            f = B.feats[j]
-            B.feats[j] = B.feats[i]
-            B.feats[i] = f
-        else:
-            f = i
+        if draw and visited >= B.max_features and found > 0:
+            break
+        f = _next_feature(B, i) if draw else i
         i += 1
         visited += 1
         if (consts[f >> 6] >> (f & 63)) & 1:
@@ -81,11 +43,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             # drawn (the same draws as if scanned), not scanned
             continue
         if B.categorical != NULL and B.categorical[f]:
-            if presorted and ((base[f * B.n_active + s] ^ base[f * B.n_active + end - 1])
-                              >> B.rshift) == 0:
-                levels = 1
-            else:
-                proxy = _scan_categorical(B, f, s, end, presorted, counts, e.weight, &levels)
+            proxy = _categorical_proxy(B, e, f, counts, &levels)
             if levels < 2:
                 consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
                 continue
@@ -124,66 +82,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         mwi = 0
         if B.any_missing and B.nan_rank[f] != NO_NAN:
             nm = _missing_tail(B, L, s, end, B.nan_rank[f], &m1i, &mwi)
-        if counted:
-            pass                     # proxy and pos from the counts
-        elif B.random_split:
-            proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, &pos, &thr, &ml,
-                                  e.lower, e.upper)
-        elif B.absolute:
-            proxy = _scan_absolute(B, L, s, end, nm, e.weight, best, &pos, &ml,
-                                   B.monotonic[f] if B.monotonic != NULL else 0,
-                                   e.lower, e.upper)
-        elif B.monotonic != NULL and B.monotonic[f] != 0:
-            # a constrained feature: the portable scan, checking every cut
-            proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml,
-                                  B.monotonic[f], e.lower, e.upper)
-        elif B.criterion == CRIT_GINI and K == 2:
-            if B.packed:
-                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
-                                          &ml, <int64_t> 0, m1i, mwi)
-            else:
-                proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, &pos,
-                                          &ml, <double> 0.0, 0, 0)
-        elif B.regression:
-            # the cuts beating the features before (see there)
-            proxy = _scan_regression(B, L, s, end, nm, counts, e.weight, best, &pos, &ml)
-        elif nm > 0 and multi_int:
-            # more than two classes with missing values: the runs of cuts with them right
-            # and left (see there), on the AVX-512 kernel where present
-            proxy = _scan_gini_multi_missing(B, L, s, end, nm, counts, t2, e.weight, best,
-                                             &pos, &ml)
-        elif nm > 0 and B.criterion == CRIT_ENTROPY:
-            # the same two runs on the entropy scan
-            if B.packed:
-                proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
-                                              &pos, &ml, <int64_t> 0)
-            else:
-                proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
-                                              &pos, &ml, <double> 0.0)
-        elif nm > 0:
-            proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, &pos, &ml)
-        elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
-                and B.xlogx_table != NULL and B.min_weight_leaf == 0.0):
-            # the cuts of the AVX-512 kernel that beat the features before (see there)
-            pos = -1
-            proxy = best
-            rf_entropy_binary_avx512(L, s, end - B.min_samples_leaf,
-                                     s + B.min_samples_leaf, end - B.min_samples_leaf,
-                                     B.cshift, B.rshift, B.wshift, B.wmask, counts[1],
-                                     e.weight, B.xlogx_table, &proxy, &pos)
-            if pos < 0:
-                proxy = -INFINITY
-        elif multi_int:
-            # more than two classes: the cuts that beat the features before, on the
-            # AVX-512 kernel where present (see there)
-            memset(B.cli, 0, K * sizeof(int64_t))
-            proxy = _gini_multi_cuts(B, L, s, end - B.min_samples_leaf,
-                                     s + B.min_samples_leaf, counts, t2, e.weight, best,
-                                     &pos)
-        elif B.packed:
-            proxy = _scan(B, L, s, end, counts, e.weight, &pos, <int64_t> 0)
-        else:
-            proxy = _scan(B, L, s, end, counts, e.weight, &pos, <double> 0.0)
+        if not counted:          # (a counted feature has its proxy and pos already)
+            proxy = _scan_numeric(B, e, L, f, nm, m1i, mwi, counts, best, multi_int, t2,
+                                  &pos, &thr, &ml)
         if proxy > best:
             best = proxy
             best_f = f
@@ -203,6 +104,90 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     if best_cat:
         _categorical_split(B, e, best_f, &cat)
         return
+    _finish_split(B, e, best_f, best_p, best_thr, best_nm, best_ml, best_counted)
+
+
+cdef inline int64_t _next_feature(Builder* B, int64_t i) noexcept nogil:
+    """The node's i-th drawn feature: B.feats is a permutation of the features kept from
+    node to node, whose first i are this node's draws so far (any arrangement of the
+    rest is as good)."""
+    cdef int64_t j = i + <int64_t> _rand_below(&B.rng, B.n_features - i)
+    cdef int64_t f = B.feats[j]
+    B.feats[j] = B.feats[i]
+    B.feats[i] = f
+    return f
+
+
+cdef inline bint _multi_int_counts(Builder* B, const double* counts,
+                                   int64_t* t2) noexcept nogil:
+    """Whether the node's features take the multiclass Gini kernel, which reads the
+    node's class weights as integers (in cri) and the sum of their squares (t2), the
+    same for every feature (with the kernels on, no other scan at such a node writes
+    cri: _scan_missing and the categorical scans keep doubles, and _gini_multi_cuts
+    writes it only on the portable path)."""
+    cdef int64_t c
+    if not (B.criterion == CRIT_GINI and B.n_classes > 2 and B.packed
+            and B.min_weight_leaf == 0.0 and not B.random_split):
+        return False
+    t2[0] = 0
+    for c in range(B.n_classes):
+        B.cri[c] = <int64_t> counts[c]
+        t2[0] += B.cri[c] * B.cri[c]
+    return True
+
+
+cdef inline double _categorical_proxy(Builder* B, const Entry* e, int64_t f,
+                                      const double* counts, int64_t* levels) noexcept nogil:
+    """The best split of categorical feature f on sets of its levels (see
+    _categorical.pxi), and how many levels the node holds (1 from the presorted list
+    when it is constant there)."""
+    cdef const key_t* L
+    if e.presorted:
+        L = B.lists + f * B.n_active
+        if ((L[e.start] ^ L[e.end - 1]) >> B.rshift) == 0:
+            levels[0] = 1
+            return -INFINITY
+    return _scan_categorical(B, f, e.start, e.end, e.presorted, counts, e.weight, levels)
+
+
+cdef inline double _perfect_proxy(const Builder* B, const Entry* e) noexcept nogil:
+    """A best proxy from which no cut of the node can be strictly better (INFINITY: none
+    known), so that the features left are drawn but not scanned.  With two samples, any
+    cut (every cut is the same partition); the absolute error's 0 (the kernels hold
+    every sum of absolute deviations at 0 or above); with integer weights, Gini's and
+    the misclassification rate's node weight, reached exactly by a cut into pure
+    children and by no other (another falls short by about 1 or more, the sums being
+    exact integers), and entropy's 0, which a cut into pure children reaches up to
+    rounding and no other comes near (every such cut is the same partition, the two
+    classes of the node on either side).  Not with random cuts: each feature draws its
+    threshold."""
+    cdef double perfect = INFINITY
+    if B.random_split:
+        pass
+    elif e.end - e.start == 2:
+        perfect = -INFINITY
+    elif B.absolute:
+        perfect = 0.0
+    elif B.packed and not B.regression:
+        perfect = 0.0 if B.criterion == CRIT_ENTROPY else e.weight
+    return perfect
+
+
+cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
+                        double best_thr, int64_t best_nm, bint best_ml,
+                        bint best_counted) noexcept nogil:
+    """Completes a node's split on numeric feature best_f at position best_p of its keys
+    (best_nm of them missing, which go left when best_ml): the children's exact class
+    counts (or target sums) and weights, their impurities, the improvement, the
+    threshold; has_split stays 0 when the improvement falls short."""
+    cdef int64_t K = B.n_classes, s = e.start, end = e.end, enm, n_left, c, q
+    cdef int64_t ei = e - B.ent
+    cdef double* cleft = B.ent_counts + ei * 3 * K + K
+    cdef double* cright = cleft + K
+    cdef const key_t* L
+    cdef key_t* swap
+    cdef double wl, wr, wi, a, b, thr
+    cdef double st6[6]
     if best_counted:
         # the counted winner's keys, sorted now (not constant: it has a cut)
         _node_keys(B, best_f, s, end)
@@ -210,7 +195,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         B.sorted_keys[0] = B.sorted_keys[1]
         B.sorted_keys[1] = swap
     # exact class counts (or target sums) of both children
-    L = base + best_f * B.n_active if presorted else B.sorted_keys[1]
+    L = B.lists + best_f * B.n_active if e.presorted else B.sorted_keys[1]
     enm = end - best_nm
     e.split.cut_rank = (L[best_p] >> B.rshift) if best_p < enm else B.nan_rank[best_f]
     for c in range(K):
@@ -283,6 +268,78 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             thr = a
         e.split.threshold = thr
     e.has_split = 1
+
+
+cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f, int64_t nm,
+                                 int64_t m1i, int64_t mwi, const double* counts,
+                                 double best, bint multi_int, int64_t t2, int64_t* pos,
+                                 double* thr, int64_t* ml) noexcept nogil:
+    """The best cut of one numeric feature of a node (its keys ``L``, nm of them missing
+    at the end of ``L[start:end)``): the scan for the criterion and the case at hand,
+    each named; ``best`` is the node's best proxy so far, which some scans only need to
+    beat.  Returns the cut's proxy (-inf: none) and sets pos, thr (random cuts) and ml
+    (missing values left)."""
+    cdef int64_t s = e.start, end = e.end, K = B.n_classes
+    cdef double proxy
+    if B.random_split:
+        proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, pos, thr, ml,
+                              e.lower, e.upper)
+    elif B.absolute:
+        proxy = _scan_absolute(B, L, s, end, nm, e.weight, best, pos, ml,
+                               B.monotonic[f] if B.monotonic != NULL else 0,
+                               e.lower, e.upper)
+    elif B.monotonic != NULL and B.monotonic[f] != 0:
+        # a constrained feature: the portable scan, checking every cut
+        proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, pos, ml,
+                              B.monotonic[f], e.lower, e.upper)
+    elif B.criterion == CRIT_GINI and K == 2:
+        if B.packed:
+            proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, pos,
+                                      ml, <int64_t> 0, m1i, mwi)
+        else:
+            proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, pos,
+                                      ml, <double> 0.0, 0, 0)
+    elif B.regression:
+        # the cuts beating the features before (see there)
+        proxy = _scan_regression(B, L, s, end, nm, counts, e.weight, best, pos, ml)
+    elif nm > 0 and multi_int:
+        # more than two classes with missing values: the runs of cuts with them right
+        # and left (see there), on the AVX-512 kernel where present
+        proxy = _scan_gini_multi_missing(B, L, s, end, nm, counts, t2, e.weight, best,
+                                         pos, ml)
+    elif nm > 0 and B.criterion == CRIT_ENTROPY:
+        # the same two runs on the entropy scan
+        if B.packed:
+            proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
+                                          pos, ml, <int64_t> 0)
+        else:
+            proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
+                                          pos, ml, <double> 0.0)
+    elif nm > 0:
+        proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, pos, ml)
+    elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
+            and B.xlogx_table != NULL and B.min_weight_leaf == 0.0):
+        # the cuts of the AVX-512 kernel that beat the features before (see there)
+        pos[0] = -1
+        proxy = best
+        rf_entropy_binary_avx512(L, s, end - B.min_samples_leaf,
+                                 s + B.min_samples_leaf, end - B.min_samples_leaf,
+                                 B.cshift, B.rshift, B.wshift, B.wmask, counts[1],
+                                 e.weight, B.xlogx_table, &proxy, pos)
+        if pos[0] < 0:
+            proxy = -INFINITY
+    elif multi_int:
+        # more than two classes: the cuts that beat the features before, on the
+        # AVX-512 kernel where present (see there)
+        memset(B.cli, 0, K * sizeof(int64_t))
+        proxy = _gini_multi_cuts(B, L, s, end - B.min_samples_leaf,
+                                 s + B.min_samples_leaf, counts, t2, e.weight, best,
+                                 pos)
+    elif B.packed:
+        proxy = _scan(B, L, s, end, counts, e.weight, pos, <int64_t> 0)
+    else:
+        proxy = _scan(B, L, s, end, counts, e.weight, pos, <double> 0.0)
+    return proxy
 
 
 cdef bint _improvement(const Builder* B, Entry* e, const double* cleft,
