@@ -151,7 +151,7 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
                            double lower, double upper) noexcept nogil:
     """Best cut of one feature for the absolute error: the proxy -(SAD left + SAD
     right), larger being better, with the candidates and their order those of
-    _scan_missing (every cut with the missing samples right, then all present values
+    _scan_reference (every cut with the missing samples right, then all present values
     left and the missing ones right, then every cut with them left; the first of
     equals wins).  Without missing values: one backward pass for the left children's
     SAD (A[p - s] for the cut at p), one forward pass for the right ones' (Rc).  With

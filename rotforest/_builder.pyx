@@ -313,7 +313,7 @@ cdef object _checked_arguments(const double[:, :] X, const uint32_t[:, ::1] keys
             if not isfinite(yi) or (criterion == CRIT_POISSON and yi < 0.0):
                 raise ValueError("targets must be finite (and non-negative for Poisson)")
         K = 3                  # the statistics a node keeps (see _accumulate)
-    elif (y is None or y.shape[0] != n or criterion in REGRESSION_CRITERIA.values()):
+    elif (y is None or y.shape[0] != n or criterion not in CRITERIA.values()):
         raise ValueError("a classification tree takes class codes y and a classification "
                          "criterion")
     if (keys.shape[0] != F or keys.shape[1] != keys_width(n)

@@ -24,11 +24,12 @@ cdef inline double _impurity(const Builder* B, const double* c, double w) noexce
                 p = c[k] / w
                 acc -= p * (log(p) / LN2)
         return acc
-    else:
+    elif B.criterion == CRIT_ERROR:
         for k in range(B.n_classes):
             if c[k] > acc:
                 acc = c[k]
         return 1.0 - acc / w
+    return NAN      # no other criterion passes build_tree's checks
 
 
 cdef inline double _reg_proxy(int criterion, double sl, double wl, double sr,
@@ -65,13 +66,14 @@ cdef inline double _proxy_counts(const Builder* B, const double* cl, const doubl
         for k in range(B.n_classes):
             a += _xlogx(B, cl[k]) + _xlogx(B, cr[k])
         return a - _xlogx(B, wl) - _xlogx(B, wr)
-    else:
+    elif B.criterion == CRIT_ERROR:
         for k in range(B.n_classes):
             if cl[k] > a:
                 a = cl[k]
             if cr[k] > b:
                 b = cr[k]
         return a + b
+    return -INFINITY    # no other criterion passes build_tree's checks
 
 
 cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
@@ -90,7 +92,7 @@ cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
 cdef inline void _missing_runs(const Builder* B, int64_t s, int64_t e, int64_t nm,
                                int64_t* runs) noexcept nogil:
     """The two runs of cuts of a feature with nm missing samples at the end of L[s:e)
-    (scikit-learn's candidates and order, those of _scan_missing), as (hi, lo) pairs of
+    (scikit-learn's candidates and order, those of _scan_reference), as (hi, lo) pairs of
     the scans' runs (cuts c = p + 1, p in [s, hi), scored when c is in [lo, hi]):
     runs[0:2] the cuts with the missing samples right, the last one at e - nm (all
     present values left); runs[2:4] the cuts with them left (carried in from the start),
@@ -378,9 +380,13 @@ cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
 cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
                          const double* tot, double wtot, int64_t* pos,
                          acc_t zero) noexcept nogil:
-    # (a numeric target: _scan_regression, called by _find_split itself)
+    # (a numeric target: _scan_regression, called by _scan_numeric itself)
+    cdef int64_t ml = 0
     if B.criterion == CRIT_GINI:
         return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
     elif B.criterion == CRIT_ENTROPY:
         return _scan_entropy(B, L, s, e, tot, wtot, pos, zero)
-    return _scan_error(B, L, s, e, tot, wtot, pos, zero)
+    elif B.criterion == CRIT_ERROR:
+        return _scan_error(B, L, s, e, tot, wtot, pos, zero)
+    # a criterion without a scan of its own: the reference scan (never another's)
+    return _scan_reference(B, L, s, e, 0, tot, wtot, pos, &ml)

@@ -173,12 +173,15 @@ cdef inline bint _monotonic_ok(double l0, double wl, double r0, double wr, int c
     return _values_ok(l0 / wl, r0 / wr, cst, lower, upper)
 
 
-cdef double _scan_missing(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
+cdef double _scan_reference(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
                           const double* tot, double wtot, int64_t* pos,
                           int64_t* ml, int cst=0, double lower=0.0,
                           double upper=0.0) noexcept nogil:
-    """The missing-value scan for every criterion (counts in doubles, O(classes) per cut;
-    with a numeric target, the sums of _accumulate in place of the counts).  With ``cst``
+    """The reference scan, for every criterion, with or without missing values (nm of
+    them at the end of L[s:e)): counts in doubles, the proxy of _proxy_counts at every
+    cut, O(classes) per cut; with a numeric target, the sums of _accumulate in place of
+    the counts.  The fast scans are held to equal it; a criterion without a scan of its
+    own takes this one.  With ``cst``
     (a monotonic constraint: two classes, or a numeric target) only cuts that keep it and
     the node's bounds are candidates; it then serves features without missing values
     too.  The Poisson criterion's features with missing values go through here too

@@ -7,7 +7,7 @@
 # running sums of w and w y over a feature's slice, the target being read from yv by
 # sample index; missing samples are carried into the left sums for the cuts that send
 # them left.  Constrained features, and the Poisson criterion's features with missing
-# values, use _scan_missing, which keeps the same sums, with the children's means in
+# values, use _scan_reference, which keeps the same sums, with the children's means in
 # place of the class-0 fractions.
 # ----------------------------------------------------------------------------------------
 
@@ -144,14 +144,14 @@ cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
     end of L[s:e)).  Squared error and Friedman's: the cuts of _sqerr_cuts beating floor
     (the node's best so far), else -inf; with missing samples, the two runs of
     _missing_runs, their sums of w and w y carried in for the second.  Poisson:
-    _scan_poisson, or _scan_missing with missing samples."""
+    _scan_poisson, or _scan_reference with missing samples."""
     cdef int64_t q, first
     cdef int64_t runs[4]
     cdef double best, sm = 0.0, wmiss = 0.0, wi
     ml[0] = 0
     if B.criterion == CRIT_POISSON:
         if nm > 0:
-            return _scan_missing(B, L, s, e, nm, tot, wtot, pos, ml)
+            return _scan_reference(B, L, s, e, nm, tot, wtot, pos, ml)
         return _scan_poisson(B, L, s, e, tot, wtot, pos)
     _missing_runs(B, s, e, nm, runs)
     best = _sqerr_cuts(B, L, s, runs[0], runs[1], tot[0], wtot, 0.0, 0.0, floor, pos)

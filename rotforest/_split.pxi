@@ -123,7 +123,7 @@ cdef inline bint _multi_int_counts(Builder* B, const double* counts,
     """Whether the node's features take the multiclass Gini kernel, which reads the
     node's class weights as integers (in cri) and the sum of their squares (t2), the
     same for every feature (with the kernels on, no other scan at such a node writes
-    cri: _scan_missing and the categorical scans keep doubles, and _gini_multi_cuts
+    cri: _scan_reference and the categorical scans keep doubles, and _gini_multi_cuts
     writes it only on the portable path)."""
     cdef int64_t c
     if not (B.criterion == CRIT_GINI and B.n_classes > 2 and B.packed
@@ -290,7 +290,7 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
                                e.lower, e.upper)
     elif B.monotonic != NULL and B.monotonic[f] != 0:
         # a constrained feature: the portable scan, checking every cut
-        proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, pos, ml,
+        proxy = _scan_reference(B, L, s, end, nm, counts, e.weight, pos, ml,
                               B.monotonic[f], e.lower, e.upper)
     elif B.criterion == CRIT_GINI and K == 2:
         if B.packed:
@@ -316,7 +316,7 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
             proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
                                           pos, ml, <double> 0.0)
     elif nm > 0:
-        proxy = _scan_missing(B, L, s, end, nm, counts, e.weight, pos, ml)
+        proxy = _scan_reference(B, L, s, end, nm, counts, e.weight, pos, ml)
     elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
             and B.xlogx_table != NULL and B.min_weight_leaf == 0.0):
         # the cuts of the AVX-512 kernel that beat the features before (see there)

@@ -413,3 +413,23 @@ def test_node_depths_and_max_n_classes_as_scikit_learn_gives_them():
         if left[node] != -1:
             stack += [(left[node], depth + 1), (right[node], depth + 1)]
     np.testing.assert_array_equal(depths, expected)
+
+
+def test_builder_refuses_an_unknown_criterion():
+    """A criterion code the builder has no scan for fails at the entry (it would have
+    been scanned as another criterion)."""
+    from rotforest import _builder
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    keys = _builder.presort(X)
+    y = (X[:, 0] > 0).astype(np.int32)
+    w = np.ones(30)
+    settings = dict(random_split=False, max_depth=1, min_samples_split=2,
+                    min_samples_leaf=1, min_weight_leaf=0.0, max_features=2,
+                    max_leaf_nodes=-1, min_impurity_decrease=0.0, seed=0)
+    nodes = _builder.build_tree(X, keys, y, w, 2, criterion=_builder.CRITERIA["gini"],
+                                **settings)[0]
+    assert nodes.shape[0] == 3
+    for criterion in (7, -1, _builder.REGRESSION_CRITERIA["squared_error"]):
+        with pytest.raises(ValueError, match="classification criterion"):
+            _builder.build_tree(X, keys, y, w, 2, criterion=criterion, **settings)
