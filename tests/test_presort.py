@@ -187,43 +187,6 @@ def test_trees_build_concurrently_in_threads():
         np.testing.assert_array_equal(v1, v2)
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 5, 10])
-@pytest.mark.parametrize("min_samples_leaf", [1, 7])
-@pytest.mark.parametrize("weights", [None, "counts"])
-@pytest.mark.parametrize("missing", [False, True])
-@pytest.mark.parametrize("criterion", ["gini", "entropy"])
-def test_simd_kernels_choose_the_same_tree(n_classes, min_samples_leaf, weights, missing,
-                                           criterion):
-    """The AVX-512 kernels, where the processor has them, must grow the very tree the
-    portable ones grow (the same operations in the same order, and among cuts of equal
-    proxy the first: small nodes of integer counts have many such ties)."""
-    from sklearn.datasets import make_classification
-
-    from rotforest import DecisionTreeClassifier
-
-    X, y = make_classification(n_samples=6000, n_features=6,
-                               n_informative=4 if n_classes <= 5 else 5,
-                               n_redundant=2 if n_classes <= 5 else 1,
-                               n_classes=n_classes, random_state=n_classes)
-    X[:, :3] = np.round(X[:, :3], 1)   # some tied columns
-    if missing:
-        X[np.random.default_rng(1).random(X.shape) < 0.1] = np.nan
-    sw = None
-    if weights == "counts":            # bootstrap-like integer weights, zeros included
-        sw = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
-    trees = []
-    for simd in (True, False):
-        previous = _builder._set_simd(simd)
-        try:
-            tree = DecisionTreeClassifier(criterion=criterion,
-                                          min_samples_leaf=min_samples_leaf)
-            trees.append(tree.fit(X, y, sample_weight=sw).tree_)
-        finally:
-            _builder._set_simd(previous)
-    np.testing.assert_array_equal(trees[0].nodes, trees[1].nodes)
-    np.testing.assert_array_equal(trees[0].value, trees[1].value)
-
-
 @pytest.mark.parametrize("n_classes", [2, 4])
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("simd", [True, False])
