@@ -25,13 +25,11 @@ its folds; averaged over data sets) and the fit time of native over one-hot.
 import argparse
 import glob
 import os
-import platform
 import sys
 import time
 from datetime import date
 
 import numpy as np
-import sklearn
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
                               RandomForestClassifier as SkForestClassifier,
@@ -173,9 +171,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     wanted = set(args.models.split(","))
     only = None if args.only is None else set(args.only.split(","))
-    print(f"# native categorical splits vs encodings ({date.today()}, "
-          f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-          f"scikit-learn {sklearn.__version__}; {args.repeats} x {args.folds}-fold, "
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import machine_description, versions
+    print(f"# native categorical splits vs encodings ({date.today()}; "
+          f"{machine_description()}; {versions()}; {args.repeats} x {args.folds}-fold, "
           f"at most {args.max_rows} rows, {args.n_estimators} trees, n_jobs={args.n_jobs}, "
           f"seed {args.seed})")
     results, keys = {}, None

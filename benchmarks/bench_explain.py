@@ -23,8 +23,7 @@ features): path-dependent and interventional times on the Part 1 data.
 import argparse
 import glob
 import os
-import platform
-import time
+import sys
 from datetime import date
 import warnings
 
@@ -36,14 +35,8 @@ from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
 from rotforest import (RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, explain)
 
-
-def best_time(fn, repeat):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import best_time, machine_description, versions  # noqa: E402
 
 
 def _output(model, X):
@@ -182,8 +175,8 @@ def main(argv=None):
         args.n_estimators, args.repeat = min(args.n_estimators, 10), 1
     import shap
     warnings.filterwarnings("ignore")
-    print(f"# rotforest.explain against shap {shap.__version__}: {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cores, {date.today()}")
+    print(f"# rotforest.explain against shap {shap.__version__}: {date.today()}; "
+          f"{machine_description()}; {versions()}")
     synthetic(shap, args)
     if args.data:
         real(shap, args)

@@ -27,7 +27,6 @@ import gc
 import json
 import os
 import pickle
-import platform
 import subprocess
 import sys
 import time
@@ -135,12 +134,9 @@ def main():
         child(args)
         return
 
-    import numpy as np
-    import sklearn
-
-    print(f"# bench_memory, {date.today()}, {platform.machine()} {platform.processor()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, scikit-learn "
-          f"{sklearn.__version__}, numpy {np.__version__}")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import machine_description, versions
+    print(f"# bench_memory, {date.today()}; {machine_description()}; {versions()}")
     print(f"# make_classification n={args.n:,} x {args.features}, {args.trees} trees, "
           f"n_jobs={args.n_jobs}, random_state=0; data X = {args.n * args.features * 8 / MB:.0f}"
           f" MB (float64, {'column' if args.fortran else 'row'}-major)\n")

@@ -17,7 +17,7 @@ Usage: python benchmarks/bench_onnx.py [--quick] [--float] [--repeats N]
 """
 import argparse
 import os
-import platform
+import sys
 import statistics
 import time
 from datetime import date
@@ -108,9 +108,10 @@ def main():
 
     n_trees, n_train, n_test = (10, 600, 1_000) if args.quick else (100, 6_000, 10_000)
     repeats = args.repeats or (3 if args.quick else 7)
-    print(f"machine: {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs; onnxruntime {ort.__version__}, "
-          f"skl2onnx {skl2onnx.__version__}; {date.today()}")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import machine_description, versions
+    print(f"# bench_onnx: {date.today()}; {machine_description()}; {versions()}; "
+          f"onnxruntime {ort.__version__}, skl2onnx {skl2onnx.__version__}")
     print(f"forests: {n_trees} trees on {n_train} x 20 rows; {n_test} rows predicted; "
           f"median of {repeats}\n")
     print("| forest | ours, onnxruntime (ms) | scikit-learn's, onnxruntime (ms) | ratio | "

@@ -11,26 +11,17 @@ floor": one np.argsort of every column, the least any presorted builder must spe
 """
 import argparse
 import os
-import platform
-import time
+import sys
 from datetime import date
 
 import numpy as np
-import sklearn
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from rotforest import DecisionTreeClassifier
 
-
-def best_time(fn, repeat):
-    best = np.inf
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import best_time, machine_description, versions  # noqa: E402
 
 
 def make_data(n, variant, seed=0, n_classes=2):
@@ -72,9 +63,7 @@ def main():
     parser.add_argument("--n-classes", type=int, default=2)
     args = parser.parse_args()
 
-    print(f"# bench_tree: {date.today()}, {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
+    print(f"# bench_tree: {date.today()}; {machine_description()}; {versions()}; "
           f"{args.n_classes} classes")
     print("| n | data | fit ours (s) | fit sklearn (s) | fit ratio | predict ours (s) "
           "| predict sklearn (s) | predict ratio | argsort floor (s) | fit / floor "

@@ -37,16 +37,14 @@ data and synthetic regression problems, and ``--data`` folders hold a float ``y`
     python benchmarks/compare.py --data ../shared/datasets --max-rows 5000 --cv 3
 """
 import argparse
-import glob
 import importlib
 import importlib.util
 import os
-import platform
+import sys
 import time
 from datetime import date
 
 import numpy as np
-import sklearn
 from sklearn.base import BaseEstimator
 from scipy.stats import rankdata
 from sklearn.datasets import (load_breast_cancer, load_diabetes, load_digits, load_iris,
@@ -62,10 +60,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier as SkTree
 from sklearn.tree import DecisionTreeRegressor as SkTreeRegressor
 
-import rotforest
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
                        RandomForestRegressor, RotationForestClassifier,
                        RotationForestRegressor)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# the shared helpers; the other scripts also import them from here
+from common import load_folder, machine_description, prepared, versions  # noqa: E402,F401
 
 # ----------------------------------------------------------------------------- models
 
@@ -286,69 +287,6 @@ def save_datasets(datasets, folder):
             feature_names=np.array([f"x{j}" for j in range(X.shape[1])]),
             **({} if y.dtype.kind == "f" else
                {"class_names": np.array([str(c) for c in np.unique(y)])}))
-
-
-def load_folder(folder):
-    """name -> (X, y) for every NAME.npz in ``folder`` (read without pickle)."""
-    paths = sorted(glob.glob(os.path.join(folder, "*.npz")))
-    if not paths:
-        raise SystemExit(f"no .npz data sets in {folder!r}")
-    out = {}
-    for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            out[os.path.basename(path)[:-4]] = (data["X"].astype(np.float64), data["y"])
-    return out
-
-
-def prepared(X, y, max_rows, n_folds, rng, task="classification"):
-    """At most ``max_rows`` rows drawn at random; classes with fewer rows than folds
-    dropped (stratified folds need one per fold)."""
-    if max_rows is not None and len(y) > max_rows:
-        keep = np.sort(rng.choice(len(y), max_rows, replace=False))
-        X, y = X[keep], y[keep]
-    if task == "regression":
-        return X, y.astype(np.float64)
-    classes, counts = np.unique(y, return_counts=True)
-    ok = np.isin(y, classes[counts >= n_folds])
-    return X[ok], y[ok]
-
-
-# -------------------------------------------------------------------------- machine
-
-
-def machine_description():
-    """CPU model, cores, AVX-512, memory and OS, as far as this platform tells."""
-    cpu, avx512, mem = platform.processor() or platform.machine(), False, None
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                elif line.startswith("flags"):
-                    avx512 = "avx512f" in line.split()
-                    break
-        with open("/proc/meminfo") as f:
-            mem = int(f.readline().split()[1]) / 2 ** 20      # kB -> GiB
-    except OSError:
-        pass
-    parts = [cpu, f"{os.cpu_count()} cores"]
-    if avx512:
-        parts.append("AVX-512")
-    if mem is not None:
-        parts.append(f"{mem:.0f} GB")
-    parts.append(f"{platform.system()} {platform.machine()}")
-    return ", ".join(parts)
-
-
-def versions():
-    out = [f"Python {platform.python_version()}", f"rotforest {rotforest.__version__}",
-           f"scikit-learn {sklearn.__version__}", f"numpy {np.__version__}"]
-    try:
-        import aeon
-        out.append(f"aeon {aeon.__version__}")
-    except ImportError:
-        pass
-    return ", ".join(out)
 
 
 # ----------------------------------------------------------------------------- run
