@@ -26,8 +26,8 @@ standard error (--skip-missing-times leaves out the fit times).
 import argparse
 import glob
 import os
+import sys
 import platform
-import time
 from datetime import date
 
 import numpy as np
@@ -41,15 +41,8 @@ from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
-
-def timed(fn, repeat=1):
-    """Best wall time of ``repeat`` calls, and the last result."""
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import best_time as timed  # noqa: E402
 
 
 def synthetic(args):

@@ -13,7 +13,7 @@ import sklearn
 import rotforest
 
 
-def best_time(fn, repeat=3):
+def best_time(fn, repeat=1):
     """The best wall time of ``repeat`` calls of fn, and the last call's result."""
     best, out = np.inf, None
     for _ in range(repeat):

@@ -265,17 +265,31 @@ def _category_column(column, categories):
     return codes
 
 
-def tree_recursion(est, grid, target_features):
-    """``_compute_partial_dependence_recursion`` of a single regression tree."""
-    check_is_fitted(est)
-    grid, target_features = _checked_grid(est, grid, target_features)
-    return trees_partial_dependence([est.tree_], grid, target_features)[0]
+class RecursionDependence:
+    """scikit-learn's partial dependence by the "recursion" method, for a regression
+    tree or a forest of them (its default for both; see rotforest/_dependence.py)."""
 
+    def _compute_partial_dependence_recursion(self, grid, target_features):
+        """Partial dependence by weighted traversal of every tree, averaged over the trees
+        as the prediction is.
 
-def forest_recursion(est, grid, target_features):
-    """``_compute_partial_dependence_recursion`` of a forest of regression trees: the
-    mean over the trees, as the forest's prediction is."""
-    check_is_fitted(est)
-    grid, target_features = _checked_grid(est, grid, target_features)
-    return trees_partial_dependence([t.tree_ for t in est.estimators_], grid,
-                                    target_features)[0]
+        Called by :func:`sklearn.inspection.partial_dependence` with
+        ``method="recursion"``.
+
+        Parameters
+        ----------
+        grid : array-like of shape (n_points, n_target_features)
+            Values of the target features (read as float64, as by ``predict``).
+        target_features : array-like of int of shape (n_target_features,)
+            The features of the grid's columns.
+
+        Returns
+        -------
+        averaged_predictions : ndarray of shape (n_points,)
+            The partial dependence at every grid point.
+        """
+        check_is_fitted(self)
+        grid, target_features = _checked_grid(self, grid, target_features)
+        trees = ([self.tree_] if hasattr(self, "tree_")
+                 else [t.tree_ for t in self.estimators_])
+        return trees_partial_dependence(trees, grid, target_features)[0]

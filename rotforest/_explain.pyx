@@ -160,6 +160,36 @@ cdef inline const double* _pw(const PathCtx* c, int n, int j) noexcept nogil:
     return c.pw + (n * (c.t.max_bsize + 1) + j) * c.q
 
 
+cdef inline void _leaf_sums(const PathCtx* c, int32_t n, double* H,
+                            const double* G) noexcept nogil:
+    """A leaf's H: its values times G at every point of the rule."""
+    cdef const double* v = c.t.value + <int64_t> n * c.K
+    cdef int k, o
+    for k in range(c.q):
+        for o in range(c.K):
+            H[k * c.K + o] = G[k] * v[o]
+
+
+cdef inline void _add(double* dst, const double* src, int64_t m) noexcept nogil:
+    cdef int64_t i
+    for i in range(m):
+        dst[i] += src[i]
+
+
+cdef inline void _settle(PathCtx* c, int32_t feature, const double* Hc,
+                         const double* sub1) noexcept nogil:
+    """phi[feature] += the rule's sum of R (its weights times D / E) times the sums over
+    the leaves below an edge that no deeper edge of the feature's block leads to."""
+    cdef int K = c.K, o, k
+    cdef int64_t idx = <int64_t> feature * K
+    cdef double s
+    for o in range(K):
+        s = 0.0
+        for k in range(c.q):
+            s += c.R[k] * (Hc[k * K + o] - sub1[k * K + o])
+        c.phi[idx + o] += s
+
+
 cdef void _path_visit(PathCtx* c, int32_t n, int d) noexcept nogil:
     cdef const TreeView* t = c.t
     cdef const Node* nd = &t.nodes[n]
@@ -184,10 +214,7 @@ cdef void _path_visit(PathCtx* c, int32_t n, int d) noexcept nogil:
     cdef const double* p
     cdef bint any_left
     if nd.left_child == -1:
-        v = t.value + <int64_t> n * K
-        for k in range(q):
-            for o in range(K):
-                H[k * K + o] = G[k] * v[o]
+        _leaf_sums(c, n, H, G)
         return
     B = t.block[n]
     mask = t.mask[n]
@@ -244,22 +271,14 @@ cdef void _path_visit(PathCtx* c, int32_t n, int d) noexcept nogil:
                             R[k] += diff * p[k]
                 for k in range(q):
                     R[k] *= c.wq[k] / E[k]
-                idx = <int64_t> t.bfeat[t.bstart[B] + i] * K
-                for o in range(K):
-                    s = 0.0
-                    for k in range(q):
-                        s += R[k] * (Hc[k * K + o] - sub1[k * K + o])
-                    c.phi[idx + o] += s
-            for idx in range(qk):
-                H[idx] += Hc[idx]
+                _settle(c, t.bfeat[t.bstart[B] + i], Hc, sub1)
+            _add(H, Hc, qk)
             c.last[B] = saved_last
         memcpy(table, Ts, nT * sizeof(double))
         memcpy(E, Es, q * sizeof(double))
     # the leaves below this node reach B again below the deepest edge above that read it
     if c.last[B] >= 0:
-        Hc = c.sub + c.last[B] * qk
-        for idx in range(qk):
-            Hc[idx] += H[idx]
+        _add(c.sub + c.last[B] * qk, H, qk)
 
 
 cdef void _path_visit1(PathCtx* c, int32_t n, int d) noexcept nogil:
@@ -286,10 +305,7 @@ cdef void _path_visit1(PathCtx* c, int32_t n, int d) noexcept nogil:
     cdef double* sub1
     cdef double* R = c.R
     if nd.left_child == -1:
-        v = t.value + <int64_t> n * K
-        for k in range(q):
-            for o in range(K):
-                H[k * K + o] = G[k] * v[o]
+        _leaf_sums(c, n, H, G)
         return
     B = t.block[n]
     left = _goes_left(nd, c.x[nd.feature],
@@ -334,23 +350,26 @@ cdef void _path_visit1(PathCtx* c, int32_t n, int d) noexcept nogil:
         if diff != 0.0:
             for k in range(q):
                 R[k] = c.wq[k] * diff * invE[k]
-            idx = <int64_t> t.bfeat[t.bstart[B]] * K
-            for o in range(K):
-                s = 0.0
-                for k in range(q):
-                    s += R[k] * (Hc[k * K + o] - sub1[k * K + o])
-                c.phi[idx + o] += s
-        for idx in range(qk):
-            H[idx] += Hc[idx]
+            _settle(c, t.bfeat[t.bstart[B]], Hc, sub1)
+        _add(H, Hc, qk)
         c.last[B] = saved_last
     ab[0] = b0
     ab[1] = a0
     memcpy(E, Es, q * sizeof(double))
     memcpy(invE, invEs, q * sizeof(double))
     if c.last[B] >= 0:
-        Hc = c.sub + c.last[B] * qk
-        for idx in range(qk):
-            Hc[idx] += H[idx]
+        _add(c.sub + c.last[B] * qk, H, qk)
+
+
+def _bernstein(tq, int max_bsize):
+    """pw[n, j, k] = t_k^j (1 - t_k)^(n - j) for blocks of up to max_bsize features, at
+    the rule's points t_k."""
+    t = np.asarray(tq)
+    out = np.empty((max_bsize + 1, max_bsize + 1, t.shape[0]))
+    for n in range(max_bsize + 1):
+        for j in range(n + 1):
+            out[n, j] = t ** j * (1.0 - t) ** (n - j)
+    return out
 
 
 def path_dependent(nodes, value, codes, block, mask, bsize, bstart, bfeat,
@@ -366,12 +385,7 @@ def path_dependent(nodes, value, codes, block, mask, bsize, bstart, bfeat,
     cdef int64_t qk = <int64_t> q * K, row, TS = (<int64_t> 1) << max_bsize
     if phi.shape[2] != K or phi.shape[0] != rows.shape[0]:
         raise ValueError("phi has the wrong shape")
-    pw_a = np.empty((max_bsize + 1, max_bsize + 1, q))
-    t_a = np.asarray(tq)
-    for bs in range(max_bsize + 1):
-        for j in range(bs + 1):
-            pw_a[bs, j] = t_a ** j * (1.0 - t_a) ** (bs - j)
-    cdef const double[:, :, ::1] pw = pw_a
+    cdef const double[:, :, ::1] pw = _bernstein(tq, max_bsize)
     xbuf = np.empty(rows.shape[1])
     cdef double[::1] xb = xbuf
     c.t = &t
@@ -751,13 +765,8 @@ def interventional(nodes, value, codes, block, mask, bsize, bstart, bfeat,
     c.onpath = <int32_t*> malloc((t.n_blocks + 1) * sizeof(int32_t))
     c.is_onpath = <uint8_t*> malloc(t.n_blocks + 1)
     c.nontrivial = <int32_t*> malloc((t.n_blocks + 1) * sizeof(int32_t))
-    cdef int q = tq.shape[0], bs, j2
-    pw_a = np.empty((max_bsize + 1, max_bsize + 1, q))
-    t_a = np.asarray(tq)
-    for bs in range(max_bsize + 1):
-        for j2 in range(bs + 1):
-            pw_a[bs, j2] = t_a ** j2 * (1.0 - t_a) ** (bs - j2)
-    cdef const double[:, :, ::1] pw = pw_a
+    cdef int q = tq.shape[0]
+    cdef const double[:, :, ::1] pw = _bernstein(tq, max_bsize)
     c.q = q
     c.wq = &wq[0]
     c.pw = &pw[0, 0, 0]

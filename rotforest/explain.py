@@ -14,6 +14,7 @@ reads is known; the interventional game needs no convention at all.  See
 ``_explain.pyx`` for the algorithm, and the user guide for what the values mean.
 """
 from concurrent.futures import ThreadPoolExecutor
+import dataclasses
 import numbers
 import weakref
 
@@ -32,6 +33,7 @@ __all__ = ["Explanation", "explain"]
 _RAW, _AXIS_ROUTE, _AXIS_IMPUTE, _INDICATOR, _CODE = range(5)
 
 
+@dataclasses.dataclass(eq=False, repr=False)
 class Explanation:
     """SHAP values of a batch of rows, with what is needed to read them.
 
@@ -80,14 +82,12 @@ class Explanation:
     ((3, 4, 3), (3, 3), [0, 1, 2])
     """
 
-    def __init__(self, values, base_values, data, feature_names, output_names,
-                 feature_perturbation):
-        self.values = values
-        self.base_values = base_values
-        self.data = data
-        self.feature_names = feature_names
-        self.output_names = output_names
-        self.feature_perturbation = feature_perturbation
+    values: np.ndarray
+    base_values: np.ndarray
+    data: np.ndarray
+    feature_names: list
+    output_names: object
+    feature_perturbation: str
 
     @property
     def shape(self):

@@ -20,6 +20,7 @@ from rotforest._validation import (check_class_weight, check_int, check_real,
                                    check_tree_params, densify, resolve_max_features,
                                    store_params)
 from rotforest.pruning import prune_reduced_error
+from rotforest._dependence import RecursionDependence
 from rotforest._inputs import (category_table, check_targets, predict_input,
                                regression_data, training_data, weight_scale)
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor, _AcceptsNaN, _AtomicFit
@@ -826,8 +827,8 @@ default="from_dtype"
         return self._mean_leaf_values(X, self.n_classes_)
 
 
-class RandomForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
-                            _BaseRandomForest):
+class RandomForestRegressor(RecursionDependence, _NumericTargets, _ForestStructure,
+                            RegressorMixin, _BaseRandomForest):
     """A random forest of presorted CART regression trees.
 
     The same forest as :class:`RandomForestClassifier` (one presort shared by all trees,
@@ -1000,28 +1001,6 @@ default="from_dtype"
             Predicted values.
         """
         return self._mean_leaf_values(X, 1)[:, 0]
-
-    def _compute_partial_dependence_recursion(self, grid, target_features):
-        """Partial dependence by weighted traversal of every tree, averaged over trees.
-
-        Called by :func:`sklearn.inspection.partial_dependence` with
-        ``method="recursion"`` (its default for this forest); see
-        ``rotforest/_dependence.py``.
-
-        Parameters
-        ----------
-        grid : array-like of shape (n_points, n_target_features)
-            Values of the target features (read as float64, as by :meth:`predict`).
-        target_features : array-like of int of shape (n_target_features,)
-            The features of the grid's columns.
-
-        Returns
-        -------
-        averaged_predictions : ndarray of shape (n_points,)
-            The mean over the trees of their partial dependence at every grid point.
-        """
-        from rotforest._dependence import forest_recursion
-        return forest_recursion(self, grid, target_features)
 
 
 # scikit-learn's partial_dependence takes (by default) and accepts the "recursion" method

@@ -11,6 +11,7 @@ from rotforest import _builder
 from rotforest._inputs import (_check_sample_weight, category_table, check_targets,
                                predict_input, regression_data, training_data,
                                weight_scale)
+from rotforest._dependence import RecursionDependence
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
@@ -586,7 +587,7 @@ default="from_dtype"
         return self.classes_.take(leaf_class[leaves], axis=0)
 
 
-class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
+class DecisionTreeRegressor(RecursionDependence, RegressorMixin, _BaseDecisionTree):
     """A CART regression tree grown on presorted feature lists.
 
     The same builder as :class:`DecisionTreeClassifier`: the features are sorted once per
@@ -792,35 +793,13 @@ default="from_dtype"
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0, 0]
 
-    def _compute_partial_dependence_recursion(self, grid, target_features):
-        """Partial dependence by weighted tree traversal (scikit-learn's "recursion").
-
-        Called by :func:`sklearn.inspection.partial_dependence` with
-        ``method="recursion"`` (its default for this tree); see
-        ``rotforest/_dependence.py``.
-
-        Parameters
-        ----------
-        grid : array-like of shape (n_points, n_target_features)
-            Values of the target features (read as float64, as by :meth:`predict`).
-        target_features : array-like of int of shape (n_target_features,)
-            The features of the grid's columns.
-
-        Returns
-        -------
-        averaged_predictions : ndarray of shape (n_points,)
-            The partial dependence at every grid point.
-        """
-        from rotforest._dependence import tree_recursion
-        return tree_recursion(self, grid, target_features)
-
 
 # scikit-learn's export_text and plot_tree accept only instances of its own tree classes
 # (checked with isinstance), and format a classifier's leaves by the same test.  Our tree
 # has the same ``tree_`` fields, so it is registered as a virtual subclass (scikit-learn's
 # tree classes use ABCMeta).  The only other test for these classes in scikit-learn
 # (1.9) is partial_dependence's: for the regressor it takes the "recursion" method by
-# default, which calls _compute_partial_dependence_recursion (defined above).
+# default, which calls _compute_partial_dependence_recursion (RecursionDependence).
 _SklearnDecisionTreeClassifier.register(DecisionTreeClassifier)
 _SklearnDecisionTreeRegressor.register(DecisionTreeRegressor)
 

@@ -11,14 +11,9 @@ ort = pytest.importorskip("onnxruntime")
 from sklearn.exceptions import NotFittedError  # noqa: E402
 
 import rotforest  # noqa: E402
-from rotforest import (  # noqa: E402
-    DecisionTreeClassifier,
-    DecisionTreeRegressor,
-    RandomForestClassifier,
-    RandomForestRegressor,
-    RotationForestClassifier,
-    RotationForestRegressor,
-)
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,  # noqa: E402
+                       RandomForestClassifier, RandomForestRegressor,
+                       RotationForestClassifier, RotationForestRegressor)
 from rotforest import onnx as rf_onnx  # noqa: E402
 
 CLASSIFIERS = [DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier]
