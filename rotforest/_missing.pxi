@@ -180,8 +180,9 @@ cdef double _scan_reference(Builder* B, const key_t* L, int64_t s, int64_t e, in
     """The reference scan, for every criterion, with or without missing values (nm of
     them at the end of L[s:e)): counts in doubles, the proxy of _proxy_counts at every
     cut, O(classes) per cut; with a numeric target, the sums of _accumulate in place of
-    the counts.  The fast scans are held to equal it; a criterion without a scan of its
-    own takes this one.  With ``cst``
+    the counts.  A criterion without a scan of its own takes this one.  (The fast scans
+    compute the same proxies in other arithmetic: among cuts of equal gain, rounding can
+    make them choose another than this scan does.)  With ``cst``
     (a monotonic constraint: two classes, or a numeric target) only cuts that keep it and
     the node's bounds are candidates; it then serves features without missing values
     too.  The Poisson criterion's features with missing values go through here too
