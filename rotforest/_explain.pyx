@@ -39,7 +39,7 @@ from libc.math cimport isnan, NAN, rint
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
-from rotforest._tree cimport Node
+from rotforest._tree cimport Node, goes_left
 
 MAX_BLOCK = 12                  # 4096 subsets of a block's members
 
@@ -53,26 +53,6 @@ cdef enum:
     AXIS_IMPUTE = 2    # sum of weight x normalised value (missing ones are 0)
     INDICATOR = 3      # 1.0 when the feature is missing, else 0.0
     CODE = 4           # rint(value x scale + mean); NaN when missing
-
-cdef double MAX_CODE = 254.0
-
-
-cdef inline bint _code_left(const uint64_t* codes, double x, bint missing_left) noexcept nogil:
-    cdef int64_t c
-    if not (x >= 0.0 and x <= MAX_CODE) or x != <double> (<int64_t> x):
-        return missing_left
-    c = <int64_t> x
-    return (codes[c >> 6] >> (c & 63)) & 1
-
-
-cdef inline bint _goes_left(const Node* nd, double x, const uint64_t* codes) noexcept nogil:
-    """The same test as the trees' prediction code (_tree.pyx)."""
-    if nd.left_child != -1 and isnan(nd.threshold):
-        return _code_left(codes, x, nd.missing_go_to_left != 0)
-    if isnan(x):
-        return nd.missing_go_to_left != 0
-    return x <= nd.threshold
-
 
 cdef inline int _popcount(uint32_t v) noexcept nogil:
     cdef int c = 0
@@ -220,7 +200,7 @@ cdef void _path_visit(PathCtx* c, int32_t n, int d) noexcept nogil:
     mask = t.mask[n]
     bs = t.bsize[B]
     nT = (<uint32_t> 1) << bs
-    left = _goes_left(nd, c.x[nd.feature],
+    left = goes_left(nd, c.x[nd.feature],
                       t.codes + 4 * <int64_t> n if t.codes != NULL else NULL)
     memset(H, 0, qk * sizeof(double))
     table = c.table + <int64_t> B * c.TS
@@ -308,7 +288,7 @@ cdef void _path_visit1(PathCtx* c, int32_t n, int d) noexcept nogil:
         _leaf_sums(c, n, H, G)
         return
     B = t.block[n]
-    left = _goes_left(nd, c.x[nd.feature],
+    left = goes_left(nd, c.x[nd.feature],
                       t.codes + 4 * <int64_t> n if t.codes != NULL else NULL)
     memset(H, 0, qk * sizeof(double))
     ab = c.table + 2 * <int64_t> B
@@ -692,7 +672,7 @@ cdef void _pair_visit(PairCtx* c, int32_t n, int d) noexcept nogil:
     same = True
     first = True
     while True:
-        dirs[A] = _goes_left(nd, _test_value(t, n, A, c.zx, c.mx, c.zb, c.mb), codes)
+        dirs[A] = goes_left(nd, _test_value(t, n, A, c.zx, c.mx, c.zb, c.mb), codes)
         if not first and dirs[A] != dirs[mask]:
             same = False
         first = False

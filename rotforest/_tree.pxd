@@ -4,7 +4,8 @@
 # platform, and the struct is packed (41 bytes, no padding): node ids, features and
 # sample counts fit 32 bits because a fit takes at most 2**31 - 1 samples (the builder
 # refuses a tree of more nodes).  The layout is mirrored by NODE_DTYPE in _tree.pyx.
-from libc.stdint cimport int32_t, uint8_t
+from libc.math cimport isnan
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 cdef packed struct Node:
     int32_t left_child          # -1 for a leaf
@@ -15,3 +16,33 @@ cdef packed struct Node:
     int32_t n_node_samples      # samples with non-zero weight that reached the node
     double weighted_n_node_samples
     uint8_t missing_go_to_left  # NaN goes to the left child (1) or the right one (0)
+
+
+# The test of a node, shared by the prediction kernels (_tree.pyx) and the SHAP kernels
+# (_explain.pyx), so that both route every value the same way.
+
+cdef inline bint is_categorical(const Node* nd) noexcept nogil:
+    """A split on a set of codes (see Tree.left_codes): the only splits without a
+    threshold."""
+    return nd.left_child != -1 and isnan(nd.threshold)
+
+
+cdef inline bint code_left(const uint64_t* codes, double x, bint missing_left) noexcept nogil:
+    """Whether value x of a categorical feature goes left at a node sending the codes set
+    in `codes` left: a value that is no code 0 .. 254 (NaN, negative, fractional or
+    larger) goes where the node's missing values go."""
+    cdef int64_t c
+    if not (x >= 0.0 and x <= 254.0) or x != <double> (<int64_t> x):
+        return missing_left
+    c = <int64_t> x
+    return (codes[c >> 6] >> (c & 63)) & 1
+
+
+cdef inline bint goes_left(const Node* nd, double x, const uint64_t* codes) noexcept nogil:
+    """Whether value x goes left at node nd (``codes``: its row of left_codes, read only
+    by a categorical split)."""
+    if is_categorical(nd):
+        return code_left(codes, x, nd.missing_go_to_left != 0)
+    if isnan(x):
+        return nd.missing_go_to_left != 0
+    return x <= nd.threshold

@@ -39,25 +39,6 @@ FLAT_DTYPE = np.dtype({"names": ["threshold", "feature", "left"],
 assert sizeof(FlatNode) == 16
 
 
-cdef double MAX_CODE = 254.0     # the largest category code (the builder's CAT_MAX_CODE)
-
-
-cdef inline bint _is_categorical(const Node* nd) noexcept nogil:
-    """A split on a set of codes (see left_codes): the only splits without a threshold."""
-    return nd.left_child != -1 and isnan(nd.threshold)
-
-
-cdef inline bint _code_left(const uint64_t* codes, double x, bint missing_left) noexcept nogil:
-    """Whether value x of a categorical feature goes left at a node sending the codes set
-    in `codes` left: a value that is no code 0 .. MAX_CODE (NaN, negative, fractional or
-    larger) goes where the node's missing values go."""
-    cdef int64_t c
-    if not (x >= 0.0 and x <= MAX_CODE) or x != <double> (<int64_t> x):
-        return missing_left
-    c = <int64_t> x
-    return (codes[c >> 6] >> (c & 63)) & 1
-
-
 def _checked_codes(nodes, left_codes):
     """A tree's left_codes as a (node_count, 4) uint64 array, or None for a tree without
     categorical splits (ValueError when they do not fit the nodes)."""
@@ -97,7 +78,7 @@ def flatten(nodes, left_codes=None):
             else:
                 fl[head].threshold = nd[old].threshold
                 fl[head].feature = <int32_t> nd[old].feature
-                if _is_categorical(&nd[old]):
+                if is_categorical(&nd[old]):
                     fl[head].threshold = <double> n_cat
                     fl[head].feature |= CATEGORICAL
                     for pos in range(4):
@@ -179,21 +160,13 @@ def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :
                 feat = node.feature
                 x = X[i, feat & FEATURE_BITS]
                 if feat & CATEGORICAL:
-                    cur = node.left + (1 - <int32_t> _code_left(
+                    cur = node.left + (1 - <int32_t> code_left(
                         &table[<Py_ssize_t> node.threshold, 0], x, feat >= 0))
                 else:
                     cur = node.left + ((x > node.threshold) | ((x != x) & (feat < 0)))
                 node = &fl[cur]
             res[i] = original[cur]
     return out
-
-
-cdef inline bint _goes_left(const Node* nd, double x, const uint64_t* codes) noexcept nogil:
-    if _is_categorical(nd):
-        return _code_left(codes, x, nd.missing_go_to_left != 0)
-    if isnan(x):
-        return nd.missing_go_to_left != 0
-    return x <= nd.threshold
 
 
 def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
@@ -213,7 +186,7 @@ def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
             k = 0
             total += 1
             while nd[k].left_child != -1:
-                if _goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
+                if goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
                     k = nd[k].left_child
                 else:
                     k = nd[k].right_child
@@ -228,7 +201,7 @@ def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
             indices[pos] = 0
             pos += 1
             while nd[k].left_child != -1:
-                if _goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
+                if goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
                     k = nd[k].left_child
                 else:
                     k = nd[k].right_child
