@@ -160,3 +160,27 @@ def weight_scale(sw):
     if 1e-100 <= largest <= 1e100:
         return 1.0
     return float(power_of_two_below(largest))
+
+
+def estimator_kinds():
+    """rotforest's six estimators: class -> "tree", "forest" or "rotation"."""
+    from rotforest.forest import RandomForestClassifier, RandomForestRegressor
+    from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
+    from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
+    return {DecisionTreeClassifier: "tree", DecisionTreeRegressor: "tree",
+            RandomForestClassifier: "forest", RandomForestRegressor: "forest",
+            RotationForestClassifier: "rotation", RotationForestRegressor: "rotation"}
+
+
+def fitted_kind(estimator, purpose):
+    """The kind (see estimator_kinds) of a fitted rotforest estimator; a TypeError that
+    starts with ``purpose`` ("explain takes", ...) for any other object, NotFittedError
+    for an unfitted one."""
+    kinds = estimator_kinds()
+    kind = next((k for cls, k in kinds.items() if isinstance(estimator, cls)), None)
+    if kind is None:
+        names = ", ".join(cls.__name__ for cls in kinds)
+        raise TypeError(f"{purpose} a rotforest estimator ({names}); got "
+                        f"{type(estimator).__name__!r}")
+    check_is_fitted(estimator)
+    return kind

@@ -13,7 +13,6 @@ of its axis.  In the path-dependent game such a node is followed when every feat
 reads is known; the interventional game needs no convention at all.  See
 ``_explain.pyx`` for the algorithm, and the user guide for what the values mean.
 """
-from concurrent.futures import ThreadPoolExecutor
 import dataclasses
 import numbers
 import weakref
@@ -22,11 +21,10 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from scipy.sparse.csgraph import connected_components
-from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _explain
-from rotforest._inputs import predict_input
-from rotforest.tree import _BaseDecisionTree
+from rotforest._inputs import fitted_kind, predict_input
+from rotforest._parallel import column_ranges_in_threads
 
 __all__ = ["Explanation", "explain"]
 
@@ -254,19 +252,8 @@ def _rotation_columns(est, rotation):
 
 def _family(estimator):
     """("tree" | "forest" | "rotation", the fitted trees)."""
-    from rotforest.forest import _BaseRandomForest
-    from rotforest.rotation import _BaseRotationForest
-    if isinstance(estimator, _BaseDecisionTree):
-        check_is_fitted(estimator)
-        return "tree", [estimator]
-    if isinstance(estimator, _BaseRandomForest):
-        check_is_fitted(estimator)
-        return "forest", list(estimator.estimators_)
-    if isinstance(estimator, _BaseRotationForest):
-        check_is_fitted(estimator)
-        return "rotation", list(estimator.estimators_)
-    raise TypeError("explain takes a rotforest estimator (DecisionTree*, RandomForest*, "
-                    f"RotationForest*); got {type(estimator).__name__}")
+    family = fitted_kind(estimator, "explain takes")
+    return family, [estimator] if family == "tree" else list(estimator.estimators_)
 
 
 # what the kernels need of each fitted tree, kept while the tree lives (a fitted tree's
@@ -294,14 +281,12 @@ def _specs(estimator, family, trees):
     return out
 
 
-def _gauss(q):
-    x, w = np.polynomial.legendre.leggauss(q)
-    return np.ascontiguousarray((x + 1.0) / 2.0), np.ascontiguousarray(w / 2.0)
-
-
-def _chunks(n, parts):
-    bounds = np.linspace(0, n, parts + 1).astype(int)
-    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+def _rule(specs):
+    """The largest degree of the trees' polynomials, and a Gauss-Legendre rule on [0, 1]
+    exact for them (points, weights)."""
+    degree = max(spec.degree for spec in specs)
+    x, w = np.polynomial.legendre.leggauss(max(1, (degree + 1) // 2))
+    return degree, np.ascontiguousarray((x + 1.0) / 2.0), np.ascontiguousarray(w / 2.0)
 
 
 # node visits below which threads cost more than they save (the GIL passes between
@@ -312,38 +297,30 @@ _THREADED_VISITS = 2_000_000
 def _in_threads(work, n_rows, n_jobs, visits):
     """work(rows) for blocks of rows, in up to n_jobs threads (each row's result does not
     depend on the blocks); ``visits``: about how many node visits the whole job makes."""
-    n_jobs = max(1, min(effective_n_jobs(n_jobs), n_rows))
-    if visits < _THREADED_VISITS:
-        n_jobs = 1
-    parts = _chunks(n_rows, 1 if n_jobs == 1 else 4 * n_jobs)
-    if n_jobs == 1:
-        for rows in parts:
-            work(rows)
-        return
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        for done in [pool.submit(work, rows) for rows in parts]:
-            done.result()
+    n_threads = 1 if visits < _THREADED_VISITS else effective_n_jobs(n_jobs)
+    column_ranges_in_threads(lambda a, b: work(slice(a, b)), n_rows, n_threads)
 
 
-def _model_inputs(estimator, family, X):
-    """Per-feature values and missing flags of the rows, as the kernels mix them."""
+def _model_inputs(estimator, family, data):
+    """Per-feature values and missing flags of checked rows, as the kernels mix them."""
     if family == "rotation":
-        Z, mask = estimator._normalised(X)
+        Z, mask = estimator._normalise_checked(data)
         Z = np.ascontiguousarray(Z)
         missing = (np.zeros(Z.shape, dtype=np.uint8) if mask is None
                    else np.ascontiguousarray(mask, dtype=np.uint8))
         return Z, missing
-    X = np.ascontiguousarray(predict_input(estimator, X))
-    return X, np.ascontiguousarray(np.isnan(X), dtype=np.uint8)
+    return np.ascontiguousarray(data), np.ascontiguousarray(np.isnan(data), dtype=np.uint8)
 
 
-def _check_background(estimator, background):
+def _checked_background(estimator, background):
+    """The background rows as the model reads them; clear errors for none or the wrong
+    width."""
     shape = np.shape(background)
     if len(shape) == 2 and shape[0] == 0:
         raise ValueError("background has no rows: pass reference rows (say 100 drawn from "
                          "the training data), or None for path-dependent values")
     try:
-        predict_input(estimator, background)
+        return predict_input(estimator, background)
     except ValueError as exc:
         raise ValueError(f"background: {exc}") from exc
 
@@ -412,13 +389,13 @@ def explain(estimator, X, *, background=None, n_jobs=None):
     phi = np.zeros((n, n_features, K))
     if background is None:
         perturbation = "tree_path_dependent"
-        _path_dependent(estimator, family, specs, X, phi, n_jobs)
+        _path_dependent(estimator, family, specs, data, phi, n_jobs)
         base = np.mean([_explain.expected_value(s.nodes, s.value) for s in specs], axis=0)
         base = np.tile(base, (n, 1))
     else:
         perturbation = "interventional"
-        _check_background(estimator, background)
-        _interventional(estimator, family, specs, X, background, phi, n_jobs)
+        _interventional(estimator, family, specs, data,
+                        _checked_background(estimator, background), phi, n_jobs)
         base = np.tile(_outputs(estimator, background).mean(axis=0), (n, 1))
     phi /= len(specs)
     names = getattr(estimator, "feature_names_in_", None)
@@ -429,11 +406,10 @@ def explain(estimator, X, *, background=None, n_jobs=None):
     return Explanation(phi[:, :, 0], base[:, 0], data, names, None, perturbation)
 
 
-def _path_dependent(estimator, family, specs, X, phi, n_jobs):
-    q = max(1, (max(s.degree for s in specs) + 1) // 2)
-    tq, wq = _gauss(q)
+def _path_dependent(estimator, family, specs, data, phi, n_jobs):
+    _, tq, wq = _rule(specs)
     if family == "rotation":
-        Z, mask = estimator._normalised(X)
+        Z, mask = estimator._normalise_checked(data)
         project = estimator._projector()
 
         def work(rows):
@@ -442,7 +418,7 @@ def _path_dependent(estimator, family, specs, X, phi, n_jobs):
                 P = np.ascontiguousarray(project(rotation, Z[rows], M))
                 _explain.path_dependent(*spec.common(), P, phi[rows], tq, wq)
     else:
-        data = np.ascontiguousarray(predict_input(estimator, X))
+        data = np.ascontiguousarray(data)
 
         def work(rows):
             for spec in specs:
@@ -452,12 +428,11 @@ def _path_dependent(estimator, family, specs, X, phi, n_jobs):
     _in_threads(work, phi.shape[0], n_jobs, visits)
 
 
-def _interventional(estimator, family, specs, X, background, phi, n_jobs):
-    zx, mx = _model_inputs(estimator, family, X)
+def _interventional(estimator, family, specs, data, background, phi, n_jobs):
+    zx, mx = _model_inputs(estimator, family, data)
     zb, mb = _model_inputs(estimator, family, background)
-    degree = max(s.degree for s in specs)
+    degree, tq, wq = _rule(specs)
     beta = _explain.beta_table(degree + 1)
-    tq, wq = _gauss(max(1, (degree + 1) // 2))
     n_background = zb.shape[0]
 
     def work(rows):

@@ -124,34 +124,19 @@ def _has_tree_ensemble(onnx):
 
 
 def _kinds():
-    """The supported classes: name -> (class, kind, is_classifier)."""
-    from rotforest.forest import RandomForestClassifier, RandomForestRegressor
-    from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
-    from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
-    return {
-        DecisionTreeClassifier: ("tree", True),
-        DecisionTreeRegressor: ("tree", False),
-        RandomForestClassifier: ("forest", True),
-        RandomForestRegressor: ("forest", False),
-        RotationForestClassifier: ("rotation", True),
-        RotationForestRegressor: ("rotation", False),
-    }
+    """The supported classes: class -> (kind, is_classifier)."""
+    from sklearn.base import ClassifierMixin
+    from rotforest._inputs import estimator_kinds
+    return {cls: (kind, issubclass(cls, ClassifierMixin))
+            for cls, kind in estimator_kinds().items()}
 
 
 def _kind(estimator):
     """(kind, is_classifier) of a fitted supported estimator; TypeError or
     NotFittedError otherwise."""
-    from sklearn.utils.validation import check_is_fitted
-    kinds = _kinds()
-    kind = kinds.get(type(estimator))
-    if kind is None:      # a subclass
-        kind = next((k for c, k in kinds.items() if isinstance(estimator, c)), None)
-    if kind is None:
-        names = ", ".join(c.__name__ for c in kinds)
-        raise TypeError(f"to_onnx converts rotforest's {names}; got "
-                        f"{type(estimator).__name__!r}")
-    check_is_fitted(estimator)
-    return kind
+    from sklearn.base import is_classifier
+    from rotforest._inputs import fitted_kind
+    return fitted_kind(estimator, "to_onnx converts"), is_classifier(estimator)
 
 
 def onnx_input(estimator, X):

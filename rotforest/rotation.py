@@ -507,7 +507,10 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     # --------------------------------------------------------------- prediction
     def _normalised(self, X):
-        X = predict_input(self, X)
+        return self._normalise_checked(predict_input(self, X))
+
+    def _normalise_checked(self, X):
+        """Rows already checked by predict_input, normalised (see _normalise)."""
         return _normalise(X, self.mean_, self.scale_, getattr(self, "_constant", None),
                           self._prediction_jobs(X.shape[0]))
 
