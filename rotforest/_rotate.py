@@ -299,10 +299,19 @@ class _Rotated:
             self.mean = mean[self.categorical]
             self.scale = scale[self.categorical]
 
+    def extra_features(self):
+        """The original features of the columns after the axes, in their order: the
+        missing-value indicators (missing="impute"), then the categorical features' codes
+        (int arrays, maybe empty)."""
+        none = np.zeros(0, dtype=np.int64)
+        indicators = (np.asarray(self.missing_features, dtype=np.int64)
+                      if self.missing == "impute" else none)
+        return indicators, none if self.categorical is None else self.categorical
+
     def n_extra(self):
-        """The columns after the axes: indicators, then categorical features."""
-        indicators = self.missing_features.size if self.missing == "impute" else 0
-        return indicators, 0 if self.categorical is None else self.categorical.size
+        """How many indicator and categorical columns follow the axes."""
+        indicators, codes = self.extra_features()
+        return indicators.size, codes.size
 
     def axes(self, R, Z, mask):
         R = R.tocsc()             # no copy for the stacked rotations fit stores

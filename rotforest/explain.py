@@ -230,23 +230,20 @@ def _rotation_columns(est, rotation):
     """The columns a rotation forest's tree reads: its axes, then the indicator and the
     category columns (see rotation._Rotated)."""
     R = rotation.tocsc()
-    route = est._missing_fitted == "route"
+    axis = _AXIS_ROUTE if est._missing_fitted == "route" else _AXIS_IMPUTE
     columns, kinds = [], []
     for c in range(R.shape[1]):
         lo, hi = R.indptr[c], R.indptr[c + 1]
         columns.append((R.indices[lo:hi].astype(np.int64), R.data[lo:hi].astype(np.float64),
                         np.zeros(hi - lo)))
-        kinds.append(_AXIS_ROUTE if route else _AXIS_IMPUTE)
-    if not route:
-        for f in est.missing_features_:
-            columns.append((np.array([f]), np.ones(1), np.zeros(1)))
-            kinds.append(_INDICATOR)
-    categorical = est._set_columns()
-    if categorical is not None:
-        for f in np.flatnonzero(categorical):
-            columns.append((np.array([f]), np.array([est.scale_[f]]),
-                            np.array([est.mean_[f]])))
-            kinds.append(_CODE)
+        kinds.append(axis)
+    indicators, codes = est._projector().extra_features()
+    for f in indicators:
+        columns.append((np.array([f]), np.ones(1), np.zeros(1)))
+        kinds.append(_INDICATOR)
+    for f in codes:
+        columns.append((np.array([f]), np.array([est.scale_[f]]), np.array([est.mean_[f]])))
+        kinds.append(_CODE)
     return columns, kinds
 
 

@@ -476,15 +476,14 @@ def _rotation_columns(g, est, x):
                     axes = g.node("Where", [hidden, nan, axes], f"t{i}_routed")
                 pieces.append(axes)
     # extra columns: indicators (missing="impute"), then categorical codes
-    missing_features = np.asarray(est.missing_features_, dtype=np.int64)
+    missing_features, cat = est._projector().extra_features()
     n_extra = 0
-    if not route and missing_features.size:
+    if missing_features.size:
         pieces.append(g.node("Gather", [mask_double(), g.constant(
             "missing_features", missing_features)], "indicators", axis=1))
         n_extra += missing_features.size
-    categorical = est._set_columns()
-    if categorical is not None and np.any(categorical):
-        cat = np.flatnonzero(categorical).astype(np.int64)
+    if cat.size:
+        cat = cat.astype(np.int64)
         cz = g.node("Gather", [z0, g.constant("categorical", cat)], "cat_z", axis=1)
         cz = g.node("Mul", [cz, g.constant("cat_scale", scale[cat][None, :])], "cat_s")
         cz = g.node("Add", [cz, g.constant("cat_mean", mean[cat][None, :])], "cat_m")
