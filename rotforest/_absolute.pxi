@@ -48,11 +48,11 @@ cdef void _absolute_stats(const Builder* B, const key_t* Y, int64_t a, int64_t b
             qm = q
             break
         cum += wi
-    med = B.yv[Y[qm] & B.imask]
+    med = B.data.yv[Y[qm] & B.key.imask]
     if cum == half and qm > a:
-        med = 0.5 * (B.yv[Y[qm - 1] & B.imask] + med)
+        med = 0.5 * (B.data.yv[Y[qm - 1] & B.key.imask] + med)
     for q in range(a, b):
-        acc += _wt(B, Y[q]) * fabs(B.yv[Y[q] & B.imask] - med)
+        acc += _wt(B, Y[q]) * fabs(B.data.yv[Y[q] & B.key.imask] - med)
     weight[0] = W
     median[0] = med
     sad[0] = acc
@@ -60,14 +60,14 @@ cdef void _absolute_stats(const Builder* B, const key_t* Y, int64_t a, int64_t b
 
 cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
     """Before a node's features are scanned: each sample's local rank, the records, and
-    the whole node's state (B.abs_full)."""
+    the whole node's state (B.ab.full)."""
     cdef int64_t n = e - s, q, r
-    cdef rf_rec* R = B.abs_rec
+    cdef rf_rec* R = B.ab.rec
     cdef rf_abs_state st
     cdef double c, wi, half
     cdef key_t k
     cdef bint unit = True
-    c = B.yv[B.ylist[s + n // 2] & B.imask]
+    c = B.data.yv[B.ab.ylist[s + n // 2] & B.key.imask]
     R[0].w = 0.0
     R[0].y = 0.0
     R[n + 1].w = 0.0
@@ -75,12 +75,12 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
     st.W = 0.0
     st.S = 0.0
     for q in range(s, e):
-        k = B.ylist[q]
+        k = B.ab.ylist[q]
         r = q - s + 1
-        B.abs_rank[k & B.imask] = <int32_t> r
+        B.ab.rank[k & B.key.imask] = <int32_t> r
         wi = _wt(B, k)
         R[r].w = wi
-        R[r].y = B.yv[k & B.imask] - c
+        R[r].y = B.data.yv[k & B.key.imask] - c
         st.W += wi
         st.S += wi * R[r].y
         unit &= wi == 1.0
@@ -92,10 +92,10 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
         st.m += 1
         st.wm += R[st.m].w
         st.sm += R[st.m].w * R[st.m].y
-    B.abs_full = st
-    B.abs_centre = c
-    B.abs_n = n
-    B.abs_unit = unit
+    B.ab.full = st
+    B.ab.centre = c
+    B.ab.n = n
+    B.ab.unit = unit
 
 
 cdef inline void _abs_pick(const Builder* B, const key_t* L, int64_t s, int64_t lo,
@@ -108,8 +108,8 @@ cdef inline void _abs_pick(const Builder* B, const key_t* L, int64_t s, int64_t 
     summed with min_weight_leaf), and with MA (the constraint cst) the children's medians
     MA[p - s] and MR[p - s] must keep it and the bounds."""
     cdef int64_t p
-    cdef int rs = B.rshift
-    cdef double minw = B.min_weight_leaf, c
+    cdef int rs = B.key.rshift
+    cdef double minw = B.par.min_weight_leaf, c
     cdef bint weighed = minw > 0.0
     for p in range(s + 1, hi + 1):
         if weighed:
@@ -133,17 +133,17 @@ cdef inline void _abs_run(Builder* B, const key_t* L, int64_t pre_a, int64_t pre
     at out[a - step - base] when that range is not empty), deletes L[q] for q from a
     towards b (exclusive) by step, recording the SAD (and median) of what is left at
     out[q - base]."""
-    cdef rf_abs_state st = B.abs_full
-    cdef int64_t tail = B.abs_n + 1
-    rf_abs_link(B.abs_rec, B.abs_n)
+    cdef rf_abs_state st = B.ab.full
+    cdef int64_t tail = B.ab.n + 1
+    rf_abs_link(B.ab.rec, B.ab.n)
     if pre_b > pre_a:
-        rf_abs_pass(B.abs_rec, B.abs_rank, L, B.imask, tail, &st, pre_a, pre_b, 1, NULL,
-                    NULL, 0, B.abs_unit)
-        out[a - step - base] = rf_abs_sad(B.abs_rec, &st)
+        rf_abs_pass(B.ab.rec, B.ab.rank, L, B.key.imask, tail, &st, pre_a, pre_b, 1, NULL,
+                    NULL, 0, B.ab.unit)
+        out[a - step - base] = rf_abs_sad(B.ab.rec, &st)
         if med != NULL:
-            med[a - step - base] = rf_abs_median(B.abs_rec, &st)
-    rf_abs_pass(B.abs_rec, B.abs_rank, L, B.imask, tail, &st, a, b, step, out, med, base,
-                B.abs_unit)
+            med[a - step - base] = rf_abs_median(B.ab.rec, &st)
+    rf_abs_pass(B.ab.rec, B.ab.rank, L, B.key.imask, tail, &st, a, b, step, out, med, base,
+                B.ab.unit)
 
 
 cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int64_t nm,
@@ -162,24 +162,25 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     whose right child alone reaches -best cannot win, constrained or not; the backward
     pass stops short of them (the cuts it records are scored exactly as without the
     bound)."""
-    cdef int64_t n = B.abs_n, enm = e - nm, msl = B.min_samples_leaf, p, lo, hi
+    cdef int64_t n = B.ab.n, enm = e - nm, msl = B.par.min_samples_leaf, p, lo, hi
     cdef int64_t pos1 = -1, pos2 = -1
-    cdef double* A = B.abs_cost
-    cdef double* Rc = B.abs_cost + (n + 1)
-    cdef double* A2 = B.abs_cost + 2 * (n + 1)
-    cdef double* R2 = B.abs_cost + 3 * (n + 1)
+    cdef double* A = B.ab.cost
+    cdef double* Rc = B.ab.cost + (n + 1)
+    cdef double* A2 = B.ab.cost + 2 * (n + 1)
+    cdef double* R2 = B.ab.cost + 3 * (n + 1)
     cdef double* MA = NULL
     cdef double* MR = NULL
     cdef double* MA2 = NULL
     cdef double* MR2 = NULL
-    cdef double minw = B.min_weight_leaf, best1 = INFINITY, best2 = INFINITY, c, wl = 0.0
-    cdef double wm = 0.0, lc = lower - B.abs_centre, uc = upper - B.abs_centre
+    cdef double minw = B.par.min_weight_leaf
+    cdef double best1 = INFINITY, best2 = INFINITY, c, wl = 0.0
+    cdef double wm = 0.0, lc = lower - B.ab.centre, uc = upper - B.ab.centre
     cdef bint weighed = minw > 0.0, constrained = cst != 0
     if constrained:
-        MA = B.abs_med
-        MR = B.abs_med + (n + 1)
-        MA2 = B.abs_med + 2 * (n + 1)
-        MR2 = B.abs_med + 3 * (n + 1)
+        MA = B.ab.med
+        MR = B.ab.med + (n + 1)
+        MA2 = B.ab.med + 2 * (n + 1)
+        MR2 = B.ab.med + 3 * (n + 1)
     # the cuts p in [lo, hi] with the missing samples right, [lo2, hi2] with them left
     lo = max(s + msl, s + 1)
     hi = min(enm - 1, e - msl)
@@ -189,10 +190,10 @@ cdef double _scan_absolute(Builder* B, const key_t* L, int64_t s, int64_t e, int
     if nm == 0 and n <= 64:
         # a small node: the sets grow from empty as words of bits (rf_abs_small): the
         # prefixes L[s:q + 1) recorded at A[q + 1 - s], the suffixes L[q:e) at Rc[q - s]
-        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, s, hi - s, 1, A, MA, s - 1,
-                     B.abs_unit)
-        rf_abs_small(B.abs_rec, B.abs_rank, L, B.imask, e - 1, e - lo, -1, Rc, MR, s,
-                     B.abs_unit)
+        rf_abs_small(B.ab.rec, B.ab.rank, L, B.key.imask, s, hi - s, 1, A, MA, s - 1,
+                     B.ab.unit)
+        rf_abs_small(B.ab.rec, B.ab.rank, L, B.key.imask, e - 1, e - lo, -1, Rc, MR, s,
+                     B.ab.unit)
     elif nm == 0:
         # the right children first; the cuts whose right child alone reaches -best
         # (the features before) cannot win, and the backward pass stops short of them
@@ -246,17 +247,17 @@ cdef void _absolute_children(Builder* B, const key_t* L, int64_t s, int64_t p,
     """Exact weight, median and SAD of the two children of a cut (left: L[s:p), plus the
     missing L[enm:e) when missing_left), into stats[0:3] and stats[3:6]; with commit the
     node's slice of ylist is partitioned for them (left first, both in y order)."""
-    cdef key_t* Y = B.ylist
-    cdef key_t* T = B.ytmp
-    cdef uint64_t im = B.imask
+    cdef key_t* Y = B.ab.ylist
+    cdef key_t* T = B.ab.ytmp
+    cdef uint64_t im = B.key.imask
     cdef int64_t q, il, ir
     cdef int64_t middle = p + (e - enm if missing_left else 0)
-    _mark_sides(B.goleft, L, s, p, enm, e, missing_left, im)
+    _mark_sides(B.work.goleft, L, s, p, enm, e, missing_left, im)
     # left keys to T[s:middle), right ones to T[middle:e), each in y order
     il = s
     ir = middle
     for q in range(s, e):
-        if _side(B.goleft, Y[q] & im):
+        if _side(B.work.goleft, Y[q] & im):
             T[il] = Y[q]
             il += 1
         else:

@@ -174,7 +174,8 @@ cdef bint _USE_AVX512 = rf_cpu_has_avx512() != 0 and not _os.environ.get("ROTFOR
 
 # How nodes find their splits; "presort" and "sort" force one method (for tests and
 # benchmarks: every method grows the same trees).
-cdef int _METHOD = METHODS.get(_os.environ.get("ROTFOREST_NODE_METHOD", "auto"), METHOD_AUTO)
+cdef int _METHOD = METHODS.get(_os.environ.get("ROTFOREST_NODE_METHOD", "auto"),
+                               METHOD_AUTO)
 
 
 def _set_node_method(method):
@@ -279,18 +280,22 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                     random_split, shuffle_features, max_depth, min_samples_split,
                     min_samples_leaf, min_weight_leaf, max_features,
                     min_impurity_decrease, tw, seed)
-    # the objects whose memory B points into stay referenced here until the tree is out
-    ranks = _allocate_method(&B, keys, ranks, col_top_arr, max_rank, n_act)
-    _allocate_common(&B, n, n_act)
-    if categorical is not None:
-        _allocate_categorical(&B, categorical, categories, min_category_samples)
-    y_order = _allocate_absolute(&B, target, monotonic is not None, n, n_act) \
-        if regression and criterion == CRIT_ABSOLUTE else None
-    ylogy = _poisson_terms(&B, target) if regression and criterion == CRIT_POISSON else None
-    _allocate_tables(&B, integral, col_top_arr, categorical)
-    payload = _fill_lists(&B, X, keys, y, col_top_arr, y_order)
-    _grow_from_root(&B, payload, col_top_arr, max_leaf_nodes)
-    return _export(&B, categorical is not None)
+    try:        # every part is freed here, whichever step fails
+        # the objects whose memory B points into stay referenced until the tree is out
+        ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
+        _allocate_growth(&B, n, n_act, categorical is not None)
+        if categorical is not None:
+            _allocate_categorical(&B, categorical, categories, min_category_samples)
+        y_order = _allocate_absolute(&B, target, monotonic is not None, n, n_act) \
+            if regression and criterion == CRIT_ABSOLUTE else None
+        ylogy = _poisson_terms(&B, target) if regression and criterion == CRIT_POISSON \
+            else None
+        _allocate_tables(&B, integral, col_top_arr, categorical)
+        payload = _fill_lists(&B, X, keys, y, col_top_arr, y_order)
+        _grow_from_root(&B, payload, col_top_arr, max_leaf_nodes)
+        return _export(&B, categorical is not None)
+    finally:
+        _free_builder(&B)
 
 
 cdef object _checked_arguments(const double[:, :] X, const uint32_t[:, ::1] keys,
@@ -397,15 +402,15 @@ cdef int _set_key_layout(Builder* B, int64_t n, uint64_t max_rank, int64_t K,
     spare = 64 - ibits - rbits - cbits
     if spare < 0:
         raise ValueError(f"too many classes ({K}) for {n} samples")
-    B.packed = integral and tw < 2.0 ** 31 and _bit_length(<uint64_t> max_w) <= spare
-    wbits = _bit_length(<uint64_t> max_w) if B.packed else 0
-    B.imask = ((<uint64_t> 1) << ibits) - 1
-    B.wshift = ibits
-    B.wmask = ((<uint64_t> 1) << wbits) - 1
-    B.cshift = ibits + wbits
-    B.cmask = ((<uint64_t> 1) << cbits) - 1
-    B.rshift = ibits + wbits + cbits
-    B.rbits = rbits
+    B.key.packed = integral and tw < 2.0 ** 31 and _bit_length(<uint64_t> max_w) <= spare
+    wbits = _bit_length(<uint64_t> max_w) if B.key.packed else 0
+    B.key.imask = ((<uint64_t> 1) << ibits) - 1
+    B.key.wshift = ibits
+    B.key.wmask = ((<uint64_t> 1) << wbits) - 1
+    B.key.cshift = ibits + wbits
+    B.key.cmask = ((<uint64_t> 1) << cbits) - 1
+    B.key.rshift = ibits + wbits + cbits
+    B.key.rbits = rbits
     return 0
 
 
@@ -419,115 +424,85 @@ cdef int _set_parameters(Builder* B, const double[:, :] X, const double[::1] sam
                          uint64_t seed) except -1:
     """The data (pointers into the caller's arrays) and the settings of the growth."""
     cdef int64_t F = X.shape[1]
-    B.X = &X[0, 0]
-    B.xrs = _element_stride(X.strides[0])
-    B.xcs = _element_stride(X.strides[1])
-    B.w = &sample_weight[0]
-    B.n_total = X.shape[0]
-    B.n_features = F
-    B.n_classes = K
-    B.n_values = n_values
-    B.regression = target is not None
-    if B.regression:
-        B.yv = &target[0]
-    B.n_active = n_act
-    B.criterion = criterion
-    B.random_split = random_split
-    B.shuffle = shuffle_features
-    B.max_depth = max_depth
-    B.min_samples_split = min_samples_split
-    B.min_samples_leaf = max(min_samples_leaf, 1)
-    B.min_weight_leaf = min_weight_leaf
-    B.max_features = max(1, min(max_features, F))
-    B.min_impurity_decrease = min_impurity_decrease
-    B.total_weight = tw
+    B.data.X = &X[0, 0]
+    B.data.xrs = _element_stride(X.strides[0])
+    B.data.xcs = _element_stride(X.strides[1])
+    B.data.w = &sample_weight[0]
+    B.data.n_total = X.shape[0]
+    B.data.n_features = F
+    B.data.n_classes = K
+    B.data.n_values = n_values
+    B.data.regression = target is not None
+    if B.data.regression:
+        B.data.yv = &target[0]
+    B.data.n_active = n_act
+    B.par.criterion = criterion
+    B.par.random_split = random_split
+    B.par.shuffle = shuffle_features
+    B.par.max_depth = max_depth
+    B.par.min_samples_split = min_samples_split
+    B.par.min_samples_leaf = max(min_samples_leaf, 1)
+    B.par.min_weight_leaf = min_weight_leaf
+    B.par.max_features = max(1, min(max_features, F))
+    B.par.min_impurity_decrease = min_impurity_decrease
+    B.data.total_weight = tw
     B.rng = seed
-    B.monotonic = &monotonic[0] if monotonic is not None else NULL
-    B.n_words = (F + 63) // 64
-    B.use_avx512 = _USE_AVX512
-    B.ent_cap = 64
-    B.order_cap = 64
-    B.node_cap = 256
+    B.data.monotonic = &monotonic[0] if monotonic is not None else NULL
+    B.par.use_avx512 = _USE_AVX512
     return 0
 
 
-cdef object _allocate_method(Builder* B, const uint32_t[:, ::1] keys, ranks,
-                             const uint64_t[::1] col_top, uint64_t max_rank,
-                             int64_t n_act):
+cdef int _nomem() except -1:
+    raise MemoryError("not enough memory to grow the tree")
+
+
+cdef object _allocate_columns(Builder* B, const uint32_t[:, ::1] keys, ranks,
+                              const uint64_t[::1] col_top, uint64_t max_rank,
+                              int64_t n_act):
     """How the root (and so the tree) starts: with the lists, unless sorting in the nodes
     already costs less there, or the lists would not fit in memory; allocates what the
     method needs.  Returns the dense ranks that sorting nodes read (computed here when
     the caller has none), or None."""
-    cdef int64_t F = B.n_features
+    cdef int64_t F = B.data.n_features
     cdef const uint8_t[:, ::1] r1
     cdef const uint16_t[:, ::1] r2
     cdef const uint32_t[:, ::1] r4
-    B.method = _tree_method(B.max_features, F, B.rbits, &col_top[0], n_act)
-    if B.method != METHOD_SORT:
+    B.par.method = _tree_method(B.par.max_features, F, B.key.rbits, &col_top[0], n_act)
+    if B.par.method != METHOD_SORT:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
-        B.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
-        if B.lists == NULL:
+        B.col.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
+        if B.col.lists == NULL:
             # no room for the lists: every node sorts (needs 4 bytes a cell of ranks)
-            B.method = METHOD_SORT
+            B.par.method = METHOD_SORT
         else:
-            memset(B.lists + F * n_act, 0, 9 * sizeof(key_t))
-    if B.method == METHOD_PRESORT:
+            memset(B.col.lists + F * n_act, 0, 9 * sizeof(key_t))
+    if B.par.method == METHOD_PRESORT:
         return ranks
     if ranks is None:
         ranks = dense_ranks(keys)
-    B.rank_bytes = ranks.dtype.itemsize
-    if B.rank_bytes < _dtype_for(max_rank).itemsize:
-        _free_builder(B)
+    B.col.rank_bytes = ranks.dtype.itemsize
+    if B.col.rank_bytes < _dtype_for(max_rank).itemsize:
         raise ValueError("ranks must be dense_ranks(keys)")
-    if B.rank_bytes == 1:
+    if B.col.rank_bytes == 1:
         r1 = ranks
-        B.ranks = &r1[0, 0]
-    elif B.rank_bytes == 2:
+        B.col.ranks = &r1[0, 0]
+    elif B.col.rank_bytes == 2:
         r2 = ranks
-        B.ranks = &r2[0, 0]
+        B.col.ranks = &r2[0, 0]
     else:
         r4 = ranks
-        B.ranks = &r4[0, 0]
-    B.samples = <key_t*> malloc((n_act + 9) * sizeof(key_t))
-    B.sorted_keys[0] = <key_t*> calloc(n_act + 9, sizeof(key_t))
-    B.sorted_keys[1] = <key_t*> calloc(n_act + 9, sizeof(key_t))
-    B.sort_tmp = <key_t*> calloc(n_act + 9, sizeof(key_t))
-    B.hist = <int64_t*> malloc(max((1 << RADIX_BITS) + 1, 4 * 256) * sizeof(int64_t))
-    if (B.samples == NULL or B.sorted_keys[0] == NULL or B.sorted_keys[1] == NULL
-            or B.sort_tmp == NULL or B.hist == NULL):
-        _free_builder(B)
-        raise MemoryError("not enough memory to grow the tree")
+        B.col.ranks = &r4[0, 0]
+    if _columns_alloc(&B.col, n_act) < 0:
+        _nomem()
     return ranks
 
 
-cdef int _allocate_common(Builder* B, int64_t n, int64_t n_act) except -1:
-    """The per-class counts, the frontier of entries and the output nodes."""
-    cdef int64_t K = B.n_classes, F = B.n_features
-    B.scratch = <key_t*> malloc((n_act + 1) * sizeof(key_t))
-    B.goleft = <uint32_t*> calloc((n >> 5) + 2, sizeof(uint32_t))
-    B.cl = <double*> malloc(K * sizeof(double))
-    B.cr = <double*> malloc(K * sizeof(double))
-    B.fl = <double*> malloc(K * sizeof(double))
-    B.fr = <double*> malloc(K * sizeof(double))
-    B.cli = <int64_t*> malloc(K * sizeof(int64_t))
-    B.cri = <int64_t*> malloc(K * sizeof(int64_t))
-    B.feats = <int64_t*> malloc(F * sizeof(int64_t))
-    B.nan_rank = <uint64_t*> malloc(F * sizeof(uint64_t))
-    B.ent = <Entry*> malloc(B.ent_cap * sizeof(Entry))
-    B.ent_counts = <double*> malloc(B.ent_cap * 3 * K * sizeof(double))
-    B.ent_const = <uint64_t*> malloc(B.ent_cap * B.n_words * sizeof(uint64_t))
-    B.free_list = <int64_t*> malloc(B.ent_cap * sizeof(int64_t))
-    B.order = <int64_t*> malloc(B.order_cap * sizeof(int64_t))
-    B.nodes = <Node*> malloc(B.node_cap * sizeof(Node))
-    B.values = <double*> malloc(B.node_cap * B.n_values * sizeof(double))
-    if (B.scratch == NULL or B.goleft == NULL
-            or B.cl == NULL or B.cr == NULL or B.fl == NULL or B.fr == NULL or B.cli == NULL
-            or B.cri == NULL or B.feats == NULL or B.nan_rank == NULL
-            or B.ent == NULL or B.ent_counts == NULL or B.ent_const == NULL
-            or B.free_list == NULL or B.order == NULL or B.nodes == NULL
-            or B.values == NULL):
-        _free_builder(B)
-        raise MemoryError("not enough memory to grow the tree")
+cdef int _allocate_growth(Builder* B, int64_t n, int64_t n_act, bint categorical) except -1:
+    """The per-split scratch, the frontier of entries and the output nodes."""
+    if (_work_alloc(&B.work, n, n_act, B.data.n_classes, B.data.n_features) < 0
+        or _frontier_alloc(&B.front, B.data.n_classes, (B.data.n_features + 63) // 64) < 0
+        or _output_alloc(&B.out, B.data.n_values, categorical) < 0):
+        _nomem()
     return 0
 
 
@@ -535,27 +510,11 @@ cdef int _allocate_categorical(Builder* B, const uint8_t[::1] categorical,
                                const int16_t[:, ::1] categories,
                                int64_t min_category_samples) except -1:
     """The state of the splits on sets of categories (see _categorical.pxi)."""
-    cdef int64_t K = B.n_classes
-    B.categorical = &categorical[0]
-    B.cat_code = &categories[0, 0]
-    B.cat_bits = <uint64_t*> malloc(B.node_cap * CAT_WORDS * sizeof(uint64_t))
-    B.cat_stat = <double*> malloc((CAT_LEVELS + 1) * K * sizeof(double))
-    B.cat_w = <double*> malloc((CAT_LEVELS + 1) * sizeof(double))
-    B.cat_n = <int64_t*> calloc(CAT_LEVELS + 1, sizeof(int64_t))
-    B.cat_lv = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
-    B.cat_sv = <int64_t*> malloc((CAT_LEVELS + 1) * sizeof(int64_t))
-    B.cat_grp = <int64_t*> malloc(CAT_LEVELS * sizeof(int64_t))
-    B.cat_ord = <rf_vi*> malloc((CAT_LEVELS + 1) * sizeof(rf_vi))
-    B.cat_side = <uint8_t*> malloc((CAT_LEVELS + 1) * sizeof(uint8_t))
-    B.cat_support = min_category_samples
-    B.cat_cl = <double*> malloc(K * sizeof(double))
-    B.cat_cr = <double*> malloc(K * sizeof(double))
-    if (B.cat_bits == NULL or B.cat_stat == NULL or B.cat_w == NULL or B.cat_n == NULL
-            or B.cat_lv == NULL or B.cat_sv == NULL or B.cat_grp == NULL
-            or B.cat_ord == NULL or B.cat_side == NULL
-            or B.cat_cl == NULL or B.cat_cr == NULL):
-        _free_builder(B)
-        raise MemoryError("not enough memory to grow the tree")
+    B.cat.mask = &categorical[0]
+    B.cat.code = &categories[0, 0]
+    B.cat.support = min_category_samples
+    if _categories_alloc(&B.cat, B.data.n_classes) < 0:
+        _nomem()
     return 0
 
 
@@ -563,18 +522,9 @@ cdef object _allocate_absolute(Builder* B, const double[::1] target, bint monoto
                                int64_t n, int64_t n_act):
     """The state of the absolute error (see _absolute.pxi); returns the samples in
     order of their targets."""
-    B.absolute = True
-    B.ylist = <key_t*> malloc((n_act + 1) * sizeof(key_t))
-    B.ytmp = <key_t*> malloc((n_act + 1) * sizeof(key_t))
-    B.abs_rank = <int32_t*> malloc(n * sizeof(int32_t))
-    B.abs_rec = <rf_rec*> malloc((n_act + 2) * sizeof(rf_rec))
-    B.abs_cost = <double*> malloc(4 * (n_act + 1) * sizeof(double))
-    if monotonic:       # (the children's medians, for the constraints)
-        B.abs_med = <double*> malloc(4 * (n_act + 1) * sizeof(double))
-    if (B.ylist == NULL or B.ytmp == NULL or B.abs_rank == NULL or B.abs_rec == NULL
-            or B.abs_cost == NULL or (monotonic and B.abs_med == NULL)):
-        _free_builder(B)
-        raise MemoryError("not enough memory to grow the tree")
+    B.par.absolute = True
+    if _absolute_alloc(&B.ab, n, n_act, monotonic) < 0:
+        _nomem()
     return np.argsort(np.asarray(target), kind="stable").astype(np.int64)
 
 
@@ -584,7 +534,7 @@ cdef object _poisson_terms(Builder* B, const double[::1] target):
     positive = ylogy > 0.0
     ylogy[positive] *= np.log(ylogy[positive])
     cdef double[::1] view = ylogy
-    B.ylogy = &view[0]
+    B.data.ylogy = &view[0]
     return ylogy
 
 
@@ -592,23 +542,23 @@ cdef int _allocate_tables(Builder* B, bint integral, const uint64_t[::1] col_top
                           const uint8_t[::1] categorical) except -1:
     """The table of x log x for integer weights (entropy), and which features have so
     few values that nodes count them instead of sorting (two-class Gini)."""
-    cdef int64_t tmax, i, f, F = B.n_features
-    if integral and B.criterion == CRIT_ENTROPY and B.total_weight <= XLOGX_TABLE_MAX:
-        tmax = <int64_t> B.total_weight + 1
-        B.xlogx_table = <double*> malloc(tmax * sizeof(double))
-        if B.xlogx_table != NULL:
-            B.xlogx_table[0] = 0.0
+    cdef int64_t tmax, i, f, F = B.data.n_features
+    if (integral and B.par.criterion == CRIT_ENTROPY
+            and B.data.total_weight <= XLOGX_TABLE_MAX):
+        tmax = <int64_t> B.data.total_weight + 1
+        B.work.xlogx_table = <double*> malloc(tmax * sizeof(double))
+        if B.work.xlogx_table != NULL:
+            B.work.xlogx_table[0] = 0.0
             for i in range(1, tmax):
-                B.xlogx_table[i] = i * log(<double> i)
-    if (B.ranks != NULL and not B.regression and B.n_classes <= COUNT_CLASSES
-            and B.criterion == CRIT_GINI and B.packed and not B.random_split):
-        B.few = <uint8_t*> calloc(F, sizeof(uint8_t))
-        if B.few == NULL:
-            _free_builder(B)
-            raise MemoryError("not enough memory to grow the tree")
+                B.work.xlogx_table[i] = i * log(<double> i)
+    if (B.col.ranks != NULL and not B.data.regression and B.data.n_classes <= COUNT_CLASSES
+        and B.par.criterion == CRIT_GINI and B.key.packed and not B.par.random_split):
+        B.col.few = <uint8_t*> calloc(F, sizeof(uint8_t))
+        if B.col.few == NULL:
+            _nomem()
         for f in range(F):
-            B.few[f] = col_top[f] < COUNT_BINS and not (categorical is not None
-                                                        and categorical[f])
+            B.col.few[f] = col_top[f] < COUNT_BINS and not (categorical is not None
+                                                            and categorical[f])
     return 0
 
 
@@ -618,53 +568,53 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
     """Each feature's rank of missing values, the working lists (or, for a tree that
     sorts in its nodes, the samples), and for the absolute error the samples in order of
     their targets.  Returns every sample's packed payload (INACTIVE: weight zero)."""
-    cdef int64_t n = X.shape[0], F = X.shape[1], n_act = B.n_active, i, f, q
+    cdef int64_t n = X.shape[0], F = X.shape[1], n_act = B.data.n_active, i, f, q
     cdef uint64_t ix
-    cdef bint root_presorted = B.method != METHOD_SORT
+    cdef bint root_presorted = B.par.method != METHOD_SORT
     payload_arr = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] payload = payload_arr
     for f in range(F):
-        B.feats[f] = f
+        B.work.feats[f] = f
     with nogil:
         # missing values sort last, with their feature's highest rank
         for f in range(F):
             ix = keys[f, n - 1]
             if isnan(X[ix, f]):
-                B.nan_rank[f] = col_top[f]
-                B.any_missing = True
+                B.work.nan_rank[f] = col_top[f]
+                B.data.any_missing = True
             else:
-                B.nan_rank[f] = NO_NAN
+                B.work.nan_rank[f] = NO_NAN
         # the working lists hold the samples of this tree only, in presorted order; each
         # sample's class, weight and index are packed once, so the copy reads one array
         for i in range(n):
-            if B.w[i] > 0.0:
-                payload[i] = (0 if B.regression else (<uint64_t> y[i]) << B.cshift) \
-                    | <uint64_t> i
-                if B.packed:
-                    payload[i] |= (<uint64_t> B.w[i]) << B.wshift
+            if B.data.w[i] > 0.0:
+                payload[i] = <uint64_t> i
+                if not B.data.regression:
+                    payload[i] |= (<uint64_t> y[i]) << B.key.cshift
+                if B.key.packed:
+                    payload[i] |= (<uint64_t> B.data.w[i]) << B.key.wshift
             else:
                 payload[i] = INACTIVE
         if root_presorted:
             for f in range(F):
-                if _fill_list(&keys[f, 0], &payload[0], n, n_act, B.rshift,
-                              B.lists + f * n_act) < 0:
+                if _fill_list(&keys[f, 0], &payload[0], n, n_act, B.key.rshift,
+                              B.col.lists + f * n_act) < 0:
                     B.error = 3
                     break
         else:
             q = 0
             for i in range(n):
                 if payload[i] != INACTIVE:
-                    B.samples[q] = payload[i]
+                    B.col.samples[q] = payload[i]
                     q += 1
             # (dense_ranks checked that every row of keys orders all the samples)
-        if B.absolute:
+        if B.par.absolute:
             q = 0
             for i in range(n):
                 if payload[y_order[i]] != INACTIVE:
-                    B.ylist[q] = payload[y_order[i]]
+                    B.ab.ylist[q] = payload[y_order[i]]
                     q += 1
     if B.error == 3:
-        _free_builder(B)
         raise ValueError("keys do not belong to X")
     return payload_arr
 
@@ -673,67 +623,67 @@ cdef int _grow_from_root(Builder* B, const uint64_t[::1] payload,
                          const uint64_t[::1] col_top, int64_t max_leaf_nodes) except -1:
     """The root's entry (its class counts or statistics, impurity, the columns constant
     over the tree's samples), then the growth; clear errors for a failed growth."""
-    cdef int64_t n = payload.shape[0], n_act = B.n_active, K = B.n_classes, F = B.n_features
+    cdef int64_t n = payload.shape[0], n_act = B.data.n_active
+    cdef int64_t K = B.data.n_classes, F = B.data.n_features
     cdef int64_t root, i, f
-    cdef double wi, tw = B.total_weight
-    cdef bint root_presorted = B.method != METHOD_SORT
+    cdef double wi, tw = B.data.total_weight
+    cdef bint root_presorted = B.par.method != METHOD_SORT
     cdef key_t* out
     with nogil:
         root = _ent_alloc(B)
-        B.ent[root].start = 0
-        B.ent[root].end = n_act
-        B.ent[root].depth = 0
-        B.ent[root].parent = -1
-        B.ent[root].node_id = -1
-        B.ent[root].is_left = 0
-        B.ent[root].presorted = root_presorted
-        B.ent[root].weight = tw
-        B.ent[root].lower = -INFINITY
-        B.ent[root].upper = INFINITY
-        memset(B.ent_counts + root * 3 * K, 0, 3 * K * sizeof(double))
-        memset(B.ent_const + root * B.n_words, 0, B.n_words * sizeof(uint64_t))
+        B.front.ent[root].start = 0
+        B.front.ent[root].end = n_act
+        B.front.ent[root].depth = 0
+        B.front.ent[root].parent = -1
+        B.front.ent[root].node_id = -1
+        B.front.ent[root].is_left = 0
+        B.front.ent[root].presorted = root_presorted
+        B.front.ent[root].weight = tw
+        B.front.ent[root].lower = -INFINITY
+        B.front.ent[root].upper = INFINITY
+        memset(B.front.counts + root * 3 * K, 0, 3 * K * sizeof(double))
+        memset(B.front.constant + root * B.front.n_words, 0,
+               B.front.n_words * sizeof(uint64_t))
         for i in range(n):
-            if B.w[i] > 0.0:
-                _accumulate(B, payload[i], B.w[i], B.ent_counts + root * 3 * K)
-        if B.absolute:
-            _absolute_stats(B, B.ylist, 0, n_act, &wi, &B.ent[root].median,
-                            &B.ent[root].impurity)
-            B.ent[root].impurity /= wi
+            if B.data.w[i] > 0.0:
+                _accumulate(B, payload[i], B.data.w[i], B.front.counts + root * 3 * K)
+        if B.par.absolute:
+            _absolute_stats(B, B.ab.ylist, 0, n_act, &wi, &B.front.ent[root].median,
+                            &B.front.ent[root].impurity)
+            B.front.ent[root].impurity /= wi
         else:
-            B.ent[root].impurity = _impurity(B, B.ent_counts + root * 3 * K, tw)
+            B.front.ent[root].impurity = _impurity(B, B.front.counts + root * 3 * K, tw)
         for f in range(F):      # columns constant over this tree's samples
             if root_presorted:
-                out = B.lists + f * n_act
-                if ((out[0] ^ out[n_act - 1]) >> B.rshift) != 0:
+                out = B.col.lists + f * n_act
+                if ((out[0] ^ out[n_act - 1]) >> B.key.rshift) != 0:
                     continue
             elif col_top[f] > 0:
                 continue        # (sorting nodes find the others when they draw them)
-            B.ent_const[root * B.n_words + (f >> 6)] |= (<uint64_t> 1) << (f & 63)
+            B.front.constant[root * B.front.n_words + (f >> 6)] |= \
+                (<uint64_t> 1) << (f & 63)
         _grow(B, root, max_leaf_nodes)
     if B.error:
-        _free_builder(B)
         if B.error == 2:
             raise ValueError(f"the tree would have more than {MAX_NODES} nodes; limit its "
                              "size (max_depth, max_leaf_nodes, min_samples_leaf)")
-        raise MemoryError("not enough memory to grow the tree")
+        _nomem()
     return 0
 
 
 cdef object _export(Builder* B, bint categorical):
-    """``(nodes, value, max_depth, left_codes)`` copied out of the builder, which is
-    freed."""
-    nodes = np.empty(B.node_count, dtype=NODE_DTYPE)
+    """``(nodes, value, max_depth, left_codes)`` copied out of the builder."""
+    nodes = np.empty(B.out.count, dtype=NODE_DTYPE)
     cdef uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)
-    memcpy(&raw[0], B.nodes, B.node_count * sizeof(Node))
-    value = np.empty((B.node_count, 1, B.n_values), dtype=np.float64)
+    memcpy(&raw[0], B.out.nodes, B.out.count * sizeof(Node))
+    value = np.empty((B.out.count, 1, B.data.n_values), dtype=np.float64)
     cdef double[:, :, ::1] vv = value
-    memcpy(&vv[0, 0, 0], B.values, B.node_count * B.n_values * sizeof(double))
-    depth = B.depth_reached
+    memcpy(&vv[0, 0, 0], B.out.values, B.out.count * B.data.n_values * sizeof(double))
+    depth = B.out.depth
     left_codes = None
     cdef uint64_t[:, ::1] lcv
     if categorical:
-        left_codes = np.empty((B.node_count, CAT_WORDS), dtype=np.uint64)
+        left_codes = np.empty((B.out.count, CAT_WORDS), dtype=np.uint64)
         lcv = left_codes
-        memcpy(&lcv[0, 0], B.cat_bits, B.node_count * CAT_WORDS * sizeof(uint64_t))
-    _free_builder(B)
+        memcpy(&lcv[0, 0], B.out.left_codes, B.out.count * CAT_WORDS * sizeof(uint64_t))
     return nodes, value, depth, left_codes

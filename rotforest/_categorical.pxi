@@ -30,16 +30,16 @@
 
 cdef inline void _cat_add(Builder* B, uint64_t r, key_t k, int64_t* m) noexcept nogil:
     """Adds sample k of rank r to its level's sums (a level first seen is listed)."""
-    cdef int64_t K = B.n_classes
+    cdef int64_t K = B.data.n_classes
     cdef double wi = _wt(B, k)
-    if B.cat_n[r] == 0:
-        B.cat_lv[m[0]] = <int64_t> r
+    if B.cat.n[r] == 0:
+        B.cat.lv[m[0]] = <int64_t> r
         m[0] += 1
-        memset(B.cat_stat + r * K, 0, K * sizeof(double))
-        B.cat_w[r] = 0.0
-    B.cat_n[r] += 1
-    B.cat_w[r] += wi
-    _accumulate(B, k, wi, B.cat_stat + r * K)
+        memset(B.cat.stat + r * K, 0, K * sizeof(double))
+        B.cat.w[r] = 0.0
+    B.cat.n[r] += 1
+    B.cat.w[r] += wi
+    _accumulate(B, k, wi, B.cat.stat + r * K)
 
 
 cdef inline void _cat_gather(Builder* B, const rank_t* rk, int64_t s, int64_t e,
@@ -47,8 +47,8 @@ cdef inline void _cat_gather(Builder* B, const rank_t* rk, int64_t s, int64_t e,
     cdef int64_t q
     cdef key_t k
     for q in range(s, e):
-        k = B.samples[q]
-        _cat_add(B, rk[k & B.imask], k, m)
+        k = B.col.samples[q]
+        _cat_add(B, rk[k & B.key.imask], k, m)
 
 
 cdef int64_t _cat_levels(Builder* B, int64_t f, int64_t s, int64_t e,
@@ -59,23 +59,23 @@ cdef int64_t _cat_levels(Builder* B, int64_t f, int64_t s, int64_t e,
     cdef int64_t m = 0, q, i, j, v
     cdef const key_t* L
     if presorted:
-        L = B.lists + f * B.n_active
+        L = B.col.lists + f * B.data.n_active
         for q in range(s, e):
-            _cat_add(B, L[q] >> B.rshift, L[q], &m)     # ranks in increasing order
+            _cat_add(B, L[q] >> B.key.rshift, L[q], &m)     # ranks in increasing order
     else:
-        if B.rank_bytes == 1:
-            _cat_gather(B, (<const uint8_t*> B.ranks) + f * B.n_total, s, e, &m)
-        elif B.rank_bytes == 2:
-            _cat_gather(B, (<const uint16_t*> B.ranks) + f * B.n_total, s, e, &m)
+        if B.col.rank_bytes == 1:
+            _cat_gather(B, (<const uint8_t*> B.col.ranks) + f * B.data.n_total, s, e, &m)
+        elif B.col.rank_bytes == 2:
+            _cat_gather(B, (<const uint16_t*> B.col.ranks) + f * B.data.n_total, s, e, &m)
         else:
-            _cat_gather(B, (<const uint32_t*> B.ranks) + f * B.n_total, s, e, &m)
+            _cat_gather(B, (<const uint32_t*> B.col.ranks) + f * B.data.n_total, s, e, &m)
         for i in range(1, m):                       # at most 256 levels
-            v = B.cat_lv[i]
+            v = B.cat.lv[i]
             j = i
-            while j > 0 and B.cat_lv[j - 1] > v:
-                B.cat_lv[j] = B.cat_lv[j - 1]
+            while j > 0 and B.cat.lv[j - 1] > v:
+                B.cat.lv[j] = B.cat.lv[j - 1]
                 j -= 1
-            B.cat_lv[j] = v
+            B.cat.lv[j] = v
     return m
 
 
@@ -83,73 +83,73 @@ cdef int64_t _cat_pool(Builder* B, int64_t m) noexcept nogil:
     """The levels a node's split search scans (cat_sv, in increasing rank; cat_grp: the
     scanned level of each of the m levels): each level with at least cat_support
     samples, and one level (rank CAT_POOL, last) pooling the others, if any."""
-    cdef int64_t K = B.n_classes, j, c, r, q = 0
+    cdef int64_t K = B.data.n_classes, j, c, r, q = 0
     cdef bint pooled = False
     for j in range(m):
-        r = B.cat_lv[j]
-        if B.cat_n[r] >= B.cat_support:
-            B.cat_grp[j] = q
-            B.cat_sv[q] = r
+        r = B.cat.lv[j]
+        if B.cat.n[r] >= B.cat.support:
+            B.cat.grp[j] = q
+            B.cat.sv[q] = r
             q += 1
             continue
         if not pooled:
             pooled = True
-            memset(B.cat_stat + CAT_POOL * K, 0, K * sizeof(double))
-            B.cat_w[CAT_POOL] = 0.0
-            B.cat_n[CAT_POOL] = 0
+            memset(B.cat.stat + CAT_POOL * K, 0, K * sizeof(double))
+            B.cat.w[CAT_POOL] = 0.0
+            B.cat.n[CAT_POOL] = 0
         for c in range(K):
-            B.cat_stat[CAT_POOL * K + c] += B.cat_stat[r * K + c]
-        B.cat_w[CAT_POOL] += B.cat_w[r]
-        B.cat_n[CAT_POOL] += B.cat_n[r]
-        B.cat_grp[j] = -1
+            B.cat.stat[CAT_POOL * K + c] += B.cat.stat[r * K + c]
+        B.cat.w[CAT_POOL] += B.cat.w[r]
+        B.cat.n[CAT_POOL] += B.cat.n[r]
+        B.cat.grp[j] = -1
     if pooled:
         for j in range(m):
-            if B.cat_grp[j] < 0:
-                B.cat_grp[j] = q
-        B.cat_sv[q] = CAT_POOL
+            if B.cat.grp[j] < 0:
+                B.cat.grp[j] = q
+        B.cat.sv[q] = CAT_POOL
         q += 1
     return q
 
 
 cdef inline bint _cat_valid(const Builder* B, int64_t nl, int64_t n, double wl,
                             double wr) noexcept nogil:
-    return (nl >= B.min_samples_leaf and n - nl >= B.min_samples_leaf
-            and wl >= B.min_weight_leaf and wr >= B.min_weight_leaf)
+    return (nl >= B.par.min_samples_leaf and n - nl >= B.par.min_samples_leaf
+            and wl >= B.par.min_weight_leaf and wr >= B.par.min_weight_leaf)
 
 
 cdef inline void _cat_move(Builder* B, int64_t r, double sign, double* wl,
                            int64_t* nl) noexcept nogil:
-    """Level of rank r joins (sign 1) or leaves (sign -1) the left sums B.cl."""
-    cdef int64_t K = B.n_classes, c
-    cdef const double* st = B.cat_stat + r * K
+    """Level of rank r joins (sign 1) or leaves (sign -1) the left sums B.work.cl."""
+    cdef int64_t K = B.data.n_classes, c
+    cdef const double* st = B.cat.stat + r * K
     for c in range(K):
-        B.cl[c] += sign * st[c]
-    wl[0] += sign * B.cat_w[r]
-    nl[0] += <int64_t> sign * B.cat_n[r]
+        B.work.cl[c] += sign * st[c]
+    wl[0] += sign * B.cat.w[r]
+    nl[0] += <int64_t> sign * B.cat.n[r]
 
 
 cdef inline double _cat_score(Builder* B, const double* tot, double wtot, double wl,
                               int64_t nl, int64_t n) noexcept nogil:
-    """The proxy of the split whose left sums are B.cl (-inf when it breaks the leaf
+    """The proxy of the split whose left sums are B.work.cl (-inf when it breaks the leaf
     limits)."""
     cdef int64_t c
     cdef double wr = wtot - wl
     if not _cat_valid(B, nl, n, wl, wr):
         return -INFINITY
-    for c in range(B.n_classes):
-        B.cr[c] = tot[c] - B.cl[c]
-    return _proxy_counts(B, B.cl, B.cr, wl, wr)
+    for c in range(B.data.n_classes):
+        B.work.cr[c] = tot[c] - B.work.cl[c]
+    return _proxy_counts(B, B.work.cl, B.work.cr, wl, wr)
 
 
 cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
     """cat_ord: the scanned levels (indices into cat_sv) by increasing statistic `stat`
     per unit weight (a class's share, the mean target), ties in increasing rank."""
-    cdef int64_t j, r, K = B.n_classes
+    cdef int64_t j, r, K = B.data.n_classes
     for j in range(m):
-        r = B.cat_sv[j]
-        B.cat_ord[j].v = B.cat_stat[r * K + stat] / B.cat_w[r]
-        B.cat_ord[j].i = j
-    qsort(B.cat_ord, m, sizeof(rf_vi), rf_cmp_vi)
+        r = B.cat.sv[j]
+        B.cat.ord[j].v = B.cat.stat[r * K + stat] / B.cat.w[r]
+        B.cat.ord[j].i = j
+    qsort(B.cat.ord, m, sizeof(rf_vi), rf_cmp_vi)
 
 
 cdef double _cat_cuts(Builder* B, int64_t m, int64_t n, const double* tot, double wtot,
@@ -158,10 +158,10 @@ cdef double _cat_cuts(Builder* B, int64_t m, int64_t n, const double* tot, doubl
     that go left (unchanged when no cut is valid)."""
     cdef int64_t k, c, nl = 0
     cdef double wl = 0.0, proxy, best = -INFINITY
-    for c in range(B.n_classes):
-        B.cl[c] = 0.0
+    for c in range(B.data.n_classes):
+        B.work.cl[c] = 0.0
     for k in range(m - 1):
-        _cat_move(B, B.cat_sv[B.cat_ord[k].i], 1.0, &wl, &nl)
+        _cat_move(B, B.cat.sv[B.cat.ord[k].i], 1.0, &wl, &nl)
         proxy = _cat_score(B, tot, wtot, wl, nl, n)
         if proxy > best:
             best = proxy
@@ -173,14 +173,14 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
                               const double* tot, double wtot,
                               int64_t* n_levels) noexcept nogil:
     """The best split of a node [s, e) on categorical feature f: its proxy (-inf when no
-    partition is valid); the split in B.cat_try, its children's sums in B.cat_cl and
-    B.cat_cr.  n_levels: the levels present (the feature is constant below two)."""
-    cdef int64_t K = B.n_classes, n = e - s, m, j, r, c, k, best_k = 0, best_c = -1, nl
+    partition is valid); the split in B.cat.cand, its children's sums in B.cat.cl and
+    B.cat.cr.  n_levels: the levels present (the feature is constant below two)."""
+    cdef int64_t K = B.data.n_classes, n = e - s, m, j, r, c, k, best_k = 0, best_c = -1, nl
     cdef int64_t ml, m_all
-    cdef uint64_t g, mask = 0, best_mask = 0, nr = B.nan_rank[f], code
+    cdef uint64_t g, mask = 0, best_mask = 0, nr = B.work.nan_rank[f], code
     cdef double best = -INFINITY, proxy, wl
-    cdef uint8_t* side = B.cat_side
-    cdef CatSplit* cs = &B.cat_try
+    cdef uint8_t* side = B.cat.side
+    cdef CatSplit* cs = &B.cat.cand
     cdef int b
     m_all = _cat_levels(B, f, s, e, presorted)
     n_levels[0] = m_all
@@ -188,7 +188,7 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
     # others pooled into one (rank CAT_POOL), which goes to one side as a whole
     m = _cat_pool(B, m_all)
     if m >= 2:
-        if B.random_split:
+        if B.par.random_split:
             # each level to a random side, both sides non-empty
             r = 0
             for j in range(m):
@@ -197,21 +197,21 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
             if r == 0 or r == m:
                 j = <int64_t> _rand_below(&B.rng, m)
                 side[j] = 1 - side[j]
-        elif B.regression or K <= 2:
-            _cat_order(B, m, 1 if K == 2 and not B.regression else 0)
+        elif B.data.regression or K <= 2:
+            _cat_order(B, m, 1 if K == 2 and not B.data.regression else 0)
             best = _cat_cuts(B, m, n, tot, wtot, &best_k)
             best_c = 0
         elif m <= CAT_EXACT_MAX:
             # every partition with the last level on the right, in Gray code order
             for c in range(K):
-                B.cl[c] = 0.0
+                B.work.cl[c] = 0.0
             wl = 0.0
             nl = 0
             for g in range(1, (<uint64_t> 1) << (m - 1)):
                 b = 0
                 while not ((g >> b) & 1):
                     b += 1
-                _cat_move(B, B.cat_sv[b], -1.0 if (mask >> b) & 1 else 1.0, &wl, &nl)
+                _cat_move(B, B.cat.sv[b], -1.0 if (mask >> b) & 1 else 1.0, &wl, &nl)
                 mask ^= (<uint64_t> 1) << b
                 proxy = _cat_score(B, tot, wtot, wl, nl, n)
                 if proxy > best:
@@ -233,51 +233,51 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
                     best_c = c
         if best_c >= 0:
             # a cut of an order: its first best_k levels go left
-            if K > 2 and not B.regression:
+            if K > 2 and not B.data.regression:
                 _cat_order(B, m, best_c)
             memset(side, 0, m)
             for k in range(best_k):
-                side[B.cat_ord[k].i] = 1
+                side[B.cat.ord[k].i] = 1
         # the chosen split, summed level by level in increasing rank (exact, and the same
         # whichever order found it)
         for c in range(K):
-            B.cat_cl[c] = 0.0
-            B.cat_cr[c] = 0.0
+            B.cat.cl[c] = 0.0
+            B.cat.cr[c] = 0.0
         memset(cs, 0, sizeof(CatSplit))
         for j in range(m_all):
-            r = B.cat_lv[j]
-            if side[B.cat_grp[j]]:
+            r = B.cat.lv[j]
+            if side[B.cat.grp[j]]:
                 for c in range(K):
-                    B.cat_cl[c] += B.cat_stat[r * K + c]
-                cs.wl += B.cat_w[r]
-                cs.nl += B.cat_n[r]
+                    B.cat.cl[c] += B.cat.stat[r * K + c]
+                cs.wl += B.cat.w[r]
+                cs.nl += B.cat.n[r]
                 cs.left[r >> 6] |= (<uint64_t> 1) << (r & 63)
             else:
                 for c in range(K):
-                    B.cat_cr[c] += B.cat_stat[r * K + c]
-                cs.wr += B.cat_w[r]
+                    B.cat.cr[c] += B.cat.stat[r * K + c]
+                cs.wr += B.cat.w[r]
             if <uint64_t> r == nr:
-                cs.nm = B.cat_n[r]
-                cs.ml = side[B.cat_grp[j]]
+                cs.nm = B.cat.n[r]
+                cs.ml = side[B.cat.grp[j]]
         if cs.nm == 0:
             cs.ml = cs.nl > n - cs.nl
-        if B.random_split:
+        if B.par.random_split:
             if _cat_valid(B, cs.nl, n, cs.wl, cs.wr):
-                best = _proxy_counts(B, B.cat_cl, B.cat_cr, cs.wl, cs.wr)
+                best = _proxy_counts(B, B.cat.cl, B.cat.cr, cs.wl, cs.wr)
         # codes absent from the node go where the missing values go
         for j in range(CAT_WORDS):
             cs.codes[j] = <uint64_t> -1 if cs.ml else 0
         for j in range(m_all):
-            r = B.cat_lv[j]
+            r = B.cat.lv[j]
             if <uint64_t> r != nr:
-                code = <uint64_t> B.cat_code[f * CAT_LEVELS + r]
-                if side[B.cat_grp[j]]:
+                code = <uint64_t> B.cat.code[f * CAT_LEVELS + r]
+                if side[B.cat.grp[j]]:
                     cs.codes[code >> 6] |= (<uint64_t> 1) << (code & 63)
                 else:
                     cs.codes[code >> 6] &= ~((<uint64_t> 1) << (code & 63))
     for j in range(m_all):
-        B.cat_n[B.cat_lv[j]] = 0
-    B.cat_n[CAT_POOL] = 0
+        B.cat.n[B.cat.lv[j]] = 0
+    B.cat.n[CAT_POOL] = 0
     return best
 
 
@@ -305,16 +305,16 @@ cdef void _samples_from_list_cat(Builder* B, const key_t* Lf, int64_t s, int64_t
                                  bint rleaf) noexcept nogil:
     """_samples_from_list for a categorical split: the children's samples from the split
     feature's list, each child's in index order."""
-    cdef key_t pm = ((<key_t> 1) << B.rshift) - 1
+    cdef key_t pm = ((<key_t> 1) << B.key.rshift) - 1
     cdef int64_t q, o = s, p
     for q in range(s, e):
-        if _in_set(left, Lf[q] >> B.rshift):
-            B.samples[o] = Lf[q] & pm
+        if _in_set(left, Lf[q] >> B.key.rshift):
+            B.col.samples[o] = Lf[q] & pm
             o += 1
     p = o
     for q in range(s, e):
-        if not _in_set(left, Lf[q] >> B.rshift):
-            B.samples[o] = Lf[q] & pm
+        if not _in_set(left, Lf[q] >> B.key.rshift):
+            B.col.samples[o] = Lf[q] & pm
             o += 1
     if not lleaf:
         _samples_by_index(B, s, p)

@@ -6,26 +6,26 @@ cdef inline double _impurity(const Builder* B, const double* c, double w) noexce
     computes it; entropy in bits)."""
     cdef int64_t k
     cdef double acc = 0.0, p
-    if B.regression:
+    if B.data.regression:
         # the weighted variance, or the mean Poisson deviance (0 for a node of zeros)
         p = c[0] / w
-        if B.criterion == CRIT_POISSON:
+        if B.par.criterion == CRIT_POISSON:
             if p <= EPSILON:
                 return 0.0
             return (c[2] - c[0] * log(p)) / w
         return c[1] / w - p * p
-    if B.criterion == CRIT_GINI:
-        for k in range(B.n_classes):
+    if B.par.criterion == CRIT_GINI:
+        for k in range(B.data.n_classes):
             acc += c[k] * c[k]
         return 1.0 - acc / (w * w)
-    elif B.criterion == CRIT_ENTROPY:
-        for k in range(B.n_classes):
+    elif B.par.criterion == CRIT_ENTROPY:
+        for k in range(B.data.n_classes):
             if c[k] > 0.0:
                 p = c[k] / w
                 acc -= p * (log(p) / LN2)
         return acc
-    elif B.criterion == CRIT_ERROR:
-        for k in range(B.n_classes):
+    elif B.par.criterion == CRIT_ERROR:
+        for k in range(B.data.n_classes):
             if c[k] > acc:
                 acc = c[k]
         return 1.0 - acc / w
@@ -53,21 +53,21 @@ cdef inline double _proxy_counts(const Builder* B, const double* cl, const doubl
     (the same one the scans compute)."""
     cdef int64_t k
     cdef double a = 0.0, b = 0.0
-    if B.regression:
-        if B.criterion == CRIT_POISSON and (cl[1] <= 0.0 or cr[1] <= 0.0):
+    if B.data.regression:
+        if B.par.criterion == CRIT_POISSON and (cl[1] <= 0.0 or cr[1] <= 0.0):
             return -INFINITY      # a child of zero targets (counted: see _accumulate)
-        return _reg_proxy(B.criterion, cl[0], wl, cr[0], wr)
-    if B.criterion == CRIT_GINI:
-        for k in range(B.n_classes):
+        return _reg_proxy(B.par.criterion, cl[0], wl, cr[0], wr)
+    if B.par.criterion == CRIT_GINI:
+        for k in range(B.data.n_classes):
             a += cl[k] * cl[k]
             b += cr[k] * cr[k]
         return a / wl + b / wr
-    elif B.criterion == CRIT_ENTROPY:
-        for k in range(B.n_classes):
+    elif B.par.criterion == CRIT_ENTROPY:
+        for k in range(B.data.n_classes):
             a += _xlogx(B, cl[k]) + _xlogx(B, cr[k])
         return a - _xlogx(B, wl) - _xlogx(B, wr)
-    elif B.criterion == CRIT_ERROR:
-        for k in range(B.n_classes):
+    elif B.par.criterion == CRIT_ERROR:
+        for k in range(B.data.n_classes):
             if cl[k] > a:
                 a = cl[k]
             if cr[k] > b:
@@ -78,8 +78,8 @@ cdef inline double _proxy_counts(const Builder* B, const double* cl, const doubl
 
 cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
                           double impurity) noexcept nogil:
-    return (depth >= B.max_depth or n < B.min_samples_split
-            or n < 2 * B.min_samples_leaf or w < 2.0 * B.min_weight_leaf
+    return (depth >= B.par.max_depth or n < B.par.min_samples_split
+            or n < 2 * B.par.min_samples_leaf or w < 2.0 * B.par.min_weight_leaf
             or impurity <= EPSILON)
 
 
@@ -97,7 +97,7 @@ cdef inline void _missing_runs(const Builder* B, int64_t s, int64_t e, int64_t n
     runs[0:2] the cuts with the missing samples right, the last one at e - nm (all
     present values left); runs[2:4] the cuts with them left (carried in from the start),
     which must beat the first run's best."""
-    cdef int64_t msl = B.min_samples_leaf
+    cdef int64_t msl = B.par.min_samples_leaf
     runs[0] = min(e - nm, e - msl)
     runs[1] = s + msl
     runs[2] = e - nm - msl
@@ -120,16 +120,16 @@ cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_
                        const double* tot, double wtot, double floor, int64_t* pos,
                        acc_t zero) noexcept nogil:
     # The Gini scan of one run of cuts: the left side holds L[s:c) and the class weights
-    # already in cl (B.cli with integer weights, else B.cl: zero, or a feature's missing
-    # samples carried in), the right one the rest of the node (class weights tot); cuts
+    # already in work.cli (integer weights; else work.cl): zero, or a feature's missing
+    # samples carried in, the right one the rest of the node (class weights tot); cuts
     # c = p + 1 for p in [s, hi) between distinct values, scored when c is in [lo, hi];
     # only cuts beating floor matter (the first of the best is returned, else floor with
     # pos untouched).  The proxy (sql wr + sqr wl) / (wl wr), sql and sqr the sums of
     # the squared class weights left and right, as in the vector kernels.
     cdef int64_t p
-    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask, c
-    cdef const double* w = B.w
+    cdef int rs = B.key.rshift, cs = B.key.cshift, ws = B.key.wshift
+    cdef uint64_t wm = B.key.wmask, im = B.key.imask, cm = B.key.cmask, c
+    cdef const double* w = B.data.w
     cdef acc_t* cl
     cdef acc_t* cr
     cdef acc_t sql = 0, sqr = 0, wl = 0, wi, a, wr, wt = <acc_t> wtot, minw
@@ -137,14 +137,14 @@ cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_
     cdef uint64_t d
     cdef key_t k
     if acc_t is int64_t:
-        cl = B.cli
-        cr = B.cri
-        minw = <int64_t> ceil(B.min_weight_leaf)
+        cl = B.work.cli
+        cr = B.work.cri
+        minw = <int64_t> ceil(B.par.min_weight_leaf)
     else:
-        cl = B.cl
-        cr = B.cr
-        minw = B.min_weight_leaf
-    for c in range(<uint64_t> B.n_classes):
+        cl = B.work.cl
+        cr = B.work.cr
+        minw = B.par.min_weight_leaf
+    for c in range(<uint64_t> B.data.n_classes):
         a = cl[c]
         sql += a * a
         wl += a
@@ -175,7 +175,7 @@ cdef double _gini_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64_
                 if acc_t is double:
                     if sqr < small:
                         sqr = 0.0
-                        for d in range(<uint64_t> B.n_classes):
+                        for d in range(<uint64_t> B.data.n_classes):
                             sqr += cr[d] * cr[d]
                 num = <double> sql * <double> wr + <double> sqr * <double> wl
                 den = <double> wl * <double> wr
@@ -193,12 +193,13 @@ cdef double _scan_gini(Builder* B, const key_t* L, int64_t s, int64_t e,
                        const double* tot, double wtot, int64_t* pos,
                        acc_t zero) noexcept nogil:
     cdef int64_t c
-    for c in range(B.n_classes):
+    for c in range(B.data.n_classes):
         if acc_t is int64_t:
-            B.cli[c] = 0
+            B.work.cli[c] = 0
         else:
-            B.cl[c] = 0.0
-    return _gini_cuts(B, L, s, e - B.min_samples_leaf, s + B.min_samples_leaf, tot, wtot,
+            B.work.cl[c] = 0.0
+    return _gini_cuts(B, L, s, e - B.par.min_samples_leaf, s + B.par.min_samples_leaf, tot,
+                      wtot,
                       -INFINITY, pos, zero)
 
 
@@ -206,32 +207,32 @@ cdef double _entropy_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int
                           const double* tot, double wtot, double floor, int64_t* pos,
                           acc_t zero) noexcept nogil:
     # The entropy scan of one run of cuts: the left side holds L[s:c) and the class
-    # weights already in cl (B.cli with integer weights, else B.cl: zero, or a feature's
-    # missing samples carried in), the right one the rest of the node (class weights
+    # weights already in work.cli (integer weights; else work.cl): zero, or a feature's
+    # missing samples carried in, the right one the rest of the node (class weights
     # tot); cuts c = p + 1 for p in [s, hi) between distinct values, scored when c is in
     # [lo, hi]; only cuts beating floor matter (the first of the best is returned, else
     # floor with pos untouched).  With more than two classes, the sum over classes of
     # xlogx(left) + xlogx(right) is kept up to date as each sample moves (two terms
     # change), so a cut costs O(1) instead of O(K); it is summed afresh every
     # ENTROPY_RESYNC samples (from the first one on), which bounds the rounding drift.
-    cdef int64_t K = B.n_classes, p, c, j
-    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask
-    cdef const double* w = B.w
+    cdef int64_t K = B.data.n_classes, p, c, j
+    cdef int rs = B.key.rshift, cs = B.key.cshift, ws = B.key.wshift
+    cdef uint64_t wm = B.key.wmask, im = B.key.imask, cm = B.key.cmask
+    cdef const double* w = B.data.w
     cdef acc_t* cl
     cdef acc_t* cr
-    cdef double* fl = B.fl
-    cdef double* fr = B.fr
+    cdef double* fl = B.work.fl
+    cdef double* fr = B.work.fr
     cdef acc_t wl = 0, wi, a, wr, wt = <acc_t> wtot
-    cdef double minw = B.min_weight_leaf, best = floor, proxy, acc = 0.0, nl, nr
+    cdef double minw = B.par.min_weight_leaf, best = floor, proxy, acc = 0.0, nl, nr
     cdef bint running = K > 2
     cdef key_t k
     if acc_t is int64_t:
-        cl = B.cli
-        cr = B.cri
+        cl = B.work.cli
+        cr = B.work.cri
     else:
-        cl = B.cl
-        cr = B.cr
+        cl = B.work.cl
+        cr = B.work.cr
     for c in range(K):
         a = cl[c]
         fl[c] = _xlogx(B, <double> a)
@@ -278,12 +279,13 @@ cdef double _scan_entropy(Builder* B, const key_t* L, int64_t s, int64_t e,
                           const double* tot, double wtot, int64_t* pos,
                           acc_t zero) noexcept nogil:
     cdef int64_t c
-    for c in range(B.n_classes):
+    for c in range(B.data.n_classes):
         if acc_t is int64_t:
-            B.cli[c] = 0
+            B.work.cli[c] = 0
         else:
-            B.cl[c] = 0.0
-    return _entropy_cuts(B, L, s, e - B.min_samples_leaf, s + B.min_samples_leaf, tot,
+            B.work.cl[c] = 0.0
+    return _entropy_cuts(B, L, s, e - B.par.min_samples_leaf, s + B.par.min_samples_leaf,
+                         tot,
                          wtot, -INFINITY, pos, zero)
 
 
@@ -295,30 +297,30 @@ cdef double _scan_entropy_missing(Builder* B, const key_t* L, int64_t s, int64_t
     constraint): the two runs of _missing_runs on _entropy_cuts, the missing samples'
     class weights carried in for the second.  Only cuts beating floor (the node's best
     so far) matter, else -inf."""
-    cdef int64_t K = B.n_classes, q, c, first = -1
+    cdef int64_t K = B.data.n_classes, q, c, first = -1
     cdef int64_t runs[4]
     cdef double best
     cdef key_t k
     _missing_runs(B, s, e, nm, runs)
     for c in range(K):
         if acc_t is int64_t:
-            B.cli[c] = 0
+            B.work.cli[c] = 0
         else:
-            B.cl[c] = 0.0
+            B.work.cl[c] = 0.0
     # (best: floor when no cut beat it)
     best = _entropy_cuts(B, L, s, runs[0], runs[1], tot, wtot, floor, &first, zero)
     for c in range(K):
         if acc_t is int64_t:
-            B.cli[c] = 0
+            B.work.cli[c] = 0
         else:
-            B.cl[c] = 0.0
+            B.work.cl[c] = 0.0
     for q in range(e - nm, e):
         k = L[q]
-        c = <int64_t> ((k >> B.cshift) & B.cmask)
+        c = <int64_t> ((k >> B.key.cshift) & B.key.cmask)
         if acc_t is int64_t:
-            B.cli[c] += <int64_t> ((k >> B.wshift) & B.wmask)
+            B.work.cli[c] += <int64_t> ((k >> B.key.wshift) & B.key.wmask)
         else:
-            B.cl[c] += B.w[k & B.imask]
+            B.work.cl[c] += B.data.w[k & B.key.imask]
     pos[0] = -1
     return _missing_pick(best, first,
                          _entropy_cuts(B, L, s, runs[2], runs[3], tot, wtot, best, pos,
@@ -329,22 +331,23 @@ cdef double _scan_entropy_missing(Builder* B, const key_t* L, int64_t s, int64_t
 cdef double _scan_error(Builder* B, const key_t* L, int64_t s, int64_t e,
                         const double* tot, double wtot, int64_t* pos,
                         acc_t zero) noexcept nogil:
-    cdef int64_t K = B.n_classes, lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf
+    cdef int64_t K = B.data.n_classes
+    cdef int64_t lo = s + B.par.min_samples_leaf, hi = e - B.par.min_samples_leaf
     cdef int64_t p, c, j, amr = 0
-    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, im = B.imask, cm = B.cmask
-    cdef const double* w = B.w
+    cdef int rs = B.key.rshift, cs = B.key.cshift, ws = B.key.wshift
+    cdef uint64_t wm = B.key.wmask, im = B.key.imask, cm = B.key.cmask
+    cdef const double* w = B.data.w
     cdef acc_t* cl
     cdef acc_t* cr
     cdef acc_t wl = 0, wi, a, wr, maxl = 0, wt = <acc_t> wtot
-    cdef double minw = B.min_weight_leaf, best = -INFINITY, proxy
+    cdef double minw = B.par.min_weight_leaf, best = -INFINITY, proxy
     cdef key_t k
     if acc_t is int64_t:
-        cl = B.cli
-        cr = B.cri
+        cl = B.work.cli
+        cr = B.work.cri
     else:
-        cl = B.cl
-        cr = B.cr
+        cl = B.work.cl
+        cr = B.work.cr
     for c in range(K):
         cl[c] = 0
         cr[c] = <acc_t> tot[c]
@@ -382,11 +385,11 @@ cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
                          acc_t zero) noexcept nogil:
     # (a numeric target: _scan_regression, called by _scan_numeric itself)
     cdef int64_t ml = 0
-    if B.criterion == CRIT_GINI:
+    if B.par.criterion == CRIT_GINI:
         return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
-    elif B.criterion == CRIT_ENTROPY:
+    elif B.par.criterion == CRIT_ENTROPY:
         return _scan_entropy(B, L, s, e, tot, wtot, pos, zero)
-    elif B.criterion == CRIT_ERROR:
+    elif B.par.criterion == CRIT_ERROR:
         return _scan_error(B, L, s, e, tot, wtot, pos, zero)
     # a criterion without a scan of its own: the reference scan (never another's)
     return _scan_reference(B, L, s, e, 0, tot, wtot, pos, &ml)

@@ -8,129 +8,129 @@
 cdef int64_t _ent_alloc(Builder* B) noexcept nogil:
     cdef int64_t cap
     cdef void* p
-    if B.n_free > 0:
-        B.n_free -= 1
-        return B.free_list[B.n_free]
-    if B.ent_used == B.ent_cap:
-        cap = 2 * B.ent_cap
-        p = realloc(B.ent, cap * sizeof(Entry))
+    if B.front.n_free > 0:
+        B.front.n_free -= 1
+        return B.front.free_list[B.front.n_free]
+    if B.front.used == B.front.cap:
+        cap = 2 * B.front.cap
+        p = realloc(B.front.ent, cap * sizeof(Entry))
         if p == NULL:
             B.error = 1
             return -1
-        B.ent = <Entry*> p
-        p = realloc(B.ent_counts, cap * 3 * B.n_classes * sizeof(double))
+        B.front.ent = <Entry*> p
+        p = realloc(B.front.counts, cap * 3 * B.data.n_classes * sizeof(double))
         if p == NULL:
             B.error = 1
             return -1
-        B.ent_counts = <double*> p
-        p = realloc(B.ent_const, cap * B.n_words * sizeof(uint64_t))
+        B.front.counts = <double*> p
+        p = realloc(B.front.constant, cap * B.front.n_words * sizeof(uint64_t))
         if p == NULL:
             B.error = 1
             return -1
-        B.ent_const = <uint64_t*> p
-        p = realloc(B.free_list, cap * sizeof(int64_t))
+        B.front.constant = <uint64_t*> p
+        p = realloc(B.front.free_list, cap * sizeof(int64_t))
         if p == NULL:
             B.error = 1
             return -1
-        B.free_list = <int64_t*> p
-        B.ent_cap = cap
-    B.ent_used += 1
-    return B.ent_used - 1
+        B.front.free_list = <int64_t*> p
+        B.front.cap = cap
+    B.front.used += 1
+    return B.front.used - 1
 
 
 cdef inline void _ent_release(Builder* B, int64_t ei) noexcept nogil:
-    B.free_list[B.n_free] = ei
-    B.n_free += 1
+    B.front.free_list[B.front.n_free] = ei
+    B.front.n_free += 1
 
 
 cdef int _order_push(Builder* B, int64_t ei) noexcept nogil:
     cdef void* p
-    if B.order_len == B.order_cap:
-        p = realloc(B.order, 2 * B.order_cap * sizeof(int64_t))
+    if B.front.order_len == B.front.order_cap:
+        p = realloc(B.front.order, 2 * B.front.order_cap * sizeof(int64_t))
         if p == NULL:
             B.error = 1
             return -1
-        B.order = <int64_t*> p
-        B.order_cap *= 2
-    B.order[B.order_len] = ei
-    B.order_len += 1
+        B.front.order = <int64_t*> p
+        B.front.order_cap *= 2
+    B.front.order[B.front.order_len] = ei
+    B.front.order_len += 1
     return 0
 
 
 cdef inline bint _heap_above(const Builder* B, int64_t a, int64_t b) noexcept nogil:
-    cdef double ia = B.ent[a].split.improvement, ib = B.ent[b].split.improvement
-    return ia > ib or (ia == ib and B.ent[a].node_id < B.ent[b].node_id)
+    cdef double ia = B.front.ent[a].split.improvement, ib = B.front.ent[b].split.improvement
+    return ia > ib or (ia == ib and B.front.ent[a].node_id < B.front.ent[b].node_id)
 
 
 cdef int _heap_push(Builder* B, int64_t ei) noexcept nogil:
     cdef int64_t i, parent, tmp
     if _order_push(B, ei) < 0:
         return -1
-    i = B.order_len - 1
+    i = B.front.order_len - 1
     while i > 0:
         parent = (i - 1) >> 1
-        if not _heap_above(B, B.order[i], B.order[parent]):
+        if not _heap_above(B, B.front.order[i], B.front.order[parent]):
             break
-        tmp = B.order[i]
-        B.order[i] = B.order[parent]
-        B.order[parent] = tmp
+        tmp = B.front.order[i]
+        B.front.order[i] = B.front.order[parent]
+        B.front.order[parent] = tmp
         i = parent
     return 0
 
 
 cdef int64_t _heap_pop(Builder* B) noexcept nogil:
-    cdef int64_t top = B.order[0], i = 0, l, r, m, tmp
-    B.order_len -= 1
-    B.order[0] = B.order[B.order_len]
+    cdef int64_t top = B.front.order[0], i = 0, l, r, m, tmp
+    B.front.order_len -= 1
+    B.front.order[0] = B.front.order[B.front.order_len]
     while True:
         l = 2 * i + 1
         r = l + 1
         m = i
-        if l < B.order_len and _heap_above(B, B.order[l], B.order[m]):
+        if l < B.front.order_len and _heap_above(B, B.front.order[l], B.front.order[m]):
             m = l
-        if r < B.order_len and _heap_above(B, B.order[r], B.order[m]):
+        if r < B.front.order_len and _heap_above(B, B.front.order[r], B.front.order[m]):
             m = r
         if m == i:
             break
-        tmp = B.order[i]
-        B.order[i] = B.order[m]
-        B.order[m] = tmp
+        tmp = B.front.order[i]
+        B.front.order[i] = B.front.order[m]
+        B.front.order[m] = tmp
         i = m
     return top
 
 
 cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     """Append the entry's node to the tree (as a leaf) and, if it may split, find its split."""
-    cdef Entry* e = &B.ent[ei]
-    cdef int64_t K = B.n_classes, idx, c, cap
-    cdef const double* counts = B.ent_counts + ei * 3 * K
+    cdef Entry* e = &B.front.ent[ei]
+    cdef int64_t K = B.data.n_classes, idx, c, cap
+    cdef const double* counts = B.front.counts + ei * 3 * K
     cdef void* p
     cdef Node* nd
-    if B.node_count == MAX_NODES:
+    if B.out.count == MAX_NODES:
         B.error = 2              # node ids are 32-bit (see Node)
         return -1
-    if B.node_count == B.node_cap:
-        cap = min(2 * B.node_cap, MAX_NODES)
-        p = realloc(B.nodes, cap * sizeof(Node))
+    if B.out.count == B.out.cap:
+        cap = min(2 * B.out.cap, MAX_NODES)
+        p = realloc(B.out.nodes, cap * sizeof(Node))
         if p == NULL:
             B.error = 1
             return -1
-        B.nodes = <Node*> p
-        p = realloc(B.values, cap * B.n_values * sizeof(double))
+        B.out.nodes = <Node*> p
+        p = realloc(B.out.values, cap * B.data.n_values * sizeof(double))
         if p == NULL:
             B.error = 1
             return -1
-        B.values = <double*> p
-        if B.categorical != NULL:
-            p = realloc(B.cat_bits, cap * CAT_WORDS * sizeof(uint64_t))
+        B.out.values = <double*> p
+        if B.cat.mask != NULL:
+            p = realloc(B.out.left_codes, cap * CAT_WORDS * sizeof(uint64_t))
             if p == NULL:
                 B.error = 1
                 return -1
-            B.cat_bits = <uint64_t*> p
-        B.node_cap = cap
-    idx = B.node_count
-    B.node_count += 1
-    nd = &B.nodes[idx]
+            B.out.left_codes = <uint64_t*> p
+        B.out.cap = cap
+    idx = B.out.count
+    B.out.count += 1
+    nd = &B.out.nodes[idx]
     memset(nd, 0, sizeof(Node))
     nd.left_child = -1
     nd.right_child = -1
@@ -139,36 +139,36 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     nd.impurity = e.impurity
     nd.n_node_samples = e.end - e.start
     nd.weighted_n_node_samples = e.weight
-    if B.categorical != NULL:
-        memset(B.cat_bits + idx * CAT_WORDS, 0, CAT_WORDS * sizeof(uint64_t))
-    if B.regression:
+    if B.cat.mask != NULL:
+        memset(B.out.left_codes + idx * CAT_WORDS, 0, CAT_WORDS * sizeof(uint64_t))
+    if B.data.regression:
         # the weighted mean (median), held within the bounds the constraints set
-        if B.absolute:
-            B.values[idx] = e.median
+        if B.par.absolute:
+            B.out.values[idx] = e.median
         else:
-            B.values[idx] = counts[0] / e.weight
-        if B.values[idx] < e.lower:
-            B.values[idx] = e.lower
-        elif B.values[idx] > e.upper:
-            B.values[idx] = e.upper
+            B.out.values[idx] = counts[0] / e.weight
+        if B.out.values[idx] < e.lower:
+            B.out.values[idx] = e.lower
+        elif B.out.values[idx] > e.upper:
+            B.out.values[idx] = e.upper
     else:
         for c in range(K):
-            B.values[idx * K + c] = counts[c] / e.weight
-    if B.monotonic != NULL and K == 2 and not B.regression:
+            B.out.values[idx * K + c] = counts[c] / e.weight
+    if B.data.monotonic != NULL and K == 2 and not B.data.regression:
         # the class-0 fraction is held within the bounds the constraints set (two
         # classes), as scikit-learn does, and the other fraction is its complement
-        if B.values[idx * K] < e.lower:
-            B.values[idx * K] = e.lower
-        elif B.values[idx * K] > e.upper:
-            B.values[idx * K] = e.upper
-        B.values[idx * K + 1] = 1.0 - B.values[idx * K]
+        if B.out.values[idx * K] < e.lower:
+            B.out.values[idx * K] = e.lower
+        elif B.out.values[idx * K] > e.upper:
+            B.out.values[idx * K] = e.upper
+        B.out.values[idx * K + 1] = 1.0 - B.out.values[idx * K]
     if e.parent >= 0:
         if e.is_left:
-            B.nodes[e.parent].left_child = idx
+            B.out.nodes[e.parent].left_child = idx
         else:
-            B.nodes[e.parent].right_child = idx
-    if e.depth > B.depth_reached:
-        B.depth_reached = e.depth
+            B.out.nodes[e.parent].right_child = idx
+    if e.depth > B.out.depth:
+        B.out.depth = e.depth
     e.node_id = idx
     e.has_split = 0
     if can_split and not _is_leaf(B, e.depth, e.end - e.start, e.weight, e.impurity):
@@ -256,40 +256,40 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     whether the feature is constant in that child; it is then marked so, and neither
     scanned nor partitioned below it (with max_features < n_features this keeps
     constant columns, such as blank pixels, from being moved at every node)."""
-    cdef int64_t K = B.n_classes, F = B.n_features, n_act = B.n_active
+    cdef int64_t K = B.data.n_classes, F = B.data.n_features, n_act = B.data.n_active
     cdef int64_t le = _ent_alloc(B), re = _ent_alloc(B)
     if le < 0 or re < 0:
         return -1
-    cdef Entry* e = &B.ent[ei]
+    cdef Entry* e = &B.front.ent[ei]
     cdef int64_t s = e.start, end = e.end, f = e.split.feature, q, g
     cdef int64_t cut = e.split.pos, enm = e.end - e.split.n_missing, p
-    cdef int64_t depth = e.depth, W = B.n_words, node_id = e.node_id
-    cdef int rs = B.rshift
-    cdef key_t* R = B.scratch
-    cdef const key_t* Lf = B.lists + f * n_act
+    cdef int64_t depth = e.depth, W = B.front.n_words, node_id = e.node_id
+    cdef int rs = B.key.rshift
+    cdef key_t* R = B.work.scratch
+    cdef const key_t* Lf = B.col.lists + f * n_act
     cdef key_t* D
-    cdef uint32_t* gl = B.goleft
-    cdef uint64_t* consts = B.ent_const + ei * W
-    cdef uint64_t* lconsts = B.ent_const + le * W
-    cdef uint64_t* rconsts = B.ent_const + re * W
+    cdef uint32_t* gl = B.work.goleft
+    cdef uint64_t* consts = B.front.constant + ei * W
+    cdef uint64_t* lconsts = B.front.constant + le * W
+    cdef uint64_t* rconsts = B.front.constant + re * W
     cdef uint64_t bit
     cdef bint lleaf, rleaf, presorted = e.presorted, kids_presorted
     cdef SplitInfo sp = e.split
     cdef bint moved = sp.n_missing > 0 and sp.missing_left
     cdef double bounds[4]          # lower, upper of the left child, then of the right
     cdef double middle
-    cdef int cst = B.monotonic[f] if B.monotonic != NULL else 0
-    cdef bint cat = B.categorical != NULL and B.categorical[f]
+    cdef int cst = B.data.monotonic[f] if B.data.monotonic != NULL else 0
+    cdef bint cat = B.cat.mask != NULL and B.cat.mask[f]
     bounds[0] = bounds[2] = e.lower
     bounds[1] = bounds[3] = e.upper
     if cst != 0:
         # children of a constrained split meet at the mean of their class-0 fractions
         # (of their means, medians)
-        if B.absolute:
+        if B.par.absolute:
             middle = (sp.value_left + sp.value_right) / 2.0
         else:
-            middle = (B.ent_counts[ei * 3 * K + K] / (2.0 * sp.weight_left)
-                      + B.ent_counts[ei * 3 * K + 2 * K] / (2.0 * sp.weight_right))
+            middle = (B.front.counts[ei * 3 * K + K] / (2.0 * sp.weight_left)
+                      + B.front.counts[ei * 3 * K + 2 * K] / (2.0 * sp.weight_right))
         if cst == 1:
             bounds[1] = middle
             bounds[2] = middle
@@ -301,11 +301,13 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     # (a categorical split's pos is already the right child's start: _categorical_split)
     p = cut if cat else cut + (sp.n_missing if moved else 0)
     if cat:
-        memcpy(B.cat_bits + node_id * CAT_WORDS, sp.cat_codes, CAT_WORDS * sizeof(uint64_t))
-    B.nodes[node_id].feature = f
-    B.nodes[node_id].threshold = sp.threshold
-    B.nodes[node_id].missing_go_to_left = <uint8_t> sp.missing_left
-    lleaf = children_final or _is_leaf(B, depth + 1, p - s, sp.weight_left, sp.impurity_left)
+        memcpy(B.out.left_codes + node_id * CAT_WORDS, sp.cat_codes,
+               CAT_WORDS * sizeof(uint64_t))
+    B.out.nodes[node_id].feature = f
+    B.out.nodes[node_id].threshold = sp.threshold
+    B.out.nodes[node_id].missing_go_to_left = <uint8_t> sp.missing_left
+    lleaf = children_final or _is_leaf(B, depth + 1, p - s, sp.weight_left,
+                                       sp.impurity_left)
     rleaf = children_final or _is_leaf(B, depth + 1, end - p, sp.weight_right,
                                        sp.impurity_right)
     memcpy(lconsts, consts, W * sizeof(uint64_t))
@@ -316,8 +318,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     elif not presorted:
         _partition_samples(B, s, end, p, f, sp.cut_rank, moved,
                            sp.cat_left if cat else NULL)
-    elif B.method == METHOD_AUTO and not _lists_pay(B.max_features, F, B.rbits,
-                                                     _count_varied(consts, F)):
+    elif B.par.method == METHOD_AUTO and not _lists_pay(B.par.max_features, F, B.key.rbits,
+                                                        _count_varied(consts, F)):
         if cat:
             _samples_from_list_cat(B, Lf, s, end, sp.cat_left, lleaf, rleaf)
         else:
@@ -325,32 +327,32 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         kids_presorted = False
     else:
         if cat:
-            _mark_sides_cat(gl, Lf, s, end, sp.cat_left, rs, B.imask)
+            _mark_sides_cat(gl, Lf, s, end, sp.cat_left, rs, B.key.imask)
         else:
-            _mark_sides(gl, Lf, s, cut, enm, end, moved, B.imask)
+            _mark_sides(gl, Lf, s, cut, enm, end, moved, B.key.imask)
         for g in range(F):
             bit = (<uint64_t> 1) << (g & 63)
             if consts[g >> 6] & bit:
                 continue
-            D = B.lists + g * n_act
+            D = B.col.lists + g * n_act
             if g == f and not moved and not cat:
                 pass                 # already in order: [s, p) left, [p, end) right
-            elif B.use_avx512:
-                rf_partition_avx512(D, R, s, end, p, gl, B.imask,
+            elif B.par.use_avx512:
+                rf_partition_avx512(D, R, s, end, p, gl, B.key.imask,
                                     2 if lleaf else (1 if rleaf else 0))
             elif lleaf:
-                _partition_right(D, R, s, end, p, gl, B.imask)
+                _partition_right(D, R, s, end, p, gl, B.key.imask)
             elif rleaf:
-                _partition_left(D, s, end, gl, B.imask)
+                _partition_left(D, s, end, gl, B.key.imask)
             else:
-                _partition_both(D, R, s, end, p, gl, B.imask)
+                _partition_both(D, R, s, end, p, gl, B.key.imask)
             if not lleaf and ((D[s] ^ D[p - 1]) >> rs) == 0:
                 lconsts[g >> 6] |= bit
             if not rleaf and ((D[p] ^ D[end - 1]) >> rs) == 0:
                 rconsts[g >> 6] |= bit
     for q in range(2):
         g = le if q == 0 else re
-        e = &B.ent[g]
+        e = &B.front.ent[g]
         e.start = s if q == 0 else p
         e.end = p if q == 0 else end
         e.depth = depth + 1
@@ -363,9 +365,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         e.weight = sp.weight_left if q == 0 else sp.weight_right
         e.lower = bounds[2 * q]
         e.upper = bounds[2 * q + 1]
-        if B.absolute:
+        if B.par.absolute:
             e.median = sp.value_left if q == 0 else sp.value_right
-        memcpy(B.ent_counts + g * 3 * K, B.ent_counts + ei * 3 * K + (1 + q) * K,
+        memcpy(B.front.counts + g * 3 * K, B.front.counts + ei * 3 * K + (1 + q) * K,
                K * sizeof(double))
     out[0] = le
     out[1] = re
@@ -380,10 +382,10 @@ cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
         splits_left = max_leaf_nodes - 1
         if _create_node(B, root, splits_left > 0) < 0:
             return -1
-        if B.ent[root].has_split:
+        if B.front.ent[root].has_split:
             if _heap_push(B, root) < 0:
                 return -1
-        while B.order_len > 0 and splits_left > 0:
+        while B.front.order_len > 0 and splits_left > 0:
             ei = _heap_pop(B)
             splits_left -= 1
             if _expand(B, ei, splits_left == 0, kids) < 0:
@@ -392,7 +394,7 @@ cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
             for q in range(2):
                 if _create_node(B, kids[q], splits_left > 0) < 0:
                     return -1
-                if B.ent[kids[q]].has_split:
+                if B.front.ent[kids[q]].has_split:
                     if _heap_push(B, kids[q]) < 0:
                         return -1
                 else:
@@ -401,64 +403,18 @@ cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
         # depth-first: nodes are numbered when popped (pre-order); the frontier is a stack
         if _order_push(B, root) < 0:
             return -1
-        while B.order_len > 0:
-            B.order_len -= 1
-            ei = B.order[B.order_len]
+        while B.front.order_len > 0:
+            B.front.order_len -= 1
+            ei = B.front.order[B.front.order_len]
             if _create_node(B, ei, True) < 0:
                 return -1
-            if B.ent[ei].has_split:
+            if B.front.ent[ei].has_split:
                 if _expand(B, ei, False, kids) < 0:
                     return -1
                 if _order_push(B, kids[1]) < 0 or _order_push(B, kids[0]) < 0:
                     return -1
             _ent_release(B, ei)
     return 0
-
-
-cdef void _free_builder(Builder* B) noexcept nogil:
-    if not B.borrowed_lists:
-        free(B.lists)
-    free(B.samples)
-    free(B.sorted_keys[0])
-    free(B.sorted_keys[1])
-    free(B.sort_tmp)
-    free(B.hist)
-    free(B.scratch)
-    free(B.goleft)
-    free(B.nan_rank)
-    free(B.few)
-    free(B.xlogx_table)
-    free(B.ylist)
-    free(B.ytmp)
-    free(B.abs_rank)
-    free(B.abs_rec)
-    free(B.abs_cost)
-    free(B.abs_med)
-    free(B.cl)
-    free(B.cr)
-    free(B.fl)
-    free(B.fr)
-    free(B.cli)
-    free(B.cri)
-    free(B.feats)
-    free(B.ent)
-    free(B.ent_counts)
-    free(B.ent_const)
-    free(B.free_list)
-    free(B.order)
-    free(B.nodes)
-    free(B.values)
-    free(B.cat_bits)
-    free(B.cat_stat)
-    free(B.cat_w)
-    free(B.cat_n)
-    free(B.cat_lv)
-    free(B.cat_sv)
-    free(B.cat_grp)
-    free(B.cat_ord)
-    free(B.cat_side)
-    free(B.cat_cl)
-    free(B.cat_cr)
 
 
 cdef int _bit_length(uint64_t v) noexcept nogil:

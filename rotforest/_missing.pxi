@@ -18,7 +18,7 @@
 cdef inline int64_t _count_missing(const Builder* B, const key_t* L, int64_t s, int64_t e,
                                    uint64_t nan_rank) noexcept nogil:
     cdef int64_t a = s, b = e, m
-    cdef int rs = B.rshift
+    cdef int rs = B.key.rshift
     while a < b:
         m = (a + b) >> 1
         if (L[m] >> rs) >= nan_rank:
@@ -34,17 +34,17 @@ cdef inline int64_t _missing_tail(const Builder* B, const key_t* L, int64_t s, i
     keys, their class-1 weight and weight (else 0)."""
     cdef int64_t nm, q, wi
     cdef key_t k
-    if B.use_avx512 and B.packed:
-        return rf_missing_tail_avx512(L, s, e, nan_rank, B.rshift, B.cshift, B.wshift,
-                                      B.wmask, m1, mw)
+    if B.par.use_avx512 and B.key.packed:
+        return rf_missing_tail_avx512(L, s, e, nan_rank, B.key.rshift, B.key.cshift,
+                                      B.key.wshift, B.key.wmask, m1, mw)
     nm = _count_missing(B, L, s, e, nan_rank)
     m1[0] = 0
     mw[0] = 0
-    if B.packed:
+    if B.key.packed:
         for q in range(e - nm, e):
             k = L[q]
-            wi = <int64_t> ((k >> B.wshift) & B.wmask)
-            m1[0] += wi & -(<int64_t> ((k >> B.cshift) & 1))
+            wi = <int64_t> ((k >> B.key.wshift) & B.key.wmask)
+            m1[0] += wi & -(<int64_t> ((k >> B.key.cshift) & 1))
             mw[0] += wi
     return nm
 
@@ -81,21 +81,21 @@ cdef double _scan_gini_binary(Builder* B, const key_t* L, int64_t s, int64_t e, 
     # most cuts then fail the kernels' screens and are never divided.  With integer
     # weights the missing samples' class-1 weight and weight come in (m1i, mwi) (see
     # _missing_tail); otherwise they are summed here.
-    cdef int64_t enm = e - nm, msl = B.min_samples_leaf, p, pos1 = -1, pos2 = -1
+    cdef int64_t enm = e - nm, msl = B.par.min_samples_leaf, p, pos1 = -1, pos2 = -1
     cdef int64_t lo1 = s + msl, hi1 = min(enm - 1, e - msl), lo2 = s + msl - nm
     cdef int64_t hi2 = enm - msl if nm > 0 else lo2 - 1     # empty without missing samples
     cdef int64_t hi = max(hi1, hi2), start = s
-    cdef int rs = B.rshift, cs = B.cshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, im = B.imask
-    cdef const double* w = B.w
+    cdef int rs = B.key.rshift, cs = B.key.cshift, ws = B.key.wshift
+    cdef uint64_t wm = B.key.wmask, im = B.key.imask
+    cdef const double* w = B.data.w
     cdef acc_t wi, m1 = 0, mw = 0, l1 = 0, wl = 0
-    cdef double minw = B.min_weight_leaf, dt1 = tot[1], dwt = wtot
+    cdef double minw = B.par.min_weight_leaf, dt1 = tot[1], dwt = wtot
     cdef double best1 = floor, best2 = floor
     cdef key_t k
     if acc_t is int64_t:
         m1 = m1i
         mw = mwi
-        if B.use_avx512 and minw == 0.0 and hi > s:
+        if B.par.use_avx512 and minw == 0.0 and hi > s:
             rf_gini_binary_avx512(L, s, hi, lo1, hi1, lo2, hi2, cs, rs, ws, wm, dt1, dwt,
                                   <double> m1, <double> mw, &best1, &pos1, &best2, &pos2)
             start = hi                 # every cut scanned
@@ -138,21 +138,21 @@ cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, 
     Two classes with Gini: the two-class kernel's proxy (l1^2/wl + r1^2/wr, see
     _gini2_score), so that its features and the others compare in one node."""
     cdef int64_t c
-    cdef double* a = B.cr
-    cdef double* b = B.fr
+    cdef double* a = B.work.cr
+    cdef double* b = B.work.fr
     cdef double wr, a1, r1
-    if B.criterion == CRIT_GINI and B.n_classes == 2:
+    if B.par.criterion == CRIT_GINI and B.data.n_classes == 2:
         a1 = cl[1] + (cm[1] if cm != NULL else 0.0)
         r1 = tot[1] - a1
         wr = wtot - wl
         return (a1 * a1 * wr + r1 * r1 * wl) / (wl * wr)
     if cm != NULL:
-        for c in range(B.n_classes):
+        for c in range(B.data.n_classes):
             a[c] = cl[c] + cm[c]
     else:
-        for c in range(B.n_classes):
+        for c in range(B.data.n_classes):
             a[c] = cl[c]
-    for c in range(B.n_classes):
+    for c in range(B.data.n_classes):
         b[c] = tot[c] - a[c]
     wr = wtot - wl
     return _proxy_counts(B, a, b, wl, wr)
@@ -187,12 +187,12 @@ cdef double _scan_reference(Builder* B, const key_t* L, int64_t s, int64_t e, in
     the node's bounds are candidates; it then serves features without missing values
     too.  The Poisson criterion's features with missing values go through here too
     (see _scan_regression)."""
-    cdef int64_t K = B.n_classes, enm = e - nm, msl = B.min_samples_leaf, q, p, c
+    cdef int64_t K = B.data.n_classes, enm = e - nm, msl = B.par.min_samples_leaf, q, p, c
     cdef int64_t pos1 = -1, pos2 = -1
-    cdef int rs = B.rshift
-    cdef double* cl = B.cl
-    cdef double* cm = B.fl
-    cdef double minw = B.min_weight_leaf, wl = 0.0, wm = 0.0, wi, proxy
+    cdef int rs = B.key.rshift
+    cdef double* cl = B.work.cl
+    cdef double* cm = B.work.fl
+    cdef double minw = B.par.min_weight_leaf, wl = 0.0, wm = 0.0, wi, proxy
     cdef double best1 = -INFINITY, best2 = -INFINITY
     cdef key_t k
     for c in range(K):
@@ -248,9 +248,9 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
                           double upper) noexcept nogil:
     """Extremely randomised split: one uniform threshold between the node's extremes of
     the present values; missing samples, if any, go to a side drawn at random."""
-    cdef const double* xf = B.X + f * B.xcs
-    cdef uint64_t im = B.imask
-    cdef int64_t enm = e - nm, rs = B.xrs
+    cdef const double* xf = B.data.X + f * B.data.xcs
+    cdef uint64_t im = B.key.imask
+    cdef int64_t enm = e - nm, rs = B.data.xrs
     cdef double lo_v = xf[<int64_t> (L[s] & im) * rs], hi_v = xf[<int64_t> (L[enm - 1] & im) * rs]
     cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
     cdef int64_t a, b, m, p, c, n_left
@@ -272,46 +272,46 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
             a = m + 1
     p = a
     n_left = p - s + (nm if ml[0] else 0)
-    if n_left < B.min_samples_leaf or (e - s) - n_left < B.min_samples_leaf:
+    if n_left < B.par.min_samples_leaf or (e - s) - n_left < B.par.min_samples_leaf:
         return -INFINITY
-    for c in range(B.n_classes):
-        B.cl[c] = 0.0
+    for c in range(B.data.n_classes):
+        B.work.cl[c] = 0.0
     for m in range(s, p):
         wi = _wt(B, L[m])
-        _accumulate(B, L[m], wi, B.cl)
+        _accumulate(B, L[m], wi, B.work.cl)
         wl += wi
     if ml[0]:
         for m in range(enm, e):
             wi = _wt(B, L[m])
-            _accumulate(B, L[m], wi, B.cl)
+            _accumulate(B, L[m], wi, B.work.cl)
             wl += wi
-    if wl < B.min_weight_leaf or wtot - wl < B.min_weight_leaf:
+    if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
         return -INFINITY
-    if B.absolute:
+    if B.par.absolute:
         _absolute_children(B, L, s, p, enm, e, ml[0], False, st6)
-        if (B.monotonic != NULL and B.monotonic[f] != 0
-                and not _values_ok(st6[1], st6[4], B.monotonic[f], lower, upper)):
+        if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
+                and not _values_ok(st6[1], st6[4], B.data.monotonic[f], lower, upper)):
             return -INFINITY
         pos[0] = p
         thr[0] = t
         return -(st6[2] + st6[5])
-    for c in range(B.n_classes):
-        B.cr[c] = tot[c] - B.cl[c]
-    if (B.monotonic != NULL and B.monotonic[f] != 0
-            and not _monotonic_ok(B.cl[0], wl, B.cr[0], wtot - wl, B.monotonic[f],
-                                  lower, upper)):
+    for c in range(B.data.n_classes):
+        B.work.cr[c] = tot[c] - B.work.cl[c]
+    if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
+        and not _monotonic_ok(B.work.cl[0], wl, B.work.cr[0], wtot - wl,
+                              B.data.monotonic[f], lower, upper)):
         return -INFINITY
     pos[0] = p
     thr[0] = t
-    return _proxy_counts(B, B.cl, B.cr, wl, wtot - wl)
+    return _proxy_counts(B, B.work.cl, B.work.cr, wl, wtot - wl)
 
 
 cdef inline void _add_counts2(const Builder* B, const key_t* L, int64_t a, int64_t b,
                               double* counts, double* weight) noexcept nogil:
     """Adds the class weights of L[a:b) to counts (two classes, weights in the keys)."""
     cdef int64_t q, c1 = 0, tw = 0, wi
-    cdef int cs = B.cshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask
+    cdef int cs = B.key.cshift, ws = B.key.wshift
+    cdef uint64_t wm = B.key.wmask
     cdef key_t k
     for q in range(a, b):
         k = L[q]
@@ -327,24 +327,26 @@ cdef double _gini_multi_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, 
                              const double* tot, int64_t t2, double wtot, double floor,
                              int64_t* pos) noexcept nogil:
     """The Gini scan with more than two classes over one run of cuts (integer weights in
-    the keys, no min_weight_leaf): _gini_cuts (the class weights carried in, in B.cli),
+    the keys, no min_weight_leaf): _gini_cuts (the class weights carried in, in B.work.cli),
     on the AVX-512 kernel where the processor has it (rf_gini_multi_avx512; t2, the sum
-    of the squared node class weights, and B.cri, those weights, set by _find_split),
+    of the squared node class weights, and B.work.cri, those weights, set by _find_split),
     which chooses the same cut.  Only cuts beating floor matter: the first of the best
-    of those is returned, else -inf (pos -1).  B.cli (and, portable, B.cri) are left
+    of those is returned, else -inf (pos -1).  B.work.cli (and, portable,
+                                                           B.work.cri) are left
     changed."""
-    cdef int64_t K = B.n_classes, sq0 = 0, st0 = 0, w0 = 0, c
+    cdef int64_t K = B.data.n_classes, sq0 = 0, st0 = 0, w0 = 0, c
     cdef double best = floor
     pos[0] = -1
     if hi <= s or lo > hi:
         return -INFINITY
-    if B.use_avx512:
+    if B.par.use_avx512:
         for c in range(K):
-            sq0 += B.cli[c] * B.cli[c]
-            st0 += B.cli[c] * B.cri[c]
-            w0 += B.cli[c]
-        rf_gini_multi_avx512(L, s, hi, lo, B.cshift, B.rshift, B.wshift, B.cmask, B.wmask,
-                             K, B.cli, B.cri, t2, wtot, sq0, st0, w0, &best, pos)
+            sq0 += B.work.cli[c] * B.work.cli[c]
+            st0 += B.work.cli[c] * B.work.cri[c]
+            w0 += B.work.cli[c]
+        rf_gini_multi_avx512(L, s, hi, lo, B.key.cshift, B.key.rshift, B.key.wshift,
+                             B.key.cmask, B.key.wmask, K, B.work.cli, B.work.cri, t2, wtot,
+                             sq0, st0, w0, &best, pos)
     else:
         best = _gini_cuts(B, L, s, hi, lo, tot, wtot, floor, pos, <int64_t> 0)
     return best if pos[0] >= 0 else -INFINITY
@@ -358,18 +360,19 @@ cdef double _scan_gini_multi_missing(Builder* B, const key_t* L, int64_t s, int6
     with nm missing samples at the end of L[s:e): the two runs of _missing_runs on
     _gini_multi_cuts, the missing samples' class weights carried in for the second.
     Only cuts beating floor (the node's best so far) matter, else -inf."""
-    cdef int64_t K = B.n_classes, q, first
+    cdef int64_t K = B.data.n_classes, q, first
     cdef int64_t runs[4]
     cdef double best
     cdef key_t k
     _missing_runs(B, s, e, nm, runs)
-    memset(B.cli, 0, K * sizeof(int64_t))
+    memset(B.work.cli, 0, K * sizeof(int64_t))
     best = _gini_multi_cuts(B, L, s, runs[0], runs[1], tot, t2, wtot, floor, pos)
     first = pos[0]
-    memset(B.cli, 0, K * sizeof(int64_t))
+    memset(B.work.cli, 0, K * sizeof(int64_t))
     for q in range(e - nm, e):
         k = L[q]
-        B.cli[(k >> B.cshift) & B.cmask] += <int64_t> ((k >> B.wshift) & B.wmask)
+        B.work.cli[(k >> B.key.cshift) & B.key.cmask] += \
+            <int64_t> ((k >> B.key.wshift) & B.key.wmask)
     return _missing_pick(best, first,
                          _gini_multi_cuts(B, L, s, runs[2], runs[3], tot, t2, wtot,
                                           max(floor, best), pos),

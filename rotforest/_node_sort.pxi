@@ -117,27 +117,27 @@ cdef const key_t* _node_keys(Builder* B, int64_t f, int64_t s, int64_t e) noexce
     """The keys of feature f of a sorting node's samples, in the order of the presorted
     list, at [s, e) of the returned buffer (sorted_keys[0]); NULL when f is constant in
     the node."""
-    cdef key_t* out = B.sorted_keys[0]
+    cdef key_t* out = B.col.sorted_keys[0]
     cdef key_t* t
     cdef uint64_t rmin, rmax
-    cdef int64_t row = f * B.n_total
-    if B.rank_bytes == 1:
-        _gather_keys((<const uint8_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
-                     B.rshift, &rmin, &rmax)
-    elif B.rank_bytes == 2:
-        _gather_keys((<const uint16_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
-                     B.rshift, &rmin, &rmax)
+    cdef int64_t row = f * B.data.n_total
+    if B.col.rank_bytes == 1:
+        _gather_keys((<const uint8_t*> B.col.ranks) + row, B.col.samples, out, s, e,
+                     B.key.imask, B.key.rshift, &rmin, &rmax)
+    elif B.col.rank_bytes == 2:
+        _gather_keys((<const uint16_t*> B.col.ranks) + row, B.col.samples, out, s, e,
+                     B.key.imask, B.key.rshift, &rmin, &rmax)
     else:
-        _gather_keys((<const uint32_t*> B.ranks) + row, B.samples, out, s, e, B.imask,
-                     B.rshift, &rmin, &rmax)
+        _gather_keys((<const uint32_t*> B.col.ranks) + row, B.col.samples, out, s, e,
+                     B.key.imask, B.key.rshift, &rmin, &rmax)
     if rmin == rmax:
         return NULL
-    if _radix_sort(out + s, B.sort_tmp + s, e - s, B.rshift, <uint64_t> -1, rmin,
-                   _bit_length(rmax - rmin), B.hist):
-        t = B.sorted_keys[0]
-        B.sorted_keys[0] = B.sort_tmp
-        B.sort_tmp = t
-    return B.sorted_keys[0]
+    if _radix_sort(out + s, B.col.sort_tmp + s, e - s, B.key.rshift, <uint64_t> -1, rmin,
+                   _bit_length(rmax - rmin), B.col.hist):
+        t = B.col.sorted_keys[0]
+        B.col.sorted_keys[0] = B.col.sort_tmp
+        B.col.sort_tmp = t
+    return B.col.sorted_keys[0]
 
 
 cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_t e,
@@ -182,7 +182,7 @@ cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_
 cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const double* tot,
                          double wtot, double floor, int64_t* pos,
                          int64_t* levels) noexcept nogil:
-    """The two-class Gini scan of a sorting node's feature f of few values (B.few[f]),
+    """The two-class Gini scan of a sorting node's feature f of few values (B.col.few[f]),
     without missing values, from counts: the samples' class-1 weight and weight per rank
     in one pass, then the cuts between the ranks present, in increasing order, scored as
     _scan_gini_binary scores them (_gini2_score from the same integers: the same cut).
@@ -191,20 +191,21 @@ cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const doub
     cdef int64_t cnt[COUNT_BINS]
     cdef int64_t wt[COUNT_BINS]
     cdef int64_t r, last = -1, nlev = 0, cum = 0, l1 = 0, wl = 0, p
-    cdef int64_t lo = s + B.min_samples_leaf, hi = min(e - 1, e - B.min_samples_leaf)
-    cdef int64_t row = f * B.n_total
+    cdef int64_t lo = s + B.par.min_samples_leaf, hi = min(e - 1,
+                                                           e - B.par.min_samples_leaf)
+    cdef int64_t row = f * B.data.n_total
     cdef double best = floor
     memset(cnt, 0, sizeof(cnt))
     memset(wt, 0, sizeof(wt))
-    if B.rank_bytes == 1:
-        _count_bins((<const uint8_t*> B.ranks) + row, B.samples, s, e, B.imask, B.wshift,
-                    B.wmask, B.cshift, cnt, wt)
-    elif B.rank_bytes == 2:
-        _count_bins((<const uint16_t*> B.ranks) + row, B.samples, s, e, B.imask, B.wshift,
-                    B.wmask, B.cshift, cnt, wt)
+    if B.col.rank_bytes == 1:
+        _count_bins((<const uint8_t*> B.col.ranks) + row, B.col.samples, s, e, B.key.imask,
+                    B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
+    elif B.col.rank_bytes == 2:
+        _count_bins((<const uint16_t*> B.col.ranks) + row, B.col.samples, s, e, B.key.imask,
+                    B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     else:
-        _count_bins((<const uint32_t*> B.ranks) + row, B.samples, s, e, B.imask, B.wshift,
-                    B.wmask, B.cshift, cnt, wt)
+        _count_bins((<const uint32_t*> B.col.ranks) + row, B.col.samples, s, e, B.key.imask,
+                    B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     for r in range(COUNT_BINS):
         if cnt[r] > 0:
             last = r
@@ -219,7 +220,7 @@ cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const doub
         l1 += wt[r] >> 32
         p = s + cum
         if lo <= p <= hi:
-            _gini2_score(<double> l1, <double> wl, tot[1], wtot, B.min_weight_leaf, p,
+            _gini2_score(<double> l1, <double> wl, tot[1], wtot, B.par.min_weight_leaf, p,
                          &best, pos)
     return best if pos[0] >= 0 else -INFINITY
 
@@ -247,25 +248,29 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
     and right as the multiclass kernels score them ((sql wr + sqr wl) / (wl wr), screened
     by RF_SCREEN, the first of equals kept): the same cut.  Only cuts beating floor
     matter (-inf, pos -1 when none); levels: the number of ranks present."""
-    cdef int64_t K = B.n_classes, r, c, last = -1, nlev = 0, cum = 0, wl = 0, p, a
-    cdef int64_t lo = s + B.min_samples_leaf, hi = min(e - 1, e - B.min_samples_leaf)
-    cdef int64_t row = f * B.n_total, wt = <int64_t> wtot, wr, sql, sqr
-    cdef int64_t minw = <int64_t> ceil(B.min_weight_leaf)
+    cdef int64_t K = B.data.n_classes, r, c, last = -1, nlev = 0, cum = 0, wl = 0, p, a
+    cdef int64_t lo = s + B.par.min_samples_leaf, hi = min(e - 1,
+                                                           e - B.par.min_samples_leaf)
+    cdef int64_t row = f * B.data.n_total, wt = <int64_t> wtot, wr, sql, sqr
+    cdef int64_t minw = <int64_t> ceil(B.par.min_weight_leaf)
     cdef int64_t cnt[COUNT_BINS]
     cdef int64_t tab[COUNT_BINS * COUNT_CLASSES]
-    cdef int64_t* cl = B.cli
+    cdef int64_t* cl = B.work.cli
     cdef double best = floor, num, den, q
     memset(cnt, 0, sizeof(cnt))
     memset(tab, 0, COUNT_BINS * K * sizeof(int64_t))
-    if B.rank_bytes == 1:
-        _count_classes((<const uint8_t*> B.ranks) + row, B.samples, s, e, B.imask,
-                       B.wshift, B.wmask, B.cshift, B.cmask, K, cnt, tab)
-    elif B.rank_bytes == 2:
-        _count_classes((<const uint16_t*> B.ranks) + row, B.samples, s, e, B.imask,
-                       B.wshift, B.wmask, B.cshift, B.cmask, K, cnt, tab)
+    if B.col.rank_bytes == 1:
+        _count_classes((<const uint8_t*> B.col.ranks) + row, B.col.samples, s, e,
+                       B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
+                       cnt, tab)
+    elif B.col.rank_bytes == 2:
+        _count_classes((<const uint16_t*> B.col.ranks) + row, B.col.samples, s, e,
+                       B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
+                       cnt, tab)
     else:
-        _count_classes((<const uint32_t*> B.ranks) + row, B.samples, s, e, B.imask,
-                       B.wshift, B.wmask, B.cshift, B.cmask, K, cnt, tab)
+        _count_classes((<const uint32_t*> B.col.ranks) + row, B.col.samples, s, e,
+                       B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
+                       cnt, tab)
     for r in range(COUNT_BINS):
         if cnt[r] > 0:
             last = r
@@ -302,9 +307,9 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
 
 cdef void _samples_by_index(Builder* B, int64_t s, int64_t e) noexcept nogil:
     """Sort samples[s:e) by sample index."""
-    if _radix_sort(B.samples + s, B.sort_tmp + s, e - s, 0, B.imask, 0,
-                   _bit_length(B.imask), B.hist):
-        memcpy(B.samples + s, B.sort_tmp + s, (e - s) * sizeof(key_t))
+    if _radix_sort(B.col.samples + s, B.col.sort_tmp + s, e - s, 0, B.key.imask, 0,
+                   _bit_length(B.key.imask), B.col.hist):
+        memcpy(B.col.samples + s, B.col.sort_tmp + s, (e - s) * sizeof(key_t))
 
 
 cdef void _samples_from_list(Builder* B, const key_t* Lf, int64_t s, int64_t cut,
@@ -313,8 +318,8 @@ cdef void _samples_from_list(Builder* B, const key_t* Lf, int64_t s, int64_t cut
     """A presorted node whose children sort: their samples from the split feature's list
     (left: [s, cut), and the missing [enm, e) when they move left), each child's in index
     order."""
-    cdef key_t pm = ((<key_t> 1) << B.rshift) - 1
-    cdef key_t* S = B.samples
+    cdef key_t pm = ((<key_t> 1) << B.key.rshift) - 1
+    cdef key_t* S = B.col.samples
     cdef int64_t q, o = s, p
     for q in range(s, cut):
         S[o] = Lf[q] & pm
@@ -366,18 +371,18 @@ cdef void _partition_samples(Builder* B, int64_t s, int64_t e, int64_t p, int64_
     sample goes left when its rank is below cut_rank, or when it is missing and the
     missing samples move left; for a categorical split (`left` not NULL), when its rank
     is in the set `left`."""
-    cdef int64_t row = f * B.n_total, ir
-    cdef uint64_t nr = B.nan_rank[f]
-    if B.rank_bytes == 1:
-        ir = _split_samples((<const uint8_t*> B.ranks) + row, B.samples, B.scratch, s, e,
-                            B.imask, cut_rank, nr, moved, left)
-    elif B.rank_bytes == 2:
-        ir = _split_samples((<const uint16_t*> B.ranks) + row, B.samples, B.scratch, s, e,
-                            B.imask, cut_rank, nr, moved, left)
+    cdef int64_t row = f * B.data.n_total, ir
+    cdef uint64_t nr = B.work.nan_rank[f]
+    if B.col.rank_bytes == 1:
+        ir = _split_samples((<const uint8_t*> B.col.ranks) + row, B.col.samples,
+                            B.work.scratch, s, e, B.key.imask, cut_rank, nr, moved, left)
+    elif B.col.rank_bytes == 2:
+        ir = _split_samples((<const uint16_t*> B.col.ranks) + row, B.col.samples,
+                            B.work.scratch, s, e, B.key.imask, cut_rank, nr, moved, left)
     else:
-        ir = _split_samples((<const uint32_t*> B.ranks) + row, B.samples, B.scratch, s, e,
-                            B.imask, cut_rank, nr, moved, left)
-    memcpy(B.samples + p, B.scratch, min(ir, e - p) * sizeof(key_t))
+        ir = _split_samples((<const uint32_t*> B.col.ranks) + row, B.col.samples,
+                            B.work.scratch, s, e, B.key.imask, cut_rank, nr, moved, left)
+    memcpy(B.col.samples + p, B.work.scratch, min(ir, e - p) * sizeof(key_t))
 
 
 # Costs of the two methods per key, relative to partitioning one presorted list: sorting

@@ -19,14 +19,14 @@ cdef double _scan_poisson(Builder* B, const key_t* L, int64_t s, int64_t e,
     (of terms >= 0, zero only when all are), the right one by ending the scan before
     the last positive w y (the node total less the left sum would round to a leftover
     above zero there).  The first of equal cuts wins."""
-    cdef int64_t lo = s + B.min_samples_leaf, hi = e - B.min_samples_leaf, p, last
-    cdef int rs = B.rshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, im = B.imask
-    cdef const double* w = B.w
-    cdef const double* yv = B.yv
-    cdef double sl = 0.0, wl = 0.0, wi, wr, st = tot[0], minw = B.min_weight_leaf
+    cdef int64_t lo = s + B.par.min_samples_leaf, hi = e - B.par.min_samples_leaf, p, last
+    cdef int rs = B.key.rshift, ws = B.key.wshift
+    cdef uint64_t wm = B.key.wmask, im = B.key.imask
+    cdef const double* w = B.data.w
+    cdef const double* yv = B.data.yv
+    cdef double sl = 0.0, wl = 0.0, wi, wr, st = tot[0], minw = B.par.min_weight_leaf
     cdef double best = -INFINITY, proxy
-    cdef bint packed = B.packed
+    cdef bint packed = B.key.packed
     cdef key_t k
     last = e - 1
     while last >= s and _wt(B, L[last]) * yv[L[last] & im] <= 0.0:
@@ -79,20 +79,20 @@ cdef double _sqerr_cuts(Builder* B, const key_t* L, int64_t s, int64_t hi, int64
     AVX-512 kernel used where the processor has it (rf_sqerr_avx512): both choose the
     same cut."""
     cdef int64_t p, p0, j, nb
-    cdef int rs = B.rshift, ws = B.wshift
-    cdef uint64_t wm = B.wmask, im = B.imask
-    cdef const double* w = B.w
-    cdef const double* yv = B.yv
+    cdef int rs = B.key.rshift, ws = B.key.wshift
+    cdef uint64_t wm = B.key.wmask, im = B.key.imask
+    cdef const double* w = B.data.w
+    cdef const double* yv = B.data.yv
     cdef double sc = sc0, wc = wc0, wi, wl, wr, sl, sr
-    cdef double minw = B.min_weight_leaf, best = floor, num, den, bound
+    cdef double minw = B.par.min_weight_leaf, best = floor, num, den, bound
     cdef double vy[8]
     cdef double vw[8]
-    cdef int mode = (0 if wm == 1 else 1) if B.packed else 2
+    cdef int mode = (0 if wm == 1 else 1) if B.key.packed else 2
     cdef key_t k
     pos[0] = -1
     if hi <= s or lo > hi:
         return -INFINITY
-    if B.use_avx512:
+    if B.par.use_avx512:
         rf_sqerr_avx512(L, s, hi, lo, rs, ws, wm, im, yv, w, mode, st, wtot, minw,
                         sc0, wc0, &best, pos)
         return best if pos[0] >= 0 else -INFINITY
@@ -149,7 +149,7 @@ cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
     cdef int64_t runs[4]
     cdef double best, sm = 0.0, wmiss = 0.0, wi
     ml[0] = 0
-    if B.criterion == CRIT_POISSON:
+    if B.par.criterion == CRIT_POISSON:
         if nm > 0:
             return _scan_reference(B, L, s, e, nm, tot, wtot, pos, ml)
         return _scan_poisson(B, L, s, e, tot, wtot, pos)
@@ -160,7 +160,7 @@ cdef double _scan_regression(Builder* B, const key_t* L, int64_t s, int64_t e,
     first = pos[0]
     for q in range(e - nm, e):
         wi = _wt(B, L[q])
-        sm += wi * B.yv[L[q] & B.imask]
+        sm += wi * B.data.yv[L[q] & B.key.imask]
         wmiss += wi
     return _missing_pick(best, first,
                          _sqerr_cuts(B, L, s, runs[2], runs[3], tot[0], wtot, sm, wmiss,

@@ -8,30 +8,32 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     uniformly without replacement among all features, every drawn feature counting
     towards max_features whether or not it is constant in the node, until max_features
     are drawn and at least one of them is not constant (or none is left).  Otherwise every
-    feature is visited, in a random order (B.shuffle, forests) or in index order.  Either
+    feature is visited, in a random order (B.par.shuffle,
+                                           forests) or in index order.  Either
     way, of features whose cuts are exactly as good, the first visited wins."""
-    cdef Entry* e = &B.ent[ei]
-    cdef int64_t K = B.n_classes, F = B.n_features, s = e.start, end = e.end
-    cdef double* counts = B.ent_counts + ei * 3 * K
+    cdef Entry* e = &B.front.ent[ei]
+    cdef int64_t K = B.data.n_classes, F = B.data.n_features, s = e.start, end = e.end
+    cdef double* counts = B.front.counts + ei * 3 * K
     cdef double* cleft = counts + K
     cdef double* cright = counts + 2 * K
-    cdef uint64_t* consts = B.ent_const + ei * B.n_words
-    cdef key_t* base = B.lists
+    cdef uint64_t* consts = B.front.constant + ei * B.front.n_words
+    cdef key_t* base = B.col.lists
     cdef key_t* swap
     cdef const key_t* L
     cdef int64_t f, i, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, t2
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, m1i = 0, mwi = 0, levels = 0
     cdef double best = -INFINITY, proxy, thr = 0.0, perfect, best_thr = 0.0
-    cdef bint draw = B.max_features < F or B.shuffle, presorted = e.presorted, multi_int
+    cdef bint draw = B.par.max_features < F or B.par.shuffle
+    cdef bint presorted = e.presorted, multi_int
     cdef bint best_cat = False, best_counted = False, counted
     cdef CatSplit cat
     perfect = _perfect_proxy(B, e)
-    if B.absolute:
+    if B.par.absolute:
         _absolute_node(B, s, end)
     multi_int = _multi_int_counts(B, counts, &t2)
     i = 0
     while i < F:
-        if draw and visited >= B.max_features and found > 0:
+        if draw and visited >= B.par.max_features and found > 0:
             break
         f = _next_feature(B, i) if draw else i
         i += 1
@@ -42,7 +44,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             # no cut can beat the best so far (see perfect): the features left are
             # drawn (the same draws as if scanned), not scanned
             continue
-        if B.categorical != NULL and B.categorical[f]:
+        if B.cat.mask != NULL and B.cat.mask[f]:
             proxy = _categorical_proxy(B, e, f, counts, &levels)
             if levels < 2:
                 consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
@@ -53,15 +55,16 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best_f = f
                 best_cat = True
                 best_counted = False
-                cat = B.cat_try
-                memcpy(cleft, B.cat_cl, K * sizeof(double))
-                memcpy(cright, B.cat_cr, K * sizeof(double))
+                cat = B.cat.cand
+                memcpy(cleft, B.cat.cl, K * sizeof(double))
+                memcpy(cright, B.cat.cr, K * sizeof(double))
             continue
-        counted = (not presorted and B.few != NULL and B.few[f] and B.nan_rank[f] == NO_NAN
-                   and (B.monotonic == NULL or B.monotonic[f] == 0))
+        counted = (not presorted and B.col.few != NULL and B.col.few[f]
+                   and B.work.nan_rank[f] == NO_NAN and (B.data.monotonic == NULL
+                                                         or B.data.monotonic[f] == 0))
         if presorted:
-            L = base + f * B.n_active
-            if ((L[s] ^ L[end - 1]) >> B.rshift) == 0:
+            L = base + f * B.data.n_active
+            if ((L[s] ^ L[end - 1]) >> B.key.rshift) == 0:
                 L = NULL
         elif counted:
             # few values: counted, not sorted; the keys are sorted only if it wins
@@ -80,8 +83,8 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         ml = 0
         m1i = 0
         mwi = 0
-        if B.any_missing and B.nan_rank[f] != NO_NAN:
-            nm = _missing_tail(B, L, s, end, B.nan_rank[f], &m1i, &mwi)
+        if B.data.any_missing and B.work.nan_rank[f] != NO_NAN:
+            nm = _missing_tail(B, L, s, end, B.work.nan_rank[f], &m1i, &mwi)
         if not counted:          # (a counted feature has its proxy and pos already)
             proxy = _scan_numeric(B, e, L, f, nm, m1i, mwi, counts, best, multi_int, t2,
                                   &pos, &thr, &ml)
@@ -95,9 +98,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_ml = ml
             best_counted = counted
             if not presorted and not counted:   # keep the best feature's sorted keys
-                swap = B.sorted_keys[0]
-                B.sorted_keys[0] = B.sorted_keys[1]
-                B.sorted_keys[1] = swap
+                swap = B.col.sorted_keys[0]
+                B.col.sorted_keys[0] = B.col.sorted_keys[1]
+                B.col.sorted_keys[1] = swap
     e.has_split = 0
     if best_f < 0:
         return
@@ -108,13 +111,13 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
 
 
 cdef inline int64_t _next_feature(Builder* B, int64_t i) noexcept nogil:
-    """The node's i-th drawn feature: B.feats is a permutation of the features kept from
-    node to node, whose first i are this node's draws so far (any arrangement of the
+    """The node's i-th drawn feature: work.feats is a permutation of the features kept
+    from node to node, whose first i are this node's draws so far (any arrangement of the
     rest is as good)."""
-    cdef int64_t j = i + <int64_t> _rand_below(&B.rng, B.n_features - i)
-    cdef int64_t f = B.feats[j]
-    B.feats[j] = B.feats[i]
-    B.feats[i] = f
+    cdef int64_t j = i + <int64_t> _rand_below(&B.rng, B.data.n_features - i)
+    cdef int64_t f = B.work.feats[j]
+    B.work.feats[j] = B.work.feats[i]
+    B.work.feats[i] = f
     return f
 
 
@@ -126,13 +129,13 @@ cdef inline bint _multi_int_counts(Builder* B, const double* counts,
     cri: _scan_reference and the categorical scans keep doubles, and _gini_multi_cuts
     writes it only on the portable path)."""
     cdef int64_t c
-    if not (B.criterion == CRIT_GINI and B.n_classes > 2 and B.packed
-            and B.min_weight_leaf == 0.0 and not B.random_split):
+    if not (B.par.criterion == CRIT_GINI and B.data.n_classes > 2 and B.key.packed
+            and B.par.min_weight_leaf == 0.0 and not B.par.random_split):
         return False
     t2[0] = 0
-    for c in range(B.n_classes):
-        B.cri[c] = <int64_t> counts[c]
-        t2[0] += B.cri[c] * B.cri[c]
+    for c in range(B.data.n_classes):
+        B.work.cri[c] = <int64_t> counts[c]
+        t2[0] += B.work.cri[c] * B.work.cri[c]
     return True
 
 
@@ -143,8 +146,8 @@ cdef inline double _categorical_proxy(Builder* B, const Entry* e, int64_t f,
     when it is constant there)."""
     cdef const key_t* L
     if e.presorted:
-        L = B.lists + f * B.n_active
-        if ((L[e.start] ^ L[e.end - 1]) >> B.rshift) == 0:
+        L = B.col.lists + f * B.data.n_active
+        if ((L[e.start] ^ L[e.end - 1]) >> B.key.rshift) == 0:
             levels[0] = 1
             return -INFINITY
     return _scan_categorical(B, f, e.start, e.end, e.presorted, counts, e.weight, levels)
@@ -162,14 +165,14 @@ cdef inline double _perfect_proxy(const Builder* B, const Entry* e) noexcept nog
     classes of the node on either side).  Not with random cuts: each feature draws its
     threshold."""
     cdef double perfect = INFINITY
-    if B.random_split:
+    if B.par.random_split:
         pass
     elif e.end - e.start == 2:
         perfect = -INFINITY
-    elif B.absolute:
+    elif B.par.absolute:
         perfect = 0.0
-    elif B.packed and not B.regression:
-        perfect = 0.0 if B.criterion == CRIT_ENTROPY else e.weight
+    elif B.key.packed and not B.data.regression:
+        perfect = 0.0 if B.par.criterion == CRIT_ENTROPY else e.weight
     return perfect
 
 
@@ -180,9 +183,9 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
     (best_nm of them missing, which go left when best_ml): the children's exact class
     counts (or target sums) and weights, their impurities, the improvement, the
     threshold; has_split stays 0 when the improvement falls short."""
-    cdef int64_t K = B.n_classes, s = e.start, end = e.end, enm, n_left, c, q
-    cdef int64_t ei = e - B.ent
-    cdef double* cleft = B.ent_counts + ei * 3 * K + K
+    cdef int64_t K = B.data.n_classes, s = e.start, end = e.end, enm, n_left, c, q
+    cdef int64_t ei = e - B.front.ent
+    cdef double* cleft = B.front.counts + ei * 3 * K + K
     cdef double* cright = cleft + K
     cdef const key_t* L
     cdef key_t* swap
@@ -191,26 +194,27 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
     if best_counted:
         # the counted winner's keys, sorted now (not constant: it has a cut)
         _node_keys(B, best_f, s, end)
-        swap = B.sorted_keys[0]
-        B.sorted_keys[0] = B.sorted_keys[1]
-        B.sorted_keys[1] = swap
+        swap = B.col.sorted_keys[0]
+        B.col.sorted_keys[0] = B.col.sorted_keys[1]
+        B.col.sorted_keys[1] = swap
     # exact class counts (or target sums) of both children
-    L = B.lists + best_f * B.n_active if e.presorted else B.sorted_keys[1]
+    L = B.col.lists + best_f * B.data.n_active if e.presorted else B.col.sorted_keys[1]
     enm = end - best_nm
-    e.split.cut_rank = (L[best_p] >> B.rshift) if best_p < enm else B.nan_rank[best_f]
+    e.split.cut_rank = (L[best_p] >> B.key.rshift) if best_p < enm \
+        else B.work.nan_rank[best_f]
     for c in range(K):
         cleft[c] = 0.0
         cright[c] = 0.0
     wl = 0.0
     wr = 0.0
-    if B.absolute:
+    if B.par.absolute:
         # the children measured exactly (not from the scan's running sums): weights,
         # medians, summed absolute deviations; the node's slice of ylist partitioned for
         # them (their sums of w y are not needed)
         _absolute_children(B, L, s, best_p, enm, end, best_ml, True, st6)
         wl = st6[0]
         wr = st6[3]
-    elif B.packed and K == 2 and not B.regression:
+    elif B.key.packed and K == 2 and not B.data.regression:
         # integer sums in registers (the loop below carries a dependency through memory
         # whenever neighbours share a class); the same exact values
         _add_counts2(B, L, s, best_p, cleft, &wl)
@@ -244,7 +248,7 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
     e.split.missing_left = best_ml if best_nm > 0 else (n_left > (end - s) - n_left)
     e.split.weight_left = wl
     e.split.weight_right = wr
-    if B.absolute:
+    if B.par.absolute:
         e.split.impurity_left = st6[2] / wl
         e.split.impurity_right = st6[5] / wr
         e.split.value_left = st6[1]
@@ -254,15 +258,16 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
         e.split.impurity_right = _impurity(B, cright, wr)
     if not _improvement(B, e, cleft, cright):
         return
-    if B.random_split:
+    if B.par.random_split:
         e.split.threshold = best_thr
     elif best_p == enm:
         # all present values left, the missing ones right: NaN <= inf is false
         e.split.threshold = INFINITY
     else:
         # midpoint of the two neighbours, never rounded up onto the right one
-        a = B.X[best_f * B.xcs + <int64_t> (L[best_p - 1] & B.imask) * B.xrs]
-        b = B.X[best_f * B.xcs + <int64_t> (L[best_p] & B.imask) * B.xrs]
+        a = B.data.X[best_f * B.data.xcs
+                     + <int64_t> (L[best_p - 1] & B.key.imask) * B.data.xrs]
+        b = B.data.X[best_f * B.data.xcs + <int64_t> (L[best_p] & B.key.imask) * B.data.xrs]
         thr = a / 2.0 + b / 2.0
         if thr >= b or not isfinite(thr):
             thr = a
@@ -270,8 +275,8 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
     e.has_split = 1
 
 
-cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f, int64_t nm,
-                                 int64_t m1i, int64_t mwi, const double* counts,
+cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f,
+                                 int64_t nm, int64_t m1i, int64_t mwi, const double* counts,
                                  double best, bint multi_int, int64_t t2, int64_t* pos,
                                  double* thr, int64_t* ml) noexcept nogil:
     """The best cut of one numeric feature of a node (its keys ``L``, nm of them missing
@@ -279,27 +284,27 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
     each named; ``best`` is the node's best proxy so far, which some scans only need to
     beat.  Returns the cut's proxy (-inf: none) and sets pos, thr (random cuts) and ml
     (missing values left)."""
-    cdef int64_t s = e.start, end = e.end, K = B.n_classes
+    cdef int64_t s = e.start, end = e.end, K = B.data.n_classes
     cdef double proxy
-    if B.random_split:
+    if B.par.random_split:
         proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, pos, thr, ml,
                               e.lower, e.upper)
-    elif B.absolute:
+    elif B.par.absolute:
         proxy = _scan_absolute(B, L, s, end, nm, e.weight, best, pos, ml,
-                               B.monotonic[f] if B.monotonic != NULL else 0,
+                               B.data.monotonic[f] if B.data.monotonic != NULL else 0,
                                e.lower, e.upper)
-    elif B.monotonic != NULL and B.monotonic[f] != 0:
+    elif B.data.monotonic != NULL and B.data.monotonic[f] != 0:
         # a constrained feature: the portable scan, checking every cut
         proxy = _scan_reference(B, L, s, end, nm, counts, e.weight, pos, ml,
-                              B.monotonic[f], e.lower, e.upper)
-    elif B.criterion == CRIT_GINI and K == 2:
-        if B.packed:
+                                B.data.monotonic[f], e.lower, e.upper)
+    elif B.par.criterion == CRIT_GINI and K == 2:
+        if B.key.packed:
             proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, pos,
                                       ml, <int64_t> 0, m1i, mwi)
         else:
             proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, pos,
                                       ml, <double> 0.0, 0, 0)
-    elif B.regression:
+    elif B.data.regression:
         # the cuts beating the features before (see there)
         proxy = _scan_regression(B, L, s, end, nm, counts, e.weight, best, pos, ml)
     elif nm > 0 and multi_int:
@@ -307,9 +312,9 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
         # and left (see there), on the AVX-512 kernel where present
         proxy = _scan_gini_multi_missing(B, L, s, end, nm, counts, t2, e.weight, best,
                                          pos, ml)
-    elif nm > 0 and B.criterion == CRIT_ENTROPY:
+    elif nm > 0 and B.par.criterion == CRIT_ENTROPY:
         # the same two runs on the entropy scan
-        if B.packed:
+        if B.key.packed:
             proxy = _scan_entropy_missing(B, L, s, end, nm, counts, e.weight, best,
                                           pos, ml, <int64_t> 0)
         else:
@@ -317,25 +322,25 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
                                           pos, ml, <double> 0.0)
     elif nm > 0:
         proxy = _scan_reference(B, L, s, end, nm, counts, e.weight, pos, ml)
-    elif (B.criterion == CRIT_ENTROPY and K == 2 and B.packed and B.use_avx512
-            and B.xlogx_table != NULL and B.min_weight_leaf == 0.0):
+    elif (B.par.criterion == CRIT_ENTROPY and K == 2 and B.key.packed and B.par.use_avx512
+          and B.work.xlogx_table != NULL and B.par.min_weight_leaf == 0.0):
         # the cuts of the AVX-512 kernel that beat the features before (see there)
         pos[0] = -1
         proxy = best
-        rf_entropy_binary_avx512(L, s, end - B.min_samples_leaf,
-                                 s + B.min_samples_leaf, end - B.min_samples_leaf,
-                                 B.cshift, B.rshift, B.wshift, B.wmask, counts[1],
-                                 e.weight, B.xlogx_table, &proxy, pos)
+        rf_entropy_binary_avx512(L, s, end - B.par.min_samples_leaf,
+                                 s + B.par.min_samples_leaf, end - B.par.min_samples_leaf,
+                                 B.key.cshift, B.key.rshift, B.key.wshift, B.key.wmask,
+                                 counts[1], e.weight, B.work.xlogx_table, &proxy, pos)
         if pos[0] < 0:
             proxy = -INFINITY
     elif multi_int:
         # more than two classes: the cuts that beat the features before, on the
         # AVX-512 kernel where present (see there)
-        memset(B.cli, 0, K * sizeof(int64_t))
-        proxy = _gini_multi_cuts(B, L, s, end - B.min_samples_leaf,
-                                 s + B.min_samples_leaf, counts, t2, e.weight, best,
+        memset(B.work.cli, 0, K * sizeof(int64_t))
+        proxy = _gini_multi_cuts(B, L, s, end - B.par.min_samples_leaf,
+                                 s + B.par.min_samples_leaf, counts, t2, e.weight, best,
                                  pos)
-    elif B.packed:
+    elif B.key.packed:
         proxy = _scan(B, L, s, end, counts, e.weight, pos, <int64_t> 0)
     else:
         proxy = _scan(B, L, s, end, counts, e.weight, pos, <double> 0.0)
@@ -347,23 +352,23 @@ cdef bint _improvement(const Builder* B, Entry* e, const double* cleft,
     """Sets the split's improvement (scikit-learn's weighted impurity decrease); whether
     it reaches min_impurity_decrease."""
     cdef double wl = e.split.weight_left, wr = e.split.weight_right, a
-    if B.criterion == CRIT_FRIEDMAN:
+    if B.par.criterion == CRIT_FRIEDMAN:
         # Friedman's improvement (scikit-learn's: not scaled by the node's weight share)
         a = wr * cleft[0] - wl * cright[0]
         e.split.improvement = a * a / (wl * wr * e.weight)
     else:
-        e.split.improvement = (e.weight / B.total_weight) * (
+        e.split.improvement = (e.weight / B.data.total_weight) * (
             e.impurity - (wr / e.weight) * e.split.impurity_right
             - (wl / e.weight) * e.split.impurity_left)
-    return e.split.improvement + EPSILON >= B.min_impurity_decrease
+    return e.split.improvement + EPSILON >= B.par.min_impurity_decrease
 
 
 cdef void _categorical_split(const Builder* B, Entry* e, int64_t f,
                              const CatSplit* cat) noexcept nogil:
     """Completes a node's split on categorical feature f, its children's sums already
     in the entry's counts: the left child will hold [start, pos) of every list."""
-    cdef int64_t K = B.n_classes
-    cdef const double* cleft = B.ent_counts + (e - B.ent) * 3 * K + K
+    cdef int64_t K = B.data.n_classes
+    cdef const double* cleft = B.front.counts + (e - B.front.ent) * 3 * K + K
     e.split.feature = f
     e.split.pos = e.start + cat.nl
     e.split.n_missing = cat.nm

@@ -74,7 +74,13 @@ cdef struct Entry:         # a node on the frontier
                            # its parent's split (the root's when the tree starts)
     SplitInfo split
 
-cdef struct Builder:
+# The builder is one struct of parts.  The first three are set once from the caller's
+# arrays and settings (nothing to free); each of the others owns its memory, with one
+# function that allocates it (in _builder.pyx) and one that frees it (_free_parts in
+# _grow.pxi), so that a failed allocation anywhere is undone by build_tree's single
+# clean-up.
+
+cdef struct Problem:       # the data, borrowed from the caller's arrays
     const double* X        # X[i, f] is X[i * xrs + f * xcs] (any layout, never copied)
     int64_t xrs
     int64_t xcs
@@ -87,35 +93,28 @@ cdef struct Builder:
     bint regression        # a numeric target: yv[i] (the class field of the keys is empty)
     const double* yv
     const double* ylogy    # y log y per sample (Poisson), else NULL
-    bint absolute          # the absolute-error criterion (see _absolute.pxi):
-    key_t* ylist           #   the samples in increasing y, each node's [start, end)
-    key_t* ytmp            #   room to partition ylist
-    int32_t* abs_rank      #   per sample index: its rank in the current node's y order
-    rf_rec* abs_rec        #   per rank (1..n, sentinels 0 and n + 1): w, centred y,
-                           #   and the linked list of the ranks still present
-    double* abs_cost       #   a feature's SAD of children, 4 x (n + 1) (see there)
-    double* abs_med        #   and their medians, for constrained features
-    rf_abs_state abs_full  #   the whole current node
-    double abs_centre      #   the target value the records are centred on
-    int64_t abs_n          #   the current node's samples
-    bint abs_unit          #   its weights all 1 (the kernel's branch-free moves)
-    const uint8_t* categorical  # per feature: 1 when it holds category codes (NULL: none;
-                           # see _categorical.pxi):
-    const int16_t* cat_code  #   cat_code[f * CAT_LEVELS + r]: the code of rank r
-    uint64_t* cat_bits     #   per node, CAT_WORDS words: the codes its split sends left
-    double* cat_stat       #   per rank: the level's statistics (n_classes each),
-    double* cat_w          #   weight
-    int64_t* cat_n         #   and samples (all 0 between scans)
-    int64_t* cat_lv        #   the node's levels (their ranks), in increasing rank
-    int64_t* cat_sv        #   the levels scanned (ranks; CAT_POOL: the pooled ones)
-    int64_t* cat_grp       #   per level: its scanned level
-    int64_t cat_support    #   the samples a level needs in a node to be scanned alone
-    rf_vi* cat_ord         #   levels in the order a scan visits them
-    uint8_t* cat_side      #   per level: 1 when it goes left
-    double* cat_cl         #   the feature's best split: its children's sums,
-    double* cat_cr
-    CatSplit cat_try       #   its sides, weights and counts
+    const int8_t* monotonic  # per feature: 1 / -1 when the class-0 fraction may only
+                           # rise / fall from left to right child, 0 when free; NULL: none
     int64_t n_active       # samples with non-zero weight
+    double total_weight
+    bint any_missing
+
+cdef struct Settings:      # how the tree grows
+    int criterion
+    bint absolute          # the absolute-error criterion (see _absolute.pxi)
+    int random_split
+    bint shuffle           # visit the features in random order even when all are
+                           # drawn (forests: ties between features go to a random one)
+    int64_t max_depth
+    int64_t min_samples_split
+    int64_t min_samples_leaf
+    double min_weight_leaf
+    int64_t max_features
+    double min_impurity_decrease
+    int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
+    bint use_avx512        # the processor runs the AVX-512 scan
+
+cdef struct KeyLayout:     # the fields of the working keys (see above)
     int rshift
     int cshift
     int wshift
@@ -124,8 +123,8 @@ cdef struct Builder:
     uint64_t imask
     int rbits              # bits of the largest rank
     bint packed            # weights are read from the keys
-    bint use_avx512        # the processor runs the AVX-512 scan
-    bint borrowed_lists    # lists is the caller's keys array: not freed here
+
+cdef struct Columns:       # what the nodes read their features from
     key_t* lists           # per feature, the tree's samples in sorted order; each node
                            # owns the slice [start, end) of every feature's list (NULL
                            # when the tree sorts in its nodes from the root)
@@ -136,55 +135,89 @@ cdef struct Builder:
     key_t* sorted_keys[2]  # a node's keys of one feature, sorted in the node, at
                            # [start, end); the other buffer holds the best feature's
     key_t* sort_tmp        # the radix sort's other buffer
+    int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
     uint8_t* few           # few[f]: feature f has at most COUNT_BINS values in the tree,
                            # so a sorting node counts them (_count_gini2, or with more
                            # classes _count_gini_multi) instead of sorting them (NULL
                            # when no count scan applies)
-    int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
-    int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
+
+cdef struct Work:          # per-split scratch
     key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
     uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
     uint64_t* nan_rank     # per feature: the rank of its missing values, or NO_NAN
-    const int8_t* monotonic  # per feature: 1 / -1 when the class-0 fraction may only
-                           # rise / fall from left to right child, 0 when free; NULL: none
-    bint any_missing
-    int criterion
-    int random_split
-    bint shuffle           # visit the features in random order even when all are
-                           # drawn (forests: ties between features go to a random one)
-    int64_t max_depth
-    int64_t min_samples_split
-    int64_t min_samples_leaf
-    double min_weight_leaf
-    int64_t max_features
-    double min_impurity_decrease
-    double total_weight
-    uint64_t rng
-    double* xlogx_table
-    double* cl
-    double* cr
+    int64_t* feats         # the features, in the order they are drawn
+    double* cl             # a scan's running statistics of the left and right sides
+    double* cr             # (n_classes each), and of the best split so far
     double* fl
     double* fr
-    int64_t* cli
+    int64_t* cli           # the same as exact counts (integer weights)
     int64_t* cri
-    int64_t* feats
-    Entry* ent
-    double* ent_counts     # 3 * n_classes per entry: own, left child, right child
-    uint64_t* ent_const    # n_words per entry: features known to be constant
+    double* xlogx_table    # x log x for integer weights (entropy), or NULL
+
+cdef struct Frontier:      # the nodes waiting to be split
+    Entry* ent             # the entries, recycled through free_list
+    double* counts         # 3 * n_classes per entry: own, left child, right child
+    uint64_t* constant     # n_words per entry: features known to be constant
     int64_t n_words
-    int64_t ent_cap
-    int64_t ent_used
+    int64_t cap
+    int64_t used
     int64_t* free_list
     int64_t n_free
     int64_t* order         # the stack or the heap of entry indices
     int64_t order_len
     int64_t order_cap
+
+cdef struct Output:        # the tree grown so far
     Node* nodes
-    double* values
-    int64_t node_count
-    int64_t node_cap
-    int64_t depth_reached
-    int error
+    double* values         # n_values per node
+    uint64_t* left_codes   # categorical features: per node, CAT_WORDS words, the codes
+                           # its split sends left (NULL without categorical features)
+    int64_t count
+    int64_t cap
+    int64_t depth
+
+cdef struct AbsoluteState:  # the absolute-error criterion (see _absolute.pxi)
+    key_t* ylist           # the samples in increasing y, each node's [start, end)
+    key_t* ytmp            # room to partition ylist
+    int32_t* rank          # per sample index: its rank in the current node's y order
+    rf_rec* rec            # per rank (1..n, sentinels 0 and n + 1): w, centred y,
+                           # and the linked list of the ranks still present
+    double* cost           # a feature's SAD of children, 4 x (n + 1) (see there)
+    double* med            # and their medians, for constrained features
+    rf_abs_state full      # the whole current node
+    double centre          # the target value the records are centred on
+    int64_t n              # the current node's samples
+    bint unit              # its weights all 1 (the kernel's branch-free moves)
+
+cdef struct CategoryState:  # splits on sets of categories (see _categorical.pxi)
+    const uint8_t* mask    # per feature: 1 when it holds category codes (NULL: none)
+    const int16_t* code    # code[f * CAT_LEVELS + r]: the code of rank r
+    double* stat           # per rank: the level's statistics (n_classes each),
+    double* w              # weight
+    int64_t* n             # and samples (all 0 between scans)
+    int64_t* lv            # the node's levels (their ranks), in increasing rank
+    int64_t* sv            # the levels scanned (ranks; CAT_POOL: the pooled ones)
+    int64_t* grp           # per level: its scanned level
+    int64_t support        # the samples a level needs in a node to be scanned alone
+    rf_vi* ord             # levels in the order a scan visits them
+    uint8_t* side          # per level: 1 when it goes left
+    double* cl             # the feature's best split: its children's sums,
+    double* cr
+    CatSplit cand          # its sides, weights and counts
+
+cdef struct Builder:
+    Problem data
+    Settings par
+    KeyLayout key
+    Columns col
+    Work work
+    Frontier front
+    Output out
+    AbsoluteState ab
+    CategoryState cat
+    uint64_t rng           # the random generator's state
+    int error              # set by the growth: 1 out of memory, 2 too many nodes,
+                           # 3 keys that do not belong to X
 
 
 ctypedef fused acc_t:      # class counts: exact integers, or doubles for real weights
@@ -201,13 +234,13 @@ cdef inline double _rand_uniform(uint64_t* s) noexcept nogil:
 
 
 cdef inline int64_t _cls(const Builder* B, key_t k) noexcept nogil:
-    return <int64_t> ((k >> B.cshift) & B.cmask)
+    return <int64_t> ((k >> B.key.cshift) & B.key.cmask)
 
 
 cdef inline double _wt(const Builder* B, key_t k) noexcept nogil:
-    if B.packed:
-        return <double> ((k >> B.wshift) & B.wmask)
-    return B.w[k & B.imask]
+    if B.key.packed:
+        return <double> ((k >> B.key.wshift) & B.key.wmask)
+    return B.data.w[k & B.key.imask]
 
 
 cdef inline void _accumulate(const Builder* B, key_t k, double wi,
@@ -219,17 +252,17 @@ cdef inline void _accumulate(const Builder* B, key_t k, double wi,
     w y log y."""
     cdef uint64_t i
     cdef double wy
-    if not B.regression:
-        stats[(k >> B.cshift) & B.cmask] += wi
+    if not B.data.regression:
+        stats[(k >> B.key.cshift) & B.key.cmask] += wi
         return
-    i = k & B.imask
-    wy = wi * B.yv[i]
+    i = k & B.key.imask
+    wy = wi * B.data.yv[i]
     stats[0] += wy
-    if B.ylogy != NULL:
+    if B.data.ylogy != NULL:
         stats[1] += 1.0 if wy > 0.0 else 0.0
-        stats[2] += wi * B.ylogy[i]
+        stats[2] += wi * B.data.ylogy[i]
     else:
-        stats[1] += wy * B.yv[i]
+        stats[1] += wy * B.data.yv[i]
 
 
 cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:
@@ -240,6 +273,179 @@ cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:
 cdef inline double _xlogx(const Builder* B, double v) noexcept nogil:
     if v <= 0.0:
         return 0.0
-    if B.xlogx_table != NULL:
-        return B.xlogx_table[<int64_t> v]
+    if B.work.xlogx_table != NULL:
+        return B.work.xlogx_table[<int64_t> v]
     return v * log(v)
+
+
+# ----------------------------------------------------------------------------------------
+# The parts' memory: one allocation and one release per part
+# ----------------------------------------------------------------------------------------
+#
+# Each *_alloc returns 0, or -1 when some block did not fit; either way what it got is
+# recorded in the part, and the part's *_free (through _free_builder) releases it.
+
+cdef inline void* _get(size_t size, bint* ok) noexcept nogil:
+    cdef void* p = malloc(size)
+    if p == NULL:
+        ok[0] = False
+    return p
+
+
+cdef inline void* _get_zeroed(size_t count, size_t size, bint* ok) noexcept nogil:
+    cdef void* p = calloc(count, size)
+    if p == NULL:
+        ok[0] = False
+    return p
+
+
+cdef int _columns_alloc(Columns* C, int64_t n_act) noexcept nogil:
+    """The buffers of the nodes that sort (the lists are allocated apart: they may fail
+    without failing the tree, see _allocate_columns)."""
+    cdef bint ok = True
+    C.samples = <key_t*> _get((n_act + 9) * sizeof(key_t), &ok)
+    C.sorted_keys[0] = <key_t*> _get_zeroed(n_act + 9, sizeof(key_t), &ok)
+    C.sorted_keys[1] = <key_t*> _get_zeroed(n_act + 9, sizeof(key_t), &ok)
+    C.sort_tmp = <key_t*> _get_zeroed(n_act + 9, sizeof(key_t), &ok)
+    C.hist = <int64_t*> _get(max((1 << RADIX_BITS) + 1, 4 * 256) * sizeof(int64_t), &ok)
+    return 0 if ok else -1
+
+
+cdef void _columns_free(Columns* C) noexcept nogil:
+    free(C.lists)
+    free(C.samples)
+    free(C.sorted_keys[0])
+    free(C.sorted_keys[1])
+    free(C.sort_tmp)
+    free(C.hist)
+    free(C.few)
+
+
+cdef int _work_alloc(Work* W, int64_t n, int64_t n_act, int64_t K,
+                     int64_t F) noexcept nogil:
+    cdef bint ok = True
+    W.scratch = <key_t*> _get((n_act + 1) * sizeof(key_t), &ok)
+    W.goleft = <uint32_t*> _get_zeroed((n >> 5) + 2, sizeof(uint32_t), &ok)
+    W.nan_rank = <uint64_t*> _get(F * sizeof(uint64_t), &ok)
+    W.feats = <int64_t*> _get(F * sizeof(int64_t), &ok)
+    W.cl = <double*> _get(K * sizeof(double), &ok)
+    W.cr = <double*> _get(K * sizeof(double), &ok)
+    W.fl = <double*> _get(K * sizeof(double), &ok)
+    W.fr = <double*> _get(K * sizeof(double), &ok)
+    W.cli = <int64_t*> _get(K * sizeof(int64_t), &ok)
+    W.cri = <int64_t*> _get(K * sizeof(int64_t), &ok)
+    return 0 if ok else -1
+
+
+cdef void _work_free(Work* W) noexcept nogil:
+    free(W.scratch)
+    free(W.goleft)
+    free(W.nan_rank)
+    free(W.feats)
+    free(W.cl)
+    free(W.cr)
+    free(W.fl)
+    free(W.fr)
+    free(W.cli)
+    free(W.cri)
+    free(W.xlogx_table)
+
+
+cdef int _frontier_alloc(Frontier* Q, int64_t K, int64_t n_words) noexcept nogil:
+    """Room for 64 entries to start with (_ent_alloc doubles it as needed)."""
+    cdef bint ok = True
+    Q.n_words = n_words
+    Q.cap = 64
+    Q.order_cap = 64
+    Q.ent = <Entry*> _get(Q.cap * sizeof(Entry), &ok)
+    Q.counts = <double*> _get(Q.cap * 3 * K * sizeof(double), &ok)
+    Q.constant = <uint64_t*> _get(Q.cap * n_words * sizeof(uint64_t), &ok)
+    Q.free_list = <int64_t*> _get(Q.cap * sizeof(int64_t), &ok)
+    Q.order = <int64_t*> _get(Q.order_cap * sizeof(int64_t), &ok)
+    return 0 if ok else -1
+
+
+cdef void _frontier_free(Frontier* Q) noexcept nogil:
+    free(Q.ent)
+    free(Q.counts)
+    free(Q.constant)
+    free(Q.free_list)
+    free(Q.order)
+
+
+cdef int _output_alloc(Output* O, int64_t n_values, bint categorical) noexcept nogil:
+    """Room for 256 nodes to start with (_create_node doubles it as needed)."""
+    cdef bint ok = True
+    O.cap = 256
+    O.nodes = <Node*> _get(O.cap * sizeof(Node), &ok)
+    O.values = <double*> _get(O.cap * n_values * sizeof(double), &ok)
+    if categorical:
+        O.left_codes = <uint64_t*> _get(O.cap * CAT_WORDS * sizeof(uint64_t), &ok)
+    return 0 if ok else -1
+
+
+cdef void _output_free(Output* O) noexcept nogil:
+    free(O.nodes)
+    free(O.values)
+    free(O.left_codes)
+
+
+cdef int _absolute_alloc(AbsoluteState* A, int64_t n, int64_t n_act,
+                         bint monotonic) noexcept nogil:
+    cdef bint ok = True
+    A.ylist = <key_t*> _get((n_act + 1) * sizeof(key_t), &ok)
+    A.ytmp = <key_t*> _get((n_act + 1) * sizeof(key_t), &ok)
+    A.rank = <int32_t*> _get(n * sizeof(int32_t), &ok)
+    A.rec = <rf_rec*> _get((n_act + 2) * sizeof(rf_rec), &ok)
+    A.cost = <double*> _get(4 * (n_act + 1) * sizeof(double), &ok)
+    if monotonic:       # (the children's medians, for the constraints)
+        A.med = <double*> _get(4 * (n_act + 1) * sizeof(double), &ok)
+    return 0 if ok else -1
+
+
+cdef void _absolute_free(AbsoluteState* A) noexcept nogil:
+    free(A.ylist)
+    free(A.ytmp)
+    free(A.rank)
+    free(A.rec)
+    free(A.cost)
+    free(A.med)
+
+
+cdef int _categories_alloc(CategoryState* S, int64_t K) noexcept nogil:
+    cdef bint ok = True
+    S.stat = <double*> _get((CAT_LEVELS + 1) * K * sizeof(double), &ok)
+    S.w = <double*> _get((CAT_LEVELS + 1) * sizeof(double), &ok)
+    S.n = <int64_t*> _get_zeroed(CAT_LEVELS + 1, sizeof(int64_t), &ok)
+    S.lv = <int64_t*> _get(CAT_LEVELS * sizeof(int64_t), &ok)
+    S.sv = <int64_t*> _get((CAT_LEVELS + 1) * sizeof(int64_t), &ok)
+    S.grp = <int64_t*> _get(CAT_LEVELS * sizeof(int64_t), &ok)
+    S.ord = <rf_vi*> _get((CAT_LEVELS + 1) * sizeof(rf_vi), &ok)
+    S.side = <uint8_t*> _get((CAT_LEVELS + 1) * sizeof(uint8_t), &ok)
+    S.cl = <double*> _get(K * sizeof(double), &ok)
+    S.cr = <double*> _get(K * sizeof(double), &ok)
+    return 0 if ok else -1
+
+
+cdef void _categories_free(CategoryState* S) noexcept nogil:
+    free(S.stat)
+    free(S.w)
+    free(S.n)
+    free(S.lv)
+    free(S.sv)
+    free(S.grp)
+    free(S.ord)
+    free(S.side)
+    free(S.cl)
+    free(S.cr)
+
+
+cdef void _free_builder(Builder* B) noexcept nogil:
+    """Releases every part (each pointer is NULL or its own block: safe to call once on
+    a builder zeroed before its allocations)."""
+    _columns_free(&B.col)
+    _work_free(&B.work)
+    _frontier_free(&B.front)
+    _output_free(&B.out)
+    _absolute_free(&B.ab)
+    _categories_free(&B.cat)
