@@ -1,6 +1,5 @@
 """The builder against independent references: scikit-learn on tie-free data, a brute-force
 split search written here, and a worked example from the literature."""
-import itertools
 
 import numpy as np
 import pytest
