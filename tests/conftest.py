@@ -19,3 +19,13 @@ def threads_on_small_data(monkeypatch):
     monkeypatch.setattr(rotforest._parallel, "_TREE_SECONDS_TO_THREAD", 0.0)
     monkeypatch.setattr(rotforest._parallel, "_TREE_SECONDS_PER_THREAD", 1e-12)
     monkeypatch.setattr(rotforest._parallel, "_CELLS_PER_THREAD_SHIFT", 0)
+
+
+@pytest.fixture(scope="module")
+def binary_data():
+    """300 rows of 4 standard normal features; a binary label from the first two plus
+    noise.  The shared data of the edge-case tests (warm starts, weights, parameters)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] + rng.normal(scale=0.5, size=300) > 0).astype(int)
+    return X, y

@@ -167,53 +167,6 @@ def test_random_splitter_is_random_but_reproducible():
     assert a.tree_.node_count > best.tree_.node_count
 
 
-def test_class_weight_equals_sample_weight():
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(300, 4))
-    y = rng.integers(0, 3, 300)
-    a = DecisionTreeClassifier(class_weight={0: 1.0, 1: 3.0, 2: 0.5}).fit(X, y)
-    b = DecisionTreeClassifier().fit(X, y, sample_weight=np.array([1.0, 3.0, 0.5])[y])
-    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
-    np.testing.assert_allclose(a.tree_.value, b.tree_.value)
-    bal = DecisionTreeClassifier(class_weight="balanced", max_depth=0 + 1).fit(X, y)
-    w = bal.tree_.weighted_n_node_samples[0]
-    np.testing.assert_allclose(bal.tree_.value[0, 0] * w, [w / 3] * 3)
-
-
-@pytest.mark.parametrize("scale", [2.0 ** -1000, 2.0 ** -400, 2.0 ** 400, 2.0 ** 1010])
-def test_extreme_weights_grow_the_unweighted_tree(scale):
-    """Only the ratios of the weights matter: sums that would overflow and squares that
-    would underflow must not change the tree (power-of-two factors keep the ratios
-    exact, so even ties must break the same way)."""
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(300, 3))
-    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
-    w = rng.integers(1, 4, 300).astype(float)
-    ref = DecisionTreeClassifier(min_weight_fraction_leaf=0.01).fit(X, y, sample_weight=w)
-    big = DecisionTreeClassifier(min_weight_fraction_leaf=0.01).fit(X, y, sample_weight=w * scale)
-    np.testing.assert_array_equal(big.tree_.feature, ref.tree_.feature)
-    np.testing.assert_array_equal(big.tree_.threshold, ref.tree_.threshold)
-    np.testing.assert_allclose(big.tree_.value, ref.tree_.value, rtol=1e-12)
-    np.testing.assert_allclose(big.tree_.weighted_n_node_samples,
-                               ref.tree_.weighted_n_node_samples * scale, rtol=1e-12)
-    np.testing.assert_allclose(big.feature_importances_, ref.feature_importances_,
-                               rtol=1e-12)
-
-
-@pytest.mark.parametrize("scale", [2.0 ** 1018, 2.0 ** 1022])
-def test_weights_whose_sum_overflows_are_refused(scale):
-    """Node weights above the largest float would be inf (importances NaN, ccp_alpha
-    void): a clear error instead."""
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(300, 3))
-    y = (X[:, 0] > 0).astype(int)
-    w = rng.integers(1, 4, 300).astype(float) * scale
-    tree = DecisionTreeClassifier().fit(X[:5], y[:5])
-    with pytest.raises(ValueError, match="sum to more than the largest float"):
-        tree.fit(X, y, sample_weight=w)
-    assert tree.n_features_in_ == 3 and tree.tree_.n_node_samples[0] == 5
-
-
 def test_min_impurity_decrease_and_stop_rules():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(1000, 4))

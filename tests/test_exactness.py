@@ -1,6 +1,5 @@
 """The builder against independent references: scikit-learn on tie-free data, a brute-force
 split search written here, and a worked example from the literature."""
-import itertools
 
 import numpy as np
 import pytest
@@ -316,3 +315,32 @@ def test_zero_weight_samples_are_ignored(criterion):
     b = DecisionTreeClassifier(criterion=criterion).fit(X[keep], y[keep], sample_weight=w[keep])
     for name in ["children_left", "feature", "threshold", "n_node_samples", "impurity"]:
         np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+
+
+# --------------------------------------------------------------------------------------
+# Float weights over many orders of magnitude: the split search stays exact
+# --------------------------------------------------------------------------------------
+
+
+def test_multiclass_gini_with_float_weights_scores_light_sides_exactly():
+    # float weights spread over six orders of magnitude: the right side's sum of squared
+    # class weights, taken down from about W^2, was all rounding by the end of the scan,
+    # and a cut worth 3e-15 beat the best one, worth 1e-5 (from a fuzzing review)
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = np.arange(n, dtype=float)[:, None]
+    y = np.zeros(n, int)
+    y[-5:] = 1                                    # five light class-1 samples at the top
+    y[rng.choice(n - 5, 3, replace=False)] = 2    # three light class-2 samples elsewhere
+    w = rng.uniform(0.5, 1.5, n)
+    w[y != 0] = 1e-6
+
+    def weighted_gini(mask):                      # sum_i c_i (W - c_i) / W: no cancellation
+        c = np.bincount(y[mask], weights=w[mask], minlength=3)
+        return (c * (c.sum() - c)).sum() / c.sum()
+
+    best = max((weighted_gini(np.ones(n, bool)) - weighted_gini(X[:, 0] <= t)
+                - weighted_gini(X[:, 0] > t), t) for t in np.arange(n - 1) + 0.5)
+    for Xs in (X, -X):                            # the light side last, and first
+        tree = DecisionTreeClassifier(max_depth=1).fit(Xs, y, sample_weight=w).tree_
+        assert abs(tree.threshold[0]) == best[1]

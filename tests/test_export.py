@@ -136,3 +136,16 @@ def test_bad_arguments():
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
         export_text(DecisionTreeClassifier())
+
+
+# --------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------
+
+
+def test_export_text_of_a_forest_says_to_pass_a_tree(binary_data):
+    X, y = binary_data
+    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="estimators_"):
+        export_text(forest)
+    assert export_text(forest.estimators_[0]).startswith("|---")

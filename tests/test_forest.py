@@ -1,4 +1,5 @@
-"""RandomForestClassifier: bagging by counts, determinism, out-of-bag estimate, warm start."""
+"""RandomForestClassifier: bagging by counts, determinism, threads, out-of-bag estimate,
+importances.  (Warm starts: test_warm_start.py; weights: test_weights.py.)"""
 import numpy as np
 import pytest
 from joblib import parallel_backend
@@ -7,7 +8,9 @@ from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.model_selection import cross_val_score, train_test_split
 
 from helpers import counting_pools
-from rotforest import DecisionTreeClassifier, RandomForestClassifier
+from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
+
+FORESTS = [RandomForestClassifier, RotationForestClassifier]
 
 
 @pytest.fixture(scope="module")
@@ -149,21 +152,6 @@ def test_oob_score_close_to_held_out(data):
     assert 0.5 < custom.oob_score_ <= 1.0
 
 
-@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
-def test_warm_start_equals_one_fit(data):
-    X, y = data
-    once = RandomForestClassifier(n_estimators=10, random_state=5, oob_score=True).fit(X, y)
-    warm = RandomForestClassifier(n_estimators=4, random_state=5, warm_start=True,
-                                  oob_score=True).fit(X, y)
-    first = warm.estimators_[0]
-    warm.set_params(n_estimators=10).fit(X, y)
-    assert warm.estimators_[0] is first
-    np.testing.assert_array_equal(warm.predict_proba(X), once.predict_proba(X))
-    assert warm.oob_score_ == once.oob_score_
-    with pytest.raises(ValueError, match="n_estimators"):
-        warm.set_params(n_estimators=5).fit(X, y)
-
-
 def test_class_weight_and_max_samples(data):
     X, y = data
     keep = np.r_[np.flatnonzero(y == 0)[:60], np.flatnonzero(y != 0)]
@@ -301,3 +289,67 @@ def test_every_tree_has_its_resolved_settings(n_jobs):
     assert [t.max_features_ for t in rot.estimators_] == [8] * 5
     with pytest.raises(ValueError, match="max_depth"):
         RandomForestClassifier(n_estimators=3, max_depth=0, n_jobs=n_jobs).fit(X, y)
+
+
+# --------------------------------------------------------------------------------------
+# Edge cases: n_jobs far above the trees, an out-of-bag score with no sample out
+# of bag, importances of splits that gain nothing.
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+@pytest.mark.parametrize("backend", [None, "threading", "sequential"])
+def test_more_jobs_than_trees(cls, binary_data, monkeypatch, backend):
+    """n_jobs far above the number of trees starts a thread a tree at most, in our own
+    pool of threads (joblib's default and threading backends: after the first two
+    trees, grown alone, a thread for each of the other two, their trees being taken as
+    slow enough here) or through joblib when the caller chose another backend."""
+    import contextlib
+
+    import joblib
+
+    started = counting_pools(monkeypatch)
+    X, y = binary_data
+    with (joblib.parallel_config(backend=backend) if backend else contextlib.nullcontext()):
+        a = cls(n_estimators=4, n_jobs=10_000, random_state=0).fit(X, y)
+    if backend == "sequential":                      # one worker: no threads at all
+        assert started == []
+    else:   # two trees alone, then a thread a tree, not 10,000 (the random
+        # forest's presort: a thread a column)
+        assert started[-1] == 2 and max(started) <= max(2, X.shape[1])
+    b = cls(n_estimators=4, n_jobs=1, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_out_of_bag_score_without_any_out_of_bag_sample(cls):
+    X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
+    forest = cls(n_estimators=3, bootstrap=True, oob_score=True)
+    with pytest.raises(ValueError, match="with 1 sample,.*none is out of bag"):
+        forest.fit(X[:1], y[:1])
+    assert not hasattr(forest, "estimators_")
+
+
+def test_importances_of_splits_that_gain_nothing_are_zero():
+    X, y = [[0.0], [0.0], [1.0], [1.0]], [0, 1, 0, 1]
+    forest = RandomForestClassifier(n_estimators=2, bootstrap=False, random_state=0).fit(X, y)
+    assert forest.estimators_[0].tree_.node_count > 1
+    np.testing.assert_array_equal(forest.feature_importances_, [0.0])
+
+
+def test_importances_ignore_rounding_of_splits_without_gain():
+    # criterion="error": splits of no gain are common; a tree made of them has a total
+    # decrease of pure rounding (+-1e-17), which normalised became [3, -2] (review)
+    rng = np.random.default_rng(56)
+    n = int(rng.integers(10, 60))
+    X = rng.normal(size=(n, 2)).round(2)
+    y = (rng.random(n) < 0.2).astype(int)
+    forest = RandomForestClassifier(n_estimators=5, criterion="error", max_features=None,
+                                    max_leaf_nodes=3, random_state=0).fit(X, y)
+    for est in [forest] + forest.estimators_:
+        imp = est.feature_importances_
+        assert np.all(imp >= 0.0) and (imp.sum() == 0.0 or abs(imp.sum() - 1.0) < 1e-12)
+    # a tree with real gains keeps its importances summing to 1
+    tree = DecisionTreeClassifier(criterion="error", random_state=0).fit(
+        X, (X[:, 0] > 0).astype(int))
+    np.testing.assert_allclose(tree.feature_importances_, [1.0, 0.0])

@@ -243,11 +243,3 @@ def test_rotation_forest_with_missing_equals_its_trees(missing, group_size):
     assert imp.shape == (5,) and imp.sum() == pytest.approx(1.0)
 
 
-def test_rotation_forest_missing_mode_cannot_change_on_warm_start():
-    X, y = tie_free_data(200, 4, 2, seed=1)
-    forest = RotationForestClassifier(n_estimators=2, warm_start=True, random_state=0).fit(X, y)
-    forest.set_params(n_estimators=4, missing="impute")
-    with pytest.raises(ValueError, match="missing"):
-        forest.fit(X, y)
-    with pytest.raises(ValueError, match="missing"):
-        RotationForestClassifier(missing="drop").fit(X, y)

@@ -361,7 +361,7 @@ def test_skl2onnx_refuses_an_opset_below_13_clearly():
     skl2onnx = pytest.importorskip("skl2onnx")
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
-    import rotforest.onnx  # noqa: F401  (registers the converters)
+    # (the converters were registered by importing rotforest.onnx, as rf_onnx, above)
     from rotforest import RandomForestClassifier
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(60, 3)), rng.integers(0, 2, 60)

@@ -206,3 +206,82 @@ def test_reduced_error_prune_bad_input_leaves_tree_unchanged():
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
         DecisionTreeClassifier().reduced_error_prune(X, y)
+
+
+# --------------------------------------------------------------------------------------
+# Weights and out-of-bag samples in pruning: only the ratios of the tuning weights
+# matter; tuning sets of no weight and oob_score beside oob_pruning are refused.
+# --------------------------------------------------------------------------------------
+
+
+def test_reduced_error_pruning_keeps_a_strictly_better_branch_beside_a_heavy_sample():
+    X = np.array([[0.0], [1.0]] * 3)
+    y = np.array([0, 1] * 3)
+    tree = DecisionTreeClassifier().fit(X, y)
+    Xt = np.vstack([np.zeros((20_000, 1)), [[1.0]] * 3])
+    yt = np.r_[np.zeros(20_000, dtype=int), [1, 1, 1]]
+    w = np.ones(20_003)
+    w[0] = 1e12                    # every sum exact; the split is right on 3 more samples
+    tree.reduced_error_prune(Xt, yt, sample_weight=w)
+    assert tree.get_n_leaves() == 2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reduced_error_pruning_depends_on_the_ratios_of_the_weights_alone(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(600, 5))
+    y = (X[:, 0] + rng.normal(size=600) > 0).astype(int)
+    tree = DecisionTreeClassifier(random_state=0).fit(X[:400], y[:400])
+    leaves = []
+    for k in (1.0, 0.1, 3.0, 1e-300, 1e300):
+        pruned = DecisionTreeClassifier(random_state=0).fit(X[:400], y[:400])
+        pruned.reduced_error_prune(X[400:], y[400:], sample_weight=np.full(200, k))
+        leaves.append(pruned.get_n_leaves())
+    assert leaves == [leaves[0]] * 5 and leaves[0] < tree.get_n_leaves()
+    # forests: weights of 0.1 grow other trees (rounding at near-ties of the split search,
+    # as in any float implementation), so powers of two here, which grow the same ones
+    forests = [RandomForestClassifier(n_estimators=3, oob_pruning=True, random_state=0)
+               .fit(X, y, sample_weight=np.full(600, k)) for k in (1.0, 0.5, 2.0 ** -40)]
+    assert len({tuple(t.get_n_leaves() for t in f.estimators_) for f in forests}) == 1
+
+
+def test_reduced_error_pruning_needs_tuning_weight(binary_data):
+    X, y = binary_data
+    tree = DecisionTreeClassifier(random_state=0).fit(X[:200], y[:200])
+    leaves = tree.get_n_leaves()
+    with pytest.raises(ValueError, match="tuning sample weights sum to zero"):
+        tree.reduced_error_prune(X[200:], y[200:], sample_weight=np.zeros(100))
+    assert tree.get_n_leaves() == leaves
+    with pytest.raises(ValueError, match="labels the tree was not fitted on"):
+        tree.reduced_error_prune(X[200:], np.array([None] * 100))
+    w = np.zeros(300)
+    w[:10] = 1.0                                       # the tuning part draws none of them
+    with pytest.raises(ValueError, match="tuning part held out by validation_fraction"):
+        DecisionTreeClassifier(validation_fraction=0.05, random_state=3).fit(
+            X[:200], y[:200], sample_weight=w[:200][::-1].copy())
+
+
+def test_validation_fraction_errors_name_it(binary_data):
+    X, y = binary_data
+    y = y.copy()
+    y[0] = 2                                           # a class of one sample
+    with pytest.raises(ValueError, match="validation_fraction=0.3 cannot hold out"):
+        DecisionTreeClassifier(validation_fraction=0.3).fit(X, y)
+
+
+def test_oob_pruning_keeps_trees_whose_out_of_bag_samples_weigh_nothing():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 6))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    sw = np.zeros(1000)
+    sw[:40] = 1.0                  # every weighted sample is drawn: out of bag weighs 0
+    forest = RandomForestClassifier(n_estimators=10, oob_pruning=True, random_state=0)
+    forest.fit(X, y, sample_weight=sw)
+    assert all(t.tree_.node_count > 1 for t in forest.estimators_)
+    assert forest.score(X, y) > 0.85
+
+
+def test_oob_score_is_not_taken_on_the_samples_trees_were_pruned_on(binary_data):
+    forest = RandomForestClassifier(n_estimators=3, oob_score=True, oob_pruning=True)
+    with pytest.raises(ValueError, match="oob_score with oob_pruning"):
+        forest.fit(*binary_data)

@@ -620,3 +620,60 @@ def test_group_moments_against_numpy(size):
     with pytest.raises(ValueError, match="out of range"):
         _builder.group_moments(np.zeros((4, 3)), np.array([[0, 4]]),
                                np.ones((1, 3), dtype=np.uint8))
+
+
+# --------------------------------------------------------------------------------------
+# Normalisation at the edges: huge values, a feature constant where present, a
+# row of weight zero.
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("power", [40, 531, 700, 1020])   # 2 ** 531: about 1e160
+def test_rotation_forest_normalises_huge_values(binary_data, power):
+    X, y = binary_data
+    ref = RotationForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    big = X.copy()
+    big[:, 0] *= 2.0 ** power          # exact: the same data in other units
+    forest = RotationForestClassifier(n_estimators=5, random_state=0).fit(big, y)
+    assert np.all(np.isfinite(forest.scale_)) and np.all(np.isfinite(forest.mean_))
+    np.testing.assert_allclose(forest.scale_[0], ref.scale_[0] * 2.0 ** power, rtol=1e-12)
+    np.testing.assert_allclose(forest.mean_[0], ref.mean_[0] * 2.0 ** power, rtol=1e-9)
+    same = np.mean(forest.predict(big) == ref.predict(X))
+    assert same > 0.98                  # the same model up to rounding
+    assert forest.score(big, y) > 0.85
+
+
+@pytest.mark.parametrize("rotation", ["gaussian", "pca"])
+def test_a_feature_constant_where_present_moves_nothing(rotation):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[:, 2] = 1000.0
+    X[rng.random(400) < 0.3, 2] = np.nan              # random: carries nothing
+    forest = RotationForestClassifier(n_estimators=10, rotation=rotation, group_size=None,
+                                      random_state=0).fit(X, y)
+    assert 2 in forest.rotated_features_               # kept for its missing cells
+    assert forest.feature_importances_[2] == 0.0
+    test = rng.normal(size=(200, 3))
+    probas = []
+    for value in (1000.0, 1001.0, 1010.0, -5.0):
+        test[:, 2] = value
+        probas.append(forest.predict_proba(test))
+    for p in probas[1:]:
+        np.testing.assert_array_equal(p, probas[0])
+    test[::2, 2] = np.nan                               # its missingness still routes
+    assert forest.predict_proba(test).shape == (200, 2)
+
+
+def test_a_row_of_weight_zero_changes_no_rotation_forest():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[:, 3] = 7.0                                       # constant in training
+    extra = np.r_[X, [[0.0, 0.0, 0.0, np.nan]]]
+    w = np.r_[np.ones(300), 0.0]
+    a = RotationForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    b = RotationForestClassifier(n_estimators=5, random_state=0).fit(extra, np.r_[y, 0],
+                                                                     sample_weight=w)
+    np.testing.assert_array_equal(a.rotated_features_, b.rotated_features_)
+    np.testing.assert_array_equal(a.missing_features_, b.missing_features_)

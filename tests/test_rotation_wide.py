@@ -70,9 +70,9 @@ def test_trees_hold_the_signal_features(sparse_signal):
     # "mixed": the even-numbered trees are the relevance forest's (the same draws from
     # the same generators, every axis at a node), the odd-numbered ones the uniform
     # forest's (the square root of the axes at a node, max_features="auto")
-    for i, (rotation, tree) in enumerate(zip(mixed.rotations_, mixed.estimators_)):
+    for i, (rotated, tree) in enumerate(zip(mixed.rotations_, mixed.estimators_)):
         same_as = relevance if i % 2 == 0 else uniform
-        np.testing.assert_array_equal(rotation.toarray(), same_as.rotations_[i].toarray())
+        np.testing.assert_array_equal(rotated.toarray(), same_as.rotations_[i].toarray())
         assert tree.max_features_ == (30 if i % 2 == 0 else 5)
         for name in ["feature", "threshold", "children_left", "value"]:
             np.testing.assert_array_equal(getattr(tree.tree_, name),
