@@ -3,7 +3,7 @@
 Each node of a tree either partitions the presorted lists for its children or lets them
 sort the features they scan (see the trees guide, "Presorted lists or sorting in the
 node"). The choice follows a cost model whose two constants (GATHER_COST, DIGIT_COST in
-rotforest/_node_sort.pxi) were fitted to fits with each method forced. This script
+rotforest/_method.pxi) were fitted to fits with each method forced. This script
 repeats those fits: for each configuration it fits with every node partitioning its
 lists ("presort"), with every node sorting ("sort") and with the builder's choice
 ("auto"), and prints the best of --repeat times of each, sort / presort and auto / the

@@ -36,13 +36,18 @@ parts live in files included here, in this order:
 ``_simd.h``        the AVX-512 kernels (C, chosen at run time) and portable stand-ins
 ``_platform.h``    large allocations, the machine's memory, the random generator
 ``_presort.pxi``   ``presort``, ``dense_ranks``: the sorted lists shared by a forest
-``_state.pxi``     the builder, frontier-entry and split structs; working-key fields
-``_criteria.pxi``  node impurity, split proxies, the classification scans
-``_missing.pxi``   scans with missing values or monotonic constraints; random splits
-``_regression.pxi`` the scan of the regression criteria (numeric targets)
+``_state.pxi``     the builder's parts (structs) and their allocations; working-key fields
+``_scan_common.pxi`` what the scans share: impurity, proxies, missing-value runs, checks
+``_scan_gini.pxi``  the Gini scans (two-class, multiclass, counting in sorting nodes)
+``_scan_entropy.pxi`` the entropy and misclassification-error scans
+``_scan_reference.pxi`` the reference scan: any criterion, missing values, constraints
+``_scan_random.pxi`` random thresholds (``splitter="random"``)
+``_scan_regression.pxi`` the squared-error, Friedman and Poisson scans
 ``_absolute.pxi``  the absolute-error criterion: running weighted medians (its kernel
                    in ``_absolute.h``)
-``_node_sort.pxi`` sorting in the node, and the cost model choosing each node's method
+``_node_sort.pxi`` sorting in the node: radix sort, the samples of sorting nodes
+``_method.pxi``    the method choice: lists or sorting, per node (the cost model)
+``_categorical.pxi`` splits on sets of categories
 ``_split.pxi``     the best split of a node over its drawn features
 ``_grow.pxi``      frontier, nodes, partitions of the lists, the growth loop
 ``_rotations.pxi`` the rotation forest's sparse projections and each tree's rotation,
@@ -174,8 +179,7 @@ cdef bint _USE_AVX512 = rf_cpu_has_avx512() != 0 and not _os.environ.get("ROTFOR
 
 # How nodes find their splits; "presort" and "sort" force one method (for tests and
 # benchmarks: every method grows the same trees).
-cdef int _METHOD = METHODS.get(_os.environ.get("ROTFOREST_NODE_METHOD", "auto"),
-                               METHOD_AUTO)
+cdef int _METHOD = METHODS.get(_os.environ.get("ROTFOREST_NODE_METHOD", "auto"), METHOD_AUTO)
 
 
 def _set_node_method(method):
@@ -199,11 +203,15 @@ def _set_simd(bint enabled):
 
 include "_presort.pxi"
 include "_state.pxi"
-include "_criteria.pxi"
-include "_missing.pxi"
-include "_regression.pxi"
+include "_scan_common.pxi"
+include "_scan_gini.pxi"
+include "_scan_entropy.pxi"
+include "_scan_reference.pxi"
+include "_scan_random.pxi"
+include "_scan_regression.pxi"
 include "_absolute.pxi"
 include "_node_sort.pxi"
+include "_method.pxi"
 include "_categorical.pxi"
 include "_split.pxi"
 include "_grow.pxi"

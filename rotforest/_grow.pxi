@@ -318,7 +318,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     elif not presorted:
         _partition_samples(B, s, end, p, f, sp.cut_rank, moved,
                            sp.cat_left if cat else NULL)
-    elif B.par.method == METHOD_AUTO and not _lists_pay(B.par.max_features, F, B.key.rbits,
+    elif B.par.method == METHOD_AUTO and not _lists_pay(B.par.max_features, F,
+                                                        B.key.rbits,
                                                         _count_varied(consts, F)):
         if cat:
             _samples_from_list_cat(B, Lf, s, end, sp.cat_left, lleaf, rleaf)

@@ -223,8 +223,7 @@ cdef int _few_values_column(const double* col, int64_t stride, int64_t n, uint8_
 cdef int64_t PRESORT_RADIX_MIN = 640
 cdef int64_t PRESORT_BATCH_CELLS = 1 << 16   # cells of a batch of short columns
 cdef int PRESORT_EXTRA_BITS = 20            # bits of a column's span sorted beyond ib
-cdef int _PRESORT = {"numpy": 0, "radix": 1}.get(_os.environ.get("ROTFOREST_PRESORT", ""),
-                                                 2)
+cdef int _PRESORT = {"numpy": 0, "radix": 1}.get(_os.environ.get("ROTFOREST_PRESORT", ""), 2)
 
 
 def _set_presort_method(method):
@@ -343,8 +342,7 @@ def presort(const double[:, :] X, out=None, Py_ssize_t start=0, stop=None):
     # not one Python call, holding the GIL, each)
     cdef bint strided = rstride != 1
     cdef int64_t first = start, last = stop, j, g0, gm
-    cdef int64_t nbatch = max(4 if strided else 1, min(last - first,
-                                                       PRESORT_BATCH_CELLS // n))
+    cdef int64_t nbatch = max(4 if strided else 1, min(last - first, PRESORT_BATCH_CELLS // n))
     Xnp = np.asarray(X) if strided else None
     keys_arr = np.empty((nbatch, n), dtype=np.uint64)
     cdef uint64_t[:, ::1] keys = keys_arr

@@ -97,8 +97,7 @@ def rotation(Zt, y, const int64_t[::1] features, Py_ssize_t size, bint pca,
     else:
         F = features[n_axes - 1] + 1 if Zt is None else Zt.shape[0]
     for i in range(n_axes):
-        if features[i] < 0 or features[i] >= F or (i > 0
-                                                   and features[i] <= features[i - 1]):
+        if features[i] < 0 or features[i] >= F or (i > 0 and features[i] <= features[i - 1]):
             raise ValueError("features must be increasing and index rows of Zt")
     if F > 2147483647:
         raise ValueError("too many features for int32 indices")

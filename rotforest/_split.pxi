@@ -8,16 +8,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     uniformly without replacement among all features, every drawn feature counting
     towards max_features whether or not it is constant in the node, until max_features
     are drawn and at least one of them is not constant (or none is left).  Otherwise every
-    feature is visited, in a random order (B.par.shuffle,
-                                           forests) or in index order.  Either
-    way, of features whose cuts are exactly as good, the first visited wins."""
+    feature is visited, in a random order (par.shuffle: forests) or in index order.
+    Either way, of features whose cuts are exactly as good, the first visited wins."""
     cdef Entry* e = &B.front.ent[ei]
     cdef int64_t K = B.data.n_classes, F = B.data.n_features, s = e.start, end = e.end
     cdef double* counts = B.front.counts + ei * 3 * K
     cdef double* cleft = counts + K
     cdef double* cright = counts + 2 * K
     cdef uint64_t* consts = B.front.constant + ei * B.front.n_words
-    cdef key_t* base = B.col.lists
     cdef key_t* swap
     cdef const key_t* L
     cdef int64_t f, i, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, t2
@@ -59,11 +57,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 memcpy(cleft, B.cat.cl, K * sizeof(double))
                 memcpy(cright, B.cat.cr, K * sizeof(double))
             continue
-        counted = (not presorted and B.col.few != NULL and B.col.few[f]
-                   and B.work.nan_rank[f] == NO_NAN and (B.data.monotonic == NULL
-                                                         or B.data.monotonic[f] == 0))
+        counted = not presorted and _counts_feature(B, f)
         if presorted:
-            L = base + f * B.data.n_active
+            L = B.col.lists + f * B.data.n_active
             if ((L[s] ^ L[end - 1]) >> B.key.rshift) == 0:
                 L = NULL
         elif counted:
@@ -79,10 +75,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
             continue
         found += 1
-        nm = 0
-        ml = 0
-        m1i = 0
-        mwi = 0
+        nm = ml = m1i = mwi = 0
         if B.data.any_missing and B.work.nan_rank[f] != NO_NAN:
             nm = _missing_tail(B, L, s, end, B.work.nan_rank[f], &m1i, &mwi)
         if not counted:          # (a counted feature has its proxy and pos already)
@@ -108,6 +101,13 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         _categorical_split(B, e, best_f, &cat)
         return
     _finish_split(B, e, best_f, best_p, best_thr, best_nm, best_ml, best_counted)
+
+
+cdef inline bint _counts_feature(const Builder* B, int64_t f) noexcept nogil:
+    """A sorting node counts feature f instead of sorting it: few values (col.few),
+    none missing, no monotonic constraint."""
+    return (B.col.few != NULL and B.col.few[f] and B.work.nan_rank[f] == NO_NAN
+            and (B.data.monotonic == NULL or B.data.monotonic[f] == 0))
 
 
 cdef inline int64_t _next_feature(Builder* B, int64_t i) noexcept nogil:
@@ -275,6 +275,23 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
     e.has_split = 1
 
 
+cdef inline double _scan(Builder* B, const key_t* L, int64_t s, int64_t e,
+                         const double* tot, double wtot, int64_t* pos,
+                         acc_t zero) noexcept nogil:
+    """One feature's scan for the criterion, without missing values or constraints
+    (_scan_numeric routes those, and numeric targets, itself); a criterion without a
+    scan of its own takes the reference scan, never another criterion's."""
+    cdef int64_t ml = 0
+    if B.par.criterion == CRIT_GINI:
+        return _scan_gini(B, L, s, e, tot, wtot, pos, zero)
+    elif B.par.criterion == CRIT_ENTROPY:
+        return _scan_entropy(B, L, s, e, tot, wtot, pos, zero)
+    elif B.par.criterion == CRIT_ERROR:
+        return _scan_error(B, L, s, e, tot, wtot, pos, zero)
+    # a criterion without a scan of its own: the reference scan (never another's)
+    return _scan_reference(B, L, s, e, 0, tot, wtot, pos, &ml)
+
+
 cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f,
                                  int64_t nm, int64_t m1i, int64_t mwi, const double* counts,
                                  double best, bint multi_int, int64_t t2, int64_t* pos,
@@ -322,8 +339,9 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
                                           pos, ml, <double> 0.0)
     elif nm > 0:
         proxy = _scan_reference(B, L, s, end, nm, counts, e.weight, pos, ml)
-    elif (B.par.criterion == CRIT_ENTROPY and K == 2 and B.key.packed and B.par.use_avx512
-          and B.work.xlogx_table != NULL and B.par.min_weight_leaf == 0.0):
+    elif (B.par.criterion == CRIT_ENTROPY and K == 2 and B.key.packed
+            and B.par.use_avx512 and B.work.xlogx_table != NULL
+            and B.par.min_weight_leaf == 0.0):
         # the cuts of the AVX-512 kernel that beat the features before (see there)
         pos[0] = -1
         proxy = best
