@@ -20,13 +20,15 @@ fit time per model, then per forest the paired difference native minus the bette
 one-hot and ordinal (per data set, with the Nadeau-Bengio corrected standard error of
 its folds; averaged over data sets) and the fit time of native over one-hot.
 
+The folds and fits are bench_accuracy.py's ``cross_validate_one`` (the same folds as
+before). The data sets are read here, not by common.py's loader: this benchmark needs
+each file's ``categorical`` array, and merges classes too small for stratified folds.
+
     python benchmarks/bench_categorical.py --repeats 2 --folds 3
 """
 import argparse
-import glob
 import os
 import sys
-import time
 from datetime import date
 
 import numpy as np
@@ -35,13 +37,14 @@ from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoosti
                               RandomForestClassifier as SkForestClassifier,
                               RandomForestRegressor as SkForestRegressor)
 from sklearn.impute import SimpleImputer
-from sklearn.model_selection import (RepeatedKFold, RepeatedStratifiedKFold,
-                                     train_test_split)
+from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_accuracy import corrected_se  # noqa: E402
+from bench_accuracy import corrected_se, cross_validate_one  # noqa: E402
+from common import (dataset_names, machine_description, table_head,  # noqa: E402
+                    table_row, versions)
 
 from rotforest import (RandomForestClassifier, RandomForestRegressor,  # noqa: E402
                        RotationForestClassifier, RotationForestRegressor)
@@ -102,35 +105,25 @@ def load(path, max_rows, regression, seed=0):
 
 
 def evaluate(makers, X, y, regression, folds, repeats, seed=0):
-    if regression:
-        splits = RepeatedKFold(n_splits=folds, n_repeats=repeats, random_state=seed).split(X)
-    else:
-        splits = RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats,
-                                         random_state=seed).split(X, y)
-    score = {k: [] for k in makers}
-    fit = {k: 0.0 for k in makers}
-    sizes = []
-    for train, test in splits:
-        sizes.append((len(train), len(test)))
-        for key, make in makers.items():
-            model = make()
-            t = time.perf_counter()
-            model.fit(X[train], y[train])
-            fit[key] += time.perf_counter() - t
-            score[key].append(float(model.score(X[test], y[test])))
-    return {k: np.array(v) for k, v in score.items()}, fit, np.mean(sizes, axis=0)
+    """Per model: the fold scores, the total fit time and the mean fold sizes
+    (bench_accuracy.cross_validate_one: repeated (stratified) K-fold; the makers see to
+    missing cells themselves)."""
+    res = cross_validate_one(makers, X, y, folds, repeats, seed,
+                             "regression" if regression else "classification", nan="none")
+    return (res["score"], {k: float(v.sum()) for k, v in res["fit"].items()},
+            (res["n_train"], res["n_test"]))
 
 
 def report(results, keys):
     """The per-data-set table and the summary lines."""
-    lines = ["| data set | task | " + " | ".join(f"{m} {e}" for m, e in keys) + " |",
-             "|---|---|" + "---:|" * len(keys)]
+    lines = [table_head(["data set", "task", *(f"{m} {e}" for m, e in keys)],
+                        "ll" + "r" * len(keys))]
     for name, (task, score, fit, _) in results.items():
-        lines.append(f"| {name} | {task} | " + " | ".join(
-            f"{score[k].mean():.4f} ({fit[k]:.1f} s)" for k in keys) + " |")
-    lines += ["", "| forest | native - best encoding (points) | data sets better / worse "
-                  "(2 SE) | fit native / one-hot | fit native / ordinal |",
-              "|---|---:|---:|---:|---:|"]
+        lines.append(table_row([name, task, *(f"{score[k].mean():.4f} ({fit[k]:.1f} s)"
+                                              for k in keys)]))
+    lines += ["", table_head(["forest", "native - best encoding (points)",
+                              "data sets better / worse (2 SE)", "fit native / one-hot",
+                              "fit native / ordinal"])]
     for forest in FORESTS:
         if (forest, "native") not in keys:
             continue
@@ -171,16 +164,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     wanted = set(args.models.split(","))
     only = None if args.only is None else set(args.only.split(","))
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from common import machine_description, versions
     print(f"# native categorical splits vs encodings ({date.today()}; "
           f"{machine_description()}; {versions()}; {args.repeats} x {args.folds}-fold, "
           f"at most {args.max_rows} rows, {args.n_estimators} trees, n_jobs={args.n_jobs}, "
           f"seed {args.seed})")
     results, keys = {}, None
     for folder, regression in ((args.data, False), (args.data_regression, True)):
-        for path in sorted(glob.glob(os.path.join(folder, "*.npz"))):
-            name = os.path.splitext(os.path.basename(path))[0]
+        for name in dataset_names(folder):
+            path = os.path.join(folder, name + ".npz")
             if only is not None and name not in only:
                 continue
             with np.load(path, allow_pickle=False) as d:

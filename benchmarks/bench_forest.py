@@ -19,30 +19,35 @@ fitted on the training fold, for both forests and for the rotation forest's two 
 then the paired difference native - median of each model on the same folds, with its
 standard error (--skip-missing-times leaves out the fit times).
 
+The shared sets are read and sampled by common.py (``iter_folder``, ``prepared`` with
+per-class sampling: the same rows as before) and both accuracy parts run on
+bench_accuracy.cross_validate_models (the same folds as before: StratifiedKFold and
+RepeatedStratifiedKFold, shuffled, seed 0; predict times are of ``predict`` alone). The
+corrected standard error in brackets now uses the mean fold sizes (n_test / n_train)
+instead of 1/4, which differs only where the rows do not divide by 5.
+
     python benchmarks/bench_forest.py
     python benchmarks/bench_forest.py --data ../shared/datasets --skip-synthetic
     python benchmarks/bench_forest.py --missing --data ../shared/datasets --skip-synthetic
 """
 import argparse
-import glob
 import os
 import sys
-import platform
-from datetime import date
 
 import numpy as np
-import sklearn
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.impute import SimpleImputer
-from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_accuracy import cross_validate_models, paired  # noqa: E402
 from common import best_time as timed  # noqa: E402
+from common import (dataset_names, header, iter_folder, prepared,  # noqa: E402
+                    select_models, table_head)
 
 
 def synthetic(args):
@@ -71,58 +76,40 @@ def synthetic(args):
               f"| {acc_o:.4f} / {acc_s:.4f} |", flush=True)
 
 
-def load(path, max_rows, rng):
-    data = np.load(path, allow_pickle=False)
-    X, y = data["X"].astype(np.float64), data["y"]
-    if len(y) > max_rows:
-        # stratified sample: the same fraction of every class, at least 3 of each
-        keep = []
-        for c in np.unique(y):
-            idx = np.flatnonzero(y == c)
-            k = max(min(3, len(idx)), int(round(len(idx) * max_rows / len(y))))
-            keep.append(rng.choice(idx, size=k, replace=False))
-        keep = np.sort(np.concatenate(keep))
-        X, y = X[keep], y[keep]
-    # classes with fewer members than folds cannot be stratified: drop them
-    classes, counts = np.unique(y, return_counts=True)
-    ok = np.isin(y, classes[counts >= 3])
-    return X[ok], y[ok]
+def shared_sets(folder, max_rows):
+    """(name, X, y) of every data set in ``folder``, at most ``max_rows`` rows drawn per
+    class in proportion (one generator, seed 0, for all the sets in turn); classes of
+    fewer than 3 rows dropped."""
+    rng = np.random.default_rng(0)
+    for name, X, y in iter_folder(folder):
+        yield (name, *prepared(X, y, max_rows, 3, rng, stratify=True))
 
 
 def real(args):
-    paths = sorted(glob.glob(os.path.join(args.data, "*.npz")))
-    if not paths:
+    if not dataset_names(args.data):
         print(f"\nno .npz data sets in {args.data}")
         return
     print(f"\n## Data sets in {args.data}: at most {args.max_rows:,} rows, stratified "
           f"3-fold CV, {args.n_estimators} trees, n_jobs={args.n_jobs}\n")
-    print("| data set | rows | features | classes | accuracy ours | accuracy sklearn "
-          "| fit ours (s) | fit sklearn (s) | predict ours (s) | predict sklearn (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rng = np.random.default_rng(0)
+    print(table_head(["data set", "rows", "features", "classes", "accuracy ours",
+                      "accuracy sklearn", "fit ours (s)", "fit sklearn (s)",
+                      "predict ours (s)", "predict sklearn (s)"]))
+    registry = select_models(["forest", "sk-forest"], args.n_estimators, args.n_jobs)
+    models = {"ours": registry["forest"], "sk": registry["sk-forest"]}
     rows = []
-    for path in paths:
-        name = os.path.basename(path)[:-4]
-        X, y = load(path, args.max_rows, rng)
-        folds = StratifiedKFold(3, shuffle=True, random_state=0).split(X, y)
-        acc = {"ours": [], "sk": []}
-        fit = {"ours": 0.0, "sk": 0.0}
-        pred = {"ours": 0.0, "sk": 0.0}
-        for train, test in folds:
-            Xa, Xb = X[train], X[test]
-            for key, cls in (("ours", RandomForestClassifier), ("sk", SkForest)):
-                model = cls(n_estimators=args.n_estimators, n_jobs=args.n_jobs,
-                            random_state=0)
-                t, _ = timed(lambda: model.fit(Xa, y[train]))
-                fit[key] += t
-                t, p = timed(lambda: model.predict(Xb))
-                pred[key] += t
-                acc[key].append(np.mean(p == y[test]))
-        r = (name, len(y), X.shape[1], len(np.unique(y)), np.mean(acc["ours"]),
-             np.mean(acc["sk"]), fit["ours"], fit["sk"], pred["ours"], pred["sk"])
+
+    def row(name, res):
+        r = (name, res["rows"], res["features"], res["classes"],
+             res["score"]["ours"].mean(), res["score"]["sk"].mean(),
+             res["fit"]["ours"].sum(), res["fit"]["sk"].sum(),
+             res["predict"]["ours"].sum(), res["predict"]["sk"].sum())
         rows.append(r)
         print(f"| {r[0]} | {r[1]:,} | {r[2]} | {r[3]} | {r[4]:.4f} | {r[5]:.4f} | "
               f"{r[6]:.2f} | {r[7]:.2f} | {r[8]:.3f} | {r[9]:.3f} |", flush=True)
+
+    cross_validate_models(((name, (X, y)) for name, X, y in shared_sets(args.data,
+                                                                         args.max_rows)),
+                          models, 3, 1, seed=0, nan="none", report=row)
     a = np.array([r[4:] for r in rows])
     print(f"| **mean** ({len(rows)} data sets) | | | | {a[:, 0].mean():.4f} | "
           f"{a[:, 1].mean():.4f} | {a[:, 2].sum():.1f} total | {a[:, 3].sum():.1f} total | "
@@ -180,12 +167,8 @@ def decode_missing(name, X):
 
 
 def missing_accuracy(args):
-    paths = sorted(glob.glob(os.path.join(args.data, "*.npz")))
-    rng = np.random.default_rng(0)
     cases = []
-    for path in paths:
-        name = os.path.basename(path)[:-4]
-        X, y = load(path, args.max_rows, rng)
+    for name, X, y in shared_sets(args.data, args.max_rows):
         if np.isnan(X).any():
             cases.append((name, X, y, False))
         elif name in DISGUISED_MISSING and not args.keep_codes:
@@ -221,15 +204,11 @@ def missing_accuracy(args):
     pairs = [("ours RF native", "ours RF median"), ("sklearn RF native", "sklearn RF median"),
              ("RoF route", "RoF median")]
     for name, X, y, _ in cases:
-        cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=args.cv_repeats, random_state=0)
-        acc = {k: [] for k in models}
-        for train, test in cv.split(X, y):
-            for key, make in models.items():
-                model = make().fit(X[train], y[train])
-                acc[key].append(np.mean(model.predict(X[test]) == y[test]))
-        means = [np.mean(acc[k]) for k in models]
+        res = cross_validate_models({name: (X, y)}, models, 5, args.cv_repeats, seed=0,
+                                    nan="none")[name]
+        means = [res["score"][k].mean() for k in models]
         table.append(means)
-        diffs.append((name, len(y), [paired_difference(acc[a], acc[b]) for a, b in pairs]))
+        diffs.append((name, len(y), [paired(res, a, b) for a, b in pairs]))
         print(f"| {name} | {len(y):,} | {np.isnan(X).mean():.1%} | "
               + " | ".join(f"{m:.4f}" for m in means) + " |", flush=True)
     real = np.array([not injected for *_, injected in cases])
@@ -244,19 +223,12 @@ def missing_accuracy(args):
     print("|---|" + "---:|" * len(pairs))
     for name, n, cells in diffs:
         print(f"| {name} | " + " | ".join(
-            f"{100 * d:+.2f} ± {100 * se:.2f} ({100 * se * np.sqrt(1 + len(fold) / 4):.2f})"
-            for d, se, fold in cells) + " |")
+            f"{100 * d:+.2f} ± {100 * fold.std(ddof=1) / np.sqrt(len(fold)):.2f} "
+            f"({100 * se:.2f})" for fold, d, se in cells) + " |")
     if real.any():
-        means = np.array([[d for d, _, _ in cells] for _, _, cells in diffs])[real].mean(axis=0)
+        means = np.array([[d for _, d, _ in cells] for _, _, cells in diffs])[real].mean(axis=0)
         print(f"| **mean of the {real.sum()} with real missing cells** | "
               + " | ".join(f"{100 * d:+.2f}" for d in means) + " |")
-
-
-def paired_difference(a, b):
-    """Mean of the per-fold differences a - b, its standard error over the folds, and the
-    differences themselves."""
-    d = np.asarray(a) - np.asarray(b)
-    return d.mean(), d.std(ddof=1) / np.sqrt(len(d)), d
 
 
 def main(argv=None):
@@ -283,9 +255,7 @@ def main(argv=None):
                         help="part 3: leave the missing-value codes of pima and adult as "
                              "they are (by default they become NaN: DISGUISED_MISSING)")
     args = parser.parse_args(argv)
-    print(f"# bench_forest: {date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, scikit-learn {sklearn.__version__}, "
-          f"numpy {np.__version__}")
+    print(header("bench_forest"))
     if not args.skip_synthetic:
         synthetic(args)
     if args.missing:

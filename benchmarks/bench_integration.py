@@ -16,17 +16,17 @@ loky workers.
 """
 import argparse
 import os
-import platform
-import time
-from datetime import date
+import sys
 
 import numpy as np
-import sklearn
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from rotforest import RandomForestClassifier
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import best_time, header, table_head, table_row  # noqa: E402
 
 CONFIGS = [(1, 1), (1, 2), (2, 1), (2, 2)]
 GRID = {"max_depth": [8, None], "min_samples_leaf": [1, 5]}
@@ -36,20 +36,17 @@ def search(make, outer, inner, X, y, args):
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     gs = GridSearchCV(make(n_estimators=args.trees, n_jobs=inner, random_state=0), GRID,
                       cv=cv, n_jobs=outer)
-    t = time.perf_counter()
-    gs.fit(X, y)
-    return time.perf_counter() - t, gs
+    return best_time(lambda: gs.fit(X, y))
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=20_000)
     p.add_argument("--trees", type=int, default=50)
     p.add_argument("--repeat", type=int, default=2)
-    args = p.parse_args()
+    args = p.parse_args(argv)
 
-    print(f"# bench_integration, {date.today()}, {platform.machine()}, {os.cpu_count()} "
-          f"cores, Python {platform.python_version()}, scikit-learn {sklearn.__version__}")
+    print(header("bench_integration"))
     print(f"# make_classification {args.n:,} x 20, GridSearchCV over {GRID} "
           f"(4 candidates x 3 folds = 12 fits + 1 refit), {args.trees} trees, best of "
           f"{args.repeat}\n")
@@ -70,14 +67,14 @@ def main():
                 results[label, outer, inner] = (gs.best_params_, gs.best_score_,
                                                 gs.cv_results_["mean_test_score"])
 
-    print("| GridSearchCV n_jobs | forest n_jobs | busy threads | ours (s) | ours speed-up "
-          "vs 1/1 | sklearn (s) | sklearn speed-up vs 1/1 | ours / sklearn |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(table_head(["GridSearchCV n_jobs", "forest n_jobs", "busy threads", "ours (s)",
+                      "ours speed-up vs 1/1", "sklearn (s)", "sklearn speed-up vs 1/1",
+                      "ours / sklearn"], "r" * 8))
     for outer, inner in CONFIGS:
         o, s = times["ours", outer, inner], times["sklearn", outer, inner]
-        print(f"| {outer} | {inner} | {outer * inner} | {o:.2f} "
-              f"| {times['ours', 1, 1] / o:.2f} | {s:.2f} | {times['sklearn', 1, 1] / s:.2f} "
-              f"| {o / s:.3f} |")
+        print(table_row([outer, inner, outer * inner, f"{o:.2f}",
+                         f"{times['ours', 1, 1] / o:.2f}", f"{s:.2f}",
+                         f"{times['sklearn', 1, 1] / s:.2f}", f"{o / s:.3f}"]))
     print()
     for label in ("ours", "sklearn"):
         nested, flat = times[label, 2, 2], times[label, 2, 1]

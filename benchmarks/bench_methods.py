@@ -15,7 +15,8 @@ features), on columns of many and of few values.
 Data: make_classification (20,000 rows x 20 features; "rounded": np.round(10 X), about
 a hundred values a column) and shared data sets (--data, default ../shared/datasets beside
 the repository) sampled to at most --max-rows rows; configurations whose data set is
-missing are skipped.
+missing are skipped. The shared sets are read and sampled (per class in proportion) by
+common.py, as bench_forest.py's loader did before.
 
     python benchmarks/bench_methods.py
     python benchmarks/bench_methods.py --only rotation   # configurations whose label has it
@@ -23,15 +24,12 @@ missing are skipped.
 import argparse
 import os
 import sys
-import time
-from datetime import date
 
 import numpy as np
 from sklearn.datasets import make_classification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_forest import load  # noqa: E402
-from compare import machine_description, versions  # noqa: E402
+from common import best_time, header, iter_folder, prepared, table_head, table_row  # noqa: E402,E501
 
 from rotforest import (DecisionTreeClassifier, RandomForestClassifier,  # noqa: E402
                        RotationForestClassifier, _builder)
@@ -65,21 +63,16 @@ def get_data(name, folder, max_rows):
     if name in ("synthetic", "rounded"):
         X, y = make_classification(20_000, 20, n_informative=10, random_state=0)
         return (np.round(X * 10) if name == "rounded" else X), y
-    path = os.path.join(folder, f"{name}.npz")
-    if not os.path.exists(path):
-        return None
-    return load(path, max_rows, np.random.default_rng(0))
+    for _, X, y in iter_folder(folder, [name]):
+        return prepared(X, y, max_rows, 3, np.random.default_rng(0), stratify=True)
+    return None
 
 
 def timed(make, X, y, method, repeat):
     previous = _builder._set_node_method(method)
     try:
-        best = np.inf
-        for _ in range(repeat):
-            model = make()
-            start = time.perf_counter()
-            model.fit(X, y)
-            best = min(best, time.perf_counter() - start)
+        models = iter([make() for _ in range(repeat)])   # made outside the timings
+        best, _ = best_time(lambda: next(models).fit(X, y), repeat)
     finally:
         _builder._set_node_method(previous)
     return best
@@ -93,12 +86,11 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--only", help="run the configurations whose label has this text")
     args = parser.parse_args(argv)
-    print(f"# bench_methods: {date.today()}; {machine_description()}; {versions()}")
+    print(header("bench_methods"))
     print(f"# best of {args.repeat} fits, n_jobs={args.n_jobs}, at most {args.max_rows:,} "
           "rows of the shared data sets\n")
-    print("| configuration | data | presort (s) | sort (s) | auto (s) | sort / presort "
-          "| auto / faster |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print(table_head(["configuration", "data", "presort (s)", "sort (s)", "auto (s)",
+                      "sort / presort", "auto / faster"], "llrrrrr"))
     for label, name, make in configurations(args.n_jobs):
         if args.only and args.only not in label:
             continue
@@ -108,9 +100,9 @@ def main(argv=None):
             continue
         X, y = data
         t = {m: timed(make, X, y, m, args.repeat) for m in ("presort", "sort", "auto")}
-        print(f"| {label} | {name} | {t['presort']:.3f} | {t['sort']:.3f} | "
-              f"{t['auto']:.3f} | {t['sort'] / t['presort']:.2f} | "
-              f"{t['auto'] / min(t['presort'], t['sort']):.2f} |", flush=True)
+        print(table_row([label, name, f"{t['presort']:.3f}", f"{t['sort']:.3f}",
+                         f"{t['auto']:.3f}", f"{t['sort'] / t['presort']:.2f}",
+                         f"{t['auto'] / min(t['presort'], t['sort']):.2f}"]), flush=True)
 
 
 if __name__ == "__main__":

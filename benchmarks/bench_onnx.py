@@ -86,7 +86,7 @@ def compare(ort, skl2onnx, task, n_classes, args, n_trees, n_train, n_test, repe
         errors[name] = float(np.abs(output(sess, X_in) - reference).max())
         times[name] = median_time(lambda: sess.run(None, {sess.get_inputs()[0].name: X_in}),
                                   repeats)
-        del sess
+        sess = None     # the session freed before the next one
     times["predict"] = median_time(lambda: own(X_test), repeats)
     label = f"{task}, {n_classes} classes" if classifier else task
     print(f"| {label} | {times['ours'] * 1e3:.1f} | {times['sk'] * 1e3:.1f} | "

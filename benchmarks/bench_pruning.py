@@ -9,37 +9,35 @@
 3. Does pruning each forest tree on its out-of-bag samples help? RandomForestClassifier
    with and without ``oob_pruning`` on the noisy data, and with ``--data FOLDER`` by
    stratified 3-fold CV on every NAME.npz there (at most --max-rows rows, median
-   imputation of missing cells).
+   imputation of missing cells), by bench_accuracy.py's ``cross_validate_models`` (the
+   same folds as before; the shared sets read and sampled by common.py).
 
     python benchmarks/bench_pruning.py
     python benchmarks/bench_pruning.py --data ../shared/datasets
 """
 import argparse
-import glob
 import os
-import platform
-import time
-from datetime import date
+import sys
 
 import numpy as np
-import sklearn
 from sklearn.datasets import make_classification
-from sklearn.impute import SimpleImputer
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.tree import DecisionTreeClassifier as SkTree
 from sklearn.tree._tree import ccp_pruning_path as sk_path   # scikit-learn's own kernel
 
 from rotforest import DecisionTreeClassifier, RandomForestClassifier
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_accuracy import cross_validate_models  # noqa: E402
+from common import (header, iter_folder, prepared, table_head,  # noqa: E402
+                    table_row)
+from common import best_time as timed  # noqa: E402
+
 
 def best_time(fn, repeat=5):
-    best = np.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+    """The best of ``repeat`` wall times of fn (common.best_time without the result)."""
+    return timed(fn, repeat)[0]
 
 
 def speed(n):
@@ -98,51 +96,43 @@ def forests(args):
         print(f"| oob_pruning={flag} | {leaves:.0f} | {f.score(Xb, yb):.4f} |")
     if not args.data:
         return
-    print(f"\n| data set (stratified 3-fold CV, at most {args.max_rows:,} rows) "
-          "| accuracy | accuracy with oob_pruning | mean leaves | with oob_pruning |")
-    print("|---|---:|---:|---:|---:|")
-    rng = np.random.default_rng(0)
+    print("\n" + table_head([f"data set (stratified 3-fold CV, at most {args.max_rows:,} "
+                             "rows)", "accuracy", "accuracy with oob_pruning",
+                             "mean leaves", "with oob_pruning"]))
+    models = {flag: lambda flag=flag: RandomForestClassifier(n_jobs=2, random_state=0,
+                                                             oob_pruning=flag)
+              for flag in (False, True)}
     diffs = []
-    for path in sorted(glob.glob(os.path.join(args.data, "*.npz"))):
-        data = np.load(path, allow_pickle=False)
-        X, y = data["X"].astype(np.float64), data["y"]
-        if len(y) > args.max_rows:
-            keep = np.sort(rng.choice(len(y), args.max_rows, replace=False))
-            X, y = X[keep], y[keep]
-        classes, counts = np.unique(y, return_counts=True)
-        ok = np.isin(y, classes[counts >= 3])
-        X, y = X[ok], y[ok]
-        acc = {False: [], True: []}
-        leaves = {False: [], True: []}
-        for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, y):
-            Xa, Xb = X[train], X[test]
-            if np.isnan(X).any():
-                imp = SimpleImputer(strategy="median").fit(Xa)
-                Xa, Xb = imp.transform(Xa), imp.transform(Xb)
-            for flag in (False, True):
-                f = RandomForestClassifier(n_jobs=2, random_state=0, oob_pruning=flag)
-                f.fit(Xa, y[train])
-                acc[flag].append(f.score(Xb, y[test]))
-                leaves[flag].append(np.mean([t.get_n_leaves() for t in f.estimators_]))
-        diffs.append(np.mean(acc[True]) - np.mean(acc[False]))
-        print(f"| {os.path.basename(path)[:-4]} | {np.mean(acc[False]):.4f} "
-              f"| {np.mean(acc[True]):.4f} | {np.mean(leaves[False]):.0f} "
-              f"| {np.mean(leaves[True]):.0f} |", flush=True)
+
+    def row(name, res):
+        acc, leaves = res["score"], res["measure"]
+        diffs.append(acc[True].mean() - acc[False].mean())
+        print(table_row([name, f"{acc[False].mean():.4f}", f"{acc[True].mean():.4f}",
+                         f"{leaves[False].mean():.0f}", f"{leaves[True].mean():.0f}"]),
+              flush=True)
+
+    rng = np.random.default_rng(0)      # one generator for the sets in turn
+    sets = ((name, prepared(X, y, args.max_rows, 3, rng))
+            for name, X, y in iter_folder(args.data))
+    cross_validate_models(sets, models, 3, 1, seed=0, nan="impute", report=row,
+                          measure=lambda f: np.mean([t.get_n_leaves()
+                                                     for t in f.estimators_]))
     print(f"\nmean accuracy change with oob_pruning: {100 * np.mean(diffs):+.2f} points "
           f"({sum(d > 0 for d in diffs)} data sets better, {sum(d < 0 for d in diffs)} worse)")
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", help="folder of NAME.npz data sets (X, y)")
     parser.add_argument("--max-rows", type=int, default=20_000)
-    args = parser.parse_args()
-    print(f"# bench_pruning: {date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
-          f"scikit-learn {sklearn.__version__}, numpy {np.__version__}\n")
-    print("| rows | nodes ours / sklearn | path ours (s) | path sklearn (s) | ratio "
-          "| prune ours (s) | prune sklearn (s) | ratio |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
-    for n in (10_000, 100_000):
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000],
+                        help="rows of the speed part")
+    args = parser.parse_args(argv)
+    print(header("bench_pruning") + "\n")
+    print(table_head(["rows", "nodes ours / sklearn", "path ours (s)", "path sklearn (s)",
+                      "ratio", "prune ours (s)", "prune sklearn (s)", "ratio"],
+                     "rlrrrrrr"))
+    for n in args.sizes:
         speed(n)
     print()
     effect()

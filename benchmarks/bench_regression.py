@@ -17,36 +17,36 @@ Three parts (choose with --parts):
             R^2 and mean rank, fit times, and paired differences (ours against theirs)
             with the Nadeau-Bengio corrected standard error of each data set's folds.
             Missing cells are left as NaN for the models that take them and imputed with
-            the training means for the others.
+            the training means for the others. The models are common.py's registry
+            entries, the data sets read and sampled by common.py (uniformly, seed 0
+            for every set: the rows as before), the folds and fits
+            bench_accuracy.py's ``cross_validate_models`` (RepeatedKFold, seed 0: the
+            folds as before); the corrected standard error now uses the mean fold
+            sizes rather than 1 / (folds - 1), the same up to rounding, and tied
+            scores share their mean rank.
 
     python benchmarks/bench_regression.py --parts tree --sizes 10000 100000 1000000
     python benchmarks/bench_regression.py --parts forest --forest-sizes 100000
     python benchmarks/bench_regression.py --parts suite --repeats 2 --folds 3
 """
 import argparse
-import glob
 import os
-import platform
-import time
-from datetime import date
+import sys
 
 import numpy as np
-import sklearn
-from sklearn.ensemble import (ExtraTreesRegressor, HistGradientBoostingRegressor,
-                              RandomForestRegressor as SkForest)
+from sklearn.ensemble import RandomForestRegressor as SkForest
 from sklearn.impute import SimpleImputer
-from sklearn.model_selection import RepeatedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeRegressor as SkTree
 
-from rotforest import (DecisionTreeRegressor, RandomForestRegressor,
-                       RotationForestRegressor)
-
-from bench_accuracy import corrected_se   # (benchmarks/ is on the path when a
-from bench_tree import best_time          #  script runs)
-from compare import YdfForest
+from rotforest import DecisionTreeRegressor, RandomForestRegressor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_accuracy import cross_validate_models, mean_ranks, versus  # noqa: E402
+from common import (available_models, best_time, header, iter_folder,  # noqa: E402
+                    prepared, table_head, table_row)
+
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared",
                             "datasets_regression")
 
@@ -102,41 +102,41 @@ def forest_part(sizes, n_estimators, n_jobs):
               f"{ours.score(Xt, yt):.4f} | {theirs.score(Xt, yt):.4f} |", flush=True)
 
 
+# this script's labels of common.py's registry keys (regressors)
+SUITE = {"forest": "rotforest RF", "rotation": "rotforest RoF", "sk-forest": "sklearn RF",
+         "sk-extra": "sklearn ET", "sk-hgb": "sklearn HGB", "aeon": "aeon RotF",
+         "ydf-forest": "ydf RF", "ydf-oblique": "ydf oblique"}
+# the models whose missing cells are imputed with the training means
+MEAN_IMPUTED = ("sk-extra", "aeon")
+
+
 def suite_models(n_estimators, n_jobs, aeon, ydf=False):
-    imputed = lambda est: make_pipeline(SimpleImputer(), est)  # noqa: E731
-    models = {
-        "rotforest RF": lambda: RandomForestRegressor(n_estimators=n_estimators,
-                                                      n_jobs=n_jobs, random_state=0),
-        "rotforest RoF": lambda: RotationForestRegressor(n_estimators=n_estimators,
-                                                         n_jobs=n_jobs, random_state=0),
-        "sklearn RF": lambda: SkForest(n_estimators=n_estimators, n_jobs=n_jobs,
-                                       random_state=0),
-        "sklearn ET": lambda: imputed(ExtraTreesRegressor(n_estimators=n_estimators,
-                                                          n_jobs=n_jobs, random_state=0)),
-        "sklearn HGB": lambda: HistGradientBoostingRegressor(random_state=0),
-    }
+    """label -> factory of the suite's models: common.py's registry entries."""
+    known = available_models(n_estimators, n_jobs, task="regression")
+    keys = ["forest", "rotation", "sk-forest", "sk-extra", "sk-hgb"]
     if aeon:
-        from aeon.regression.sklearn import RotationForestRegressor as AeonRotation
-        models["aeon RotF"] = lambda: imputed(AeonRotation(n_estimators=n_estimators,
-                                                           n_jobs=n_jobs, random_state=0))
+        if "aeon" not in known:
+            raise SystemExit("--aeon: aeon is not installed")
+        keys.append("aeon")
     if ydf:
-        models["ydf RF"] = lambda: YdfForest(n_estimators, task="regression", n_jobs=n_jobs)
-        models["ydf oblique"] = lambda: YdfForest(n_estimators, oblique=True,
-                                                  task="regression", n_jobs=n_jobs)
+        if "ydf-forest" not in known:
+            raise SystemExit("--ydf: ydf is not installed")
+        keys += ["ydf-forest", "ydf-oblique"]
+    models = {}
+    for key in keys:
+        make = known[key][1]
+        if key in MEAN_IMPUTED:
+            models[SUITE[key]] = lambda make=make: make_pipeline(SimpleImputer(), make())
+        else:
+            models[SUITE[key]] = make
     return models
 
 
 def load_suite(folder, max_rows):
-    data = {}
-    for path in sorted(glob.glob(os.path.join(folder, "*.npz"))):
-        with np.load(path, allow_pickle=False) as f:
-            X, y = f["X"].astype(np.float64), f["y"].astype(np.float64)
-        if max_rows and len(y) > max_rows:
-            keep = np.random.default_rng(0).choice(len(y), max_rows, replace=False)
-            keep.sort()
-            X, y = X[keep], y[keep]
-        data[os.path.basename(path)[:-4]] = (X, y)
-    return data
+    """name -> (X, y) of the regression sets, at most max_rows rows drawn uniformly
+    (seed 0 afresh for every data set)."""
+    return {name: prepared(X, y, max_rows, None, np.random.default_rng(0), "regression")
+            for name, X, y in iter_folder(folder)}
 
 
 def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, aeon,
@@ -150,52 +150,40 @@ def suite_part(folder, names, folds, repeats, n_estimators, n_jobs, max_rows, ae
     models = suite_models(n_estimators, n_jobs, aeon, ydf)
     print(f"\n## Shared regression suite: R^2 of {repeats} x {folds}-fold CV, "
           f"{n_estimators} trees, n_jobs={n_jobs}, at most {max_rows:,} rows a set\n")
-    print("| data set | rows | features | " + " | ".join(models) + " | "
-          + " | ".join(f"{m} fit (s)" for m in models) + " |")
-    print("|---|---:|---:|" + "---:|" * (2 * len(models)))
-    scores = {m: [] for m in models}
-    folds_of = {m: [] for m in models}       # every data set's fold scores
-    fits = {m: 0.0 for m in models}
-    for name, (X, y) in data.items():
-        cv = RepeatedKFold(n_splits=folds, n_repeats=repeats, random_state=0)
-        row = {m: [] for m in models}
-        times = {m: 0.0 for m in models}
-        for train, test in cv.split(X):
-            for m, make in models.items():
-                est = make()
-                t = time.perf_counter()
-                est.fit(X[train], y[train])
-                times[m] += time.perf_counter() - t
-                row[m].append(est.score(X[test], y[test]))
-        for m in models:
-            scores[m].append(np.mean(row[m]))
-            folds_of[m].append(np.array(row[m]))
-            fits[m] += times[m]
-        print(f"| {name} | {len(y):,} | {X.shape[1]} | "
-              + " | ".join(f"{np.mean(row[m]):.4f}" for m in models) + " | "
-              + " | ".join(f"{times[m]:.1f}" for m in models) + " |", flush=True)
-    table = np.array([scores[m] for m in models])          # models x data sets
-    ranks = np.mean([np.argsort(np.argsort(-table[:, j])) + 1
-                     for j in range(table.shape[1])], axis=0)
-    print("\n| model | mean R^2 | mean rank | total fit (s) |\n|---|---:|---:|---:|")
+    print(table_head(["data set", "rows", "features", *models,
+                      *(f"{m} fit (s)" for m in models)]))
+
+    def row(name, res):
+        print(table_row([name, f"{res['rows']:,}", res["features"],
+                         *(f"{res['score'][m].mean():.4f}" for m in models),
+                         *(f"{res['fit'][m].sum():.1f}" for m in models)]), flush=True)
+
+    results = cross_validate_models(data, models, folds, repeats, seed=0,
+                                    task="regression", nan="none", report=row)
+    if not results:
+        return None
+    fits = {m: sum(r["fit"][m].sum() for r in results.values()) for m in models}
+    ranks, table = mean_ranks(results, list(models))       # data sets x models
+    print("\n" + table_head(["model", "mean R^2", "mean rank", "total fit (s)"]))
     for i, m in enumerate(models):
-        print(f"| {m} | {table[i].mean():.4f} | {ranks[i]:.2f} | {fits[m]:.1f} |")
-    print("\n| ours - theirs | mean R^2 difference | sets better / worse | significantly "
-          "better / worse (corrected) | fit time ratio |\n|---|---:|---:|---:|---:|")
+        print(table_row([m, f"{table[:, i].mean():.4f}", f"{ranks[i]:.2f}",
+                         f"{fits[m]:.1f}"]))
+    print("\n" + table_head(["ours - theirs", "mean R^2 difference", "sets better / worse",
+                             "significantly better / worse (corrected)",
+                             "fit time ratio"]))
     pairs = [("rotforest RF", "sklearn RF"), ("rotforest RoF", "sklearn RF"),
              ("rotforest RoF", "sklearn ET"), ("rotforest RoF", "aeon RotF"),
              ("rotforest RF", "ydf RF"), ("rotforest RoF", "ydf oblique")]
     for ours, theirs in pairs:
         if ours not in models or theirs not in models:
             continue
-        diffs = [a - b for a, b in zip(folds_of[ours], folds_of[theirs])]
-        means = np.array([d.mean() for d in diffs])
-        # a K-fold test set is 1/K of the data, its training set (K - 1)/K
-        se = np.array([corrected_se(d, folds - 1, 1) for d in diffs])
-        print(f"| {ours} - {theirs} | {means.mean():+.4f} | {np.sum(means > 0)} / "
-              f"{np.sum(means < 0)} | {np.sum(means > 2 * se)} / {np.sum(means < -2 * se)} "
-              f"| {fits[ours] / fits[theirs]:.3f} |")
-    return table
+        v = versus(results, ours, theirs)
+        means = v["means"]
+        print(table_row([f"{ours} - {theirs}", f"{means.mean():+.4f}",
+                         f"{np.sum(means > 0)} / {np.sum(means < 0)}",
+                         f"{v['better']} / {v['worse']}",
+                         f"{fits[ours] / fits[theirs]:.3f}"]))
+    return table.T
 
 
 def main(argv=None):
@@ -217,9 +205,7 @@ def main(argv=None):
                         help="add Yggdrasil Decision Forests' random forests (ydf)")
     args = parser.parse_args(argv)
     parts = args.parts.split(",")
-    print(f"# bench_regression: {date.today()}, {platform.machine()} "
-          f"({os.cpu_count()} cores), Python {platform.python_version()}, "
-          f"scikit-learn {sklearn.__version__}")
+    print(header("bench_regression"))
     if "tree" in parts:
         tree_part(args.sizes, args.criteria.split(","), args.repeat)
     if "forest" in parts:

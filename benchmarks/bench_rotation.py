@@ -9,54 +9,40 @@ optional extra of this benchmark only): 100 trees, n_jobs=2.
 2. Stratified 3-fold accuracy on the junk-feature case (5 informative + 45 noise
    features) and, with --data FOLDER, on every NAME.npz data set there (sampled to at
    most --max-rows rows; missing cells median-imputed), with each model's mean rank.
+   The folds and fits are bench_accuracy.py's ``cross_validate_models`` (the same folds
+   as before: StratifiedKFold, shuffled, seed 0); the models are common.py's registry
+   entries under this script's labels.
 
     python benchmarks/bench_rotation.py --data ../shared/datasets
 """
 import argparse
-import glob
 import os
-import platform
-import time
-from datetime import date
+import sys
 
 import numpy as np
-import sklearn
 from scipy.stats import rankdata
 from sklearn.datasets import make_classification
-from sklearn.ensemble import ExtraTreesClassifier
-from sklearn.ensemble import RandomForestClassifier as SkForest
-from sklearn.impute import SimpleImputer
-from sklearn.model_selection import StratifiedKFold
 
-from rotforest import RandomForestClassifier, RotationForestClassifier
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_accuracy import cross_validate_models  # noqa: E402
+from common import (available_models, header, iter_folder, prepared,  # noqa: E402
+                    table_head, table_row)
+from common import best_time as timed  # noqa: E402
+
+# this script's labels of common.py's registry keys (the rotation forest's default
+# rotation is PCA)
+LABELS = {"rotation-gaussian": "rotforest rotation (gaussian)",
+          "rotation": "rotforest rotation (pca)",
+          "forest": "rotforest random forest",
+          "sk-forest": "sklearn random forest",
+          "sk-extra": "sklearn extra trees",
+          "aeon": "aeon rotation forest"}
 
 
 def models(n_estimators, n_jobs):
-    out = {
-        "rotforest rotation (gaussian)": lambda: RotationForestClassifier(
-            n_estimators, rotation="gaussian", n_jobs=n_jobs, random_state=0),
-        "rotforest rotation (pca)": lambda: RotationForestClassifier(
-            n_estimators, rotation="pca", n_jobs=n_jobs, random_state=0),
-        "rotforest random forest": lambda: RandomForestClassifier(
-            n_estimators, n_jobs=n_jobs, random_state=0),
-        "sklearn random forest": lambda: SkForest(n_estimators, n_jobs=n_jobs,
-                                                  random_state=0),
-        "sklearn extra trees": lambda: ExtraTreesClassifier(n_estimators, n_jobs=n_jobs,
-                                                            random_state=0),
-    }
-    try:
-        from aeon.classification.sklearn import RotationForestClassifier as AeonRotation
-        out["aeon rotation forest"] = lambda: AeonRotation(n_estimators=n_estimators,
-                                                           n_jobs=n_jobs, random_state=0)
-    except ImportError:
-        pass
-    return out
-
-
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
+    """label -> factory of the models compared (aeon's where installed)."""
+    known = available_models(n_estimators, n_jobs)
+    return {label: known[key][1] for key, label in LABELS.items() if key in known}
 
 
 def speed(make):
@@ -64,14 +50,13 @@ def speed(make):
                                n_redundant=4, random_state=0)
     Xa, Xb, ya, yb = X[:20_000], X[20_000:], y[:20_000], y[20_000:]
     print("\n## 20k x 20 (make_classification), held-out accuracy on 10k rows\n")
-    print("| model | fit (s) | predict (s) | accuracy |")
-    print("|---|---:|---:|---:|")
+    print(table_head(["model", "fit (s)", "predict (s)", "accuracy"]))
     for name, factory in make.items():
         model = factory()
         t_fit, _ = timed(lambda: model.fit(Xa, ya))
         t_pred, pred = timed(lambda: model.predict(Xb))
-        print(f"| {name} | {t_fit:.2f} | {t_pred:.3f} | {np.mean(pred == yb):.4f} |",
-              flush=True)
+        print(table_row([name, f"{t_fit:.2f}", f"{t_pred:.3f}",
+                         f"{np.mean(pred == yb):.4f}"]), flush=True)
 
 
 def junk_case():
@@ -81,37 +66,17 @@ def junk_case():
     return X, y
 
 
-def load(path, max_rows, rng):
-    data = np.load(path, allow_pickle=False)
-    X, y = data["X"].astype(np.float64), data["y"]
-    if len(y) > max_rows:
-        keep = np.sort(rng.choice(len(y), max_rows, replace=False))
-        X, y = X[keep], y[keep]
-    classes, counts = np.unique(y, return_counts=True)
-    ok = np.isin(y, classes[counts >= 3])
-    return X[ok], y[ok]
-
-
 def accuracy(make, datasets):
     names = list(make)
     print("\n## Stratified 3-fold accuracy\n")
-    print("| data set | " + " | ".join(names) + " |")
-    print("|---|" + "---:|" * len(names))
+    print(table_head(["data set", *names]))
     table = []
-    for label, (X, y) in datasets:
-        scores = []
-        for name in names:
-            acc = []
-            for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, y):
-                Xa, Xb = X[train], X[test]
-                if np.isnan(X).any():
-                    imp = SimpleImputer(strategy="median").fit(Xa)
-                    Xa, Xb = imp.transform(Xa), imp.transform(Xb)
-                model = make[name]()
-                acc.append(np.mean(model.fit(Xa, y[train]).predict(Xb) == y[test]))
-            scores.append(np.mean(acc))
-        table.append(scores)
-        print(f"| {label} | " + " | ".join(f"{s:.4f}" for s in scores) + " |", flush=True)
+
+    def row(label, res):
+        table.append([res["score"][name].mean() for name in names])
+        print(table_row([label, *(f"{s:.4f}" for s in table[-1])]), flush=True)
+
+    cross_validate_models(datasets, make, 3, 1, seed=0, nan="impute", report=row)
     table = np.array(table)
     ranks = np.array([rankdata(-row) for row in table])
     print("| **mean accuracy** | " + " | ".join(f"{m:.4f}" for m in table.mean(0)) + " |")
@@ -124,7 +89,7 @@ def accuracy(make, datasets):
         print(f"- the hindsight pick is {100 * (best - m):.2f} points above {name}")
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", help="folder of NAME.npz data sets (X, y)")
     parser.add_argument("--max-rows", type=int, default=20_000)
@@ -133,9 +98,8 @@ def main():
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--speed-only", action="store_true",
                         help="only the fit and predict times on 20k x 20")
-    args = parser.parse_args()
-    print(f"# bench_rotation: {date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
-          f"scikit-learn {sklearn.__version__}, numpy {np.__version__}")
+    args = parser.parse_args(argv)
+    print(header("bench_rotation"))
     make = models(args.n_estimators, args.n_jobs)
     if not args.skip_speed:
         speed(make)
@@ -143,9 +107,9 @@ def main():
         return
     datasets = [("junk features (5 + 45 noise)", junk_case())]
     if args.data:
-        rng = np.random.default_rng(0)
-        for path in sorted(glob.glob(os.path.join(args.data, "*.npz"))):
-            datasets.append((os.path.basename(path)[:-4], load(path, args.max_rows, rng)))
+        rng = np.random.default_rng(0)      # one generator for the sets in turn
+        for name, X, y in iter_folder(args.data):
+            datasets.append((name, prepared(X, y, args.max_rows, 3, rng)))
     accuracy(make, datasets)
 
 

@@ -15,7 +15,10 @@ data set; classes of fewer than 3 rows dropped); and make_classification data wi
 or --max-rows if fewer), 20 informative and 20 redundant features (fewer below 40), the
 rest noise, 3 classes, seed 0. Categorical columns enter as their ordinal codes. Missing
 cells are median-imputed, fitted on the training part, for the models whose scikit-learn
-tags say they do not take NaN (aeon); the others get the NaN as they are.
+tags say they do not take NaN (aeon); the others get the NaN as they are. (The shared
+sets are read and sampled by common.py's ``iter_folder`` and ``prepared``; the splits
+and fits are bench_accuracy.py's ``cross_validate_one``, the same splits as before; the
+imputation is now part of the fit it precedes, and so of its time.)
 
 Each data set is split once, stratified, 2/3 for training and 1/3 for testing (seed 0);
 --folds K uses stratified K-fold instead and reports the means over the folds (times in
@@ -35,21 +38,17 @@ fit >= 10 on the sets of at most 250 features; then totals per model.
         --n-estimators 5 --n-jobs 1 --synthetic 500    # a quick look (seconds)
 """
 import argparse
-import glob
 import os
 import sys
-import time
-from datetime import date
 
 import numpy as np
 from sklearn.datasets import make_classification
-from sklearn.impute import SimpleImputer
-from sklearn.model_selection import StratifiedKFold, train_test_split
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_forest import load  # noqa: E402
-from compare import (accepts_nan, available_models, machine_description,  # noqa: E402
-                     versions)
+from bench_accuracy import cross_validate_one  # noqa: E402
+from common import (available_models, dataset_names, header, iter_folder,  # noqa: E402
+                    prepared, table_head)
+from common import table_row as markdown_row  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WIDE = ("mnist_test10k", "isolet", "cnae9", "hiva", "semeion", "arcene", "olivetti_faces")
@@ -82,46 +81,29 @@ def warm_up(models):
             print(f"warm-up of {label} failed: {exc!r}", file=sys.stderr)
 
 
-def splits(y, folds):
-    """One stratified 2/3-1/3 split, or stratified K-fold with ``folds`` = K."""
-    if folds is None:
-        return [train_test_split(np.arange(len(y)), test_size=1 / 3, stratify=y,
-                                 random_state=0)]
-    return list(StratifiedKFold(folds, shuffle=True, random_state=0).split(y, y))
-
-
 def evaluate(models, X, y, folds, run_aeon, name):
     """Model key -> (fit s, predict s, accuracy), means over the splits; or a word saying
-    why there is no result (skipped, error)."""
-    out = {}
-    has_nan = np.isnan(X).any()
-    for key, (label, factory) in models.items():
-        if key == "aeon" and not run_aeon:
-            out[key] = "skipped"
-            continue
-        fit, pred, acc = [], [], []
-        try:
-            for train, test in splits(y, folds):
-                model = factory()
-                Xa, Xb = X[train], X[test]
-                if has_nan and not accepts_nan(model):
-                    imputer = SimpleImputer(strategy="median").fit(Xa)
-                    Xa, Xb = imputer.transform(Xa), imputer.transform(Xb)
-                t = time.perf_counter()
-                model.fit(Xa, y[train])
-                fit.append(time.perf_counter() - t)
-                t = time.perf_counter()
-                p = model.predict(Xb)
-                pred.append(time.perf_counter() - t)
-                acc.append(np.mean(p == y[test]))
-        except Exception as exc:  # a failing model must not lose the rest of a long run
-            print(f"  {name}: {label} failed: {exc!r}", file=sys.stderr, flush=True)
+    why there is no result (skipped, error). The splits and fits are
+    bench_accuracy.cross_validate_one's: one stratified 2/3-1/3 split (folds None) or
+    stratified K-fold, seed 0."""
+    out = {key: "skipped" for key in models if key == "aeon" and not run_aeon}
+    run = {key: model for key, model in models.items() if key not in out}
+
+    def progress(name, key, entry):
+        print(f"  {name:<16} {run[key][0]:<28} fit {entry['fit'].mean():8.2f} s  accuracy "
+              f"{entry['score'].mean():.4f}", file=sys.stderr, flush=True)
+
+    res = cross_validate_one(run, X, y, folds, 1, seed=0, on_error="record",
+                             progress=progress, name=name)
+    for key in run:
+        if key in res["errors"]:    # a failing model must not lose the rest of a long run
+            print(f"  {name}: {run[key][0]} failed: {res['errors'][key]}",
+                  file=sys.stderr, flush=True)
             out[key] = "error"
-            continue
-        out[key] = (np.mean(fit), np.mean(pred), np.mean(acc))
-        print(f"  {name:<16} {label:<28} fit {out[key][0]:8.2f} s  accuracy "
-              f"{out[key][2]:.4f}", file=sys.stderr, flush=True)
-    return out
+        else:
+            out[key] = (res["fit"][key].mean(), res["predict"][key].mean(),
+                        res["score"][key].mean())
+    return {key: out[key] for key in models}
 
 
 def value(result, key, what):
@@ -137,10 +119,8 @@ def ratio(result, num, den, what):
 
 
 def table_header(models, ratios):
-    print("| data set | rows | features | classes | "
-          + " | ".join(label for label, _ in models.values()) + " | "
-          + " | ".join(r[0] for r in ratios) + " |")
-    print("|---|---:|---:|---:|" + "---:|" * (len(models) + len(ratios)))
+    print(table_head(["data set", "rows", "features", "classes"]
+                     + [label for label, _ in models.values()] + [r[0] for r in ratios]))
 
 
 def table_row(result, models, ratios):
@@ -153,8 +133,8 @@ def table_row(result, models, ratios):
         v = ratio(result, num, den, what)
         cells.append("" if not np.isfinite(v) else f"{v:+.2f}" if what == "acc"
                      else f"{v:.3f}")
-    print(f"| {result['name']} | {result['rows']:,} | {result['features']:,} | "
-          f"{result['classes']} | " + " | ".join(cells) + " |", flush=True)
+    print(markdown_row([result["name"], f"{result['rows']:,}", f"{result['features']:,}",
+                     result["classes"], *cells]), flush=True)
 
 
 def per_set_target(text, results, num, den, ok, total=True):
@@ -208,9 +188,8 @@ def summary(results, models):
                    "rotation", lambda v: v >= 10)
 
     print("\n## Totals\n")
-    print("| model | data sets | count | fit total (s) | predict total (s) "
-          "| mean accuracy |")
-    print("|---|---|---:|---:|---:|---:|")
+    print(table_head(["model", "data sets", "count", "fit total (s)", "predict total (s)",
+                      "mean accuracy"], "llrrrr"))
     groups = [("real", [r for r in results if not r["synthetic"]]),
               ("synthetic", [r for r in results if r["synthetic"]])]
     if all(rows for _, rows in groups):
@@ -258,7 +237,7 @@ def main(argv=None):
     models = {k: available[k] for k in keys if not (args.skip_aeon and k == "aeon")}
     ratios = [r for r in RATIOS if r[1] in models and r[2] in models]
 
-    print(f"# bench_wide: {date.today()}; {machine_description()}; {versions()}")
+    print(header("bench_wide"))
     split = f"stratified {args.folds}-fold CV" if args.folds else "one stratified 2/3-1/3 split"
     print(f"# {args.n_estimators} trees, n_jobs={args.n_jobs}; {split} (seed 0); at most "
           f"{args.max_rows:,} rows; aeon up to {args.aeon_max_features} features")
@@ -267,23 +246,17 @@ def main(argv=None):
     if not os.path.isdir(args.data):
         print(f"\nno data folder at {args.data}: real data sets skipped")
     else:
-        paths = sorted(glob.glob(os.path.join(args.data, "*.npz")))
-        names = [os.path.basename(p)[:-4] for p in paths]
-        missing = sorted(set(args.datasets or []) - set(names))
+        missing = sorted(set(args.datasets or []) - set(dataset_names(args.data)))
         if missing:
             print(f"\nnot in {args.data}: {', '.join(missing)}")
-        for path, name in zip(paths, names):
-            if args.datasets and name not in args.datasets:
-                continue
-            X, y = load(path, args.max_rows, np.random.default_rng(0))
+        for name, X, y in iter_folder(args.data, args.datasets):
             if X.shape[1] < args.min_features:
                 if args.datasets:
                     print(f"\n{name} skipped: {X.shape[1]} features < {args.min_features}")
                 continue
-            if args.folds:                     # every class needs a row in every fold
-                classes, counts = np.unique(y, return_counts=True)
-                keep = np.isin(y, classes[counts >= args.folds])
-                X, y = X[keep], y[keep]
+            # every class needs 3 rows, and one in every fold
+            X, y = prepared(X, y, args.max_rows, max(3, args.folds or 3),
+                            np.random.default_rng(0), stratify=True)
             data.append((name, X, y, False))
     for n_features in args.synthetic:
         X, y = synthetic(n_features, min(args.synthetic_rows, args.max_rows))

@@ -31,7 +31,10 @@ beside the repository; skipped when absent), at most --max-rows rows (stratified
 0), and the synthetic families of ``wide_families.py`` (its GRID, 200 to 10,000
 features; --families to choose, --no-synthetic to leave them out).
 
-Every model is fitted on the same folds (--folds x --repeats, seed 0). Per data set the
+Every model is fitted on the same folds (--folds x --repeats, seed 0), by
+bench_accuracy.py's ``cross_validate_one``; the shared sets are read and sampled by
+common.py's ``iter_folder`` and ``prepared`` (classes of fewer than max(3, --folds) rows
+dropped: before, fewer than 3, the same at the default 3 folds). Per data set the
 script prints each model's mean score and fit time, and the paired difference of the
 default from every other model with Nadeau and Bengio's corrected standard error. The
 summary checks the wide-data issue's targets: the default's mean difference from
@@ -48,19 +51,17 @@ forest's (median at most 1.0, largest at most 3.0); then the means per class of 
 import argparse
 import os
 import sys
-import time
 from datetime import date
 
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier as SkForestClassifier
 from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
-from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wide_families  # noqa: E402
-from bench_accuracy import corrected_se  # noqa: E402
-from bench_forest import load  # noqa: E402
-from compare import machine_description, prepared, versions  # noqa: E402
+from bench_accuracy import corrected_se, cross_validate_one  # noqa: E402
+from common import (iter_folder, machine_description, prepared, table_head,  # noqa: E402
+                    table_row, versions)
 
 from rotforest import RotationForestClassifier, RotationForestRegressor  # noqa: E402
 
@@ -91,21 +92,17 @@ def factories(task, n_estimators, n_jobs):
 
 
 def shared_sets(args):
-    """(name, X, y) of the shared wide sets found in --data."""
+    """(name, X, y) of the shared wide sets found in --data, in the order named, at most
+    --max-rows rows (per class in proportion for classification; one generator, seed 0,
+    for the sets in turn; classes of fewer than max(3, --folds) rows dropped)."""
     names = args.datasets or (WIDE if args.task == "classification" else WIDE_REGRESSION)
     rng = np.random.default_rng(0)
     out = []
     for name in names:
-        path = os.path.join(args.data, f"{name}.npz")
-        if not os.path.exists(path):
-            continue
-        if args.task == "classification":
-            X, y = load(path, args.max_rows, rng)
-        else:
-            data = np.load(path, allow_pickle=False)
-            X, y = prepared(data["X"].astype(np.float64), data["y"], args.max_rows, None,
-                            rng, task="regression")
-        out.append((name, "shared", X, y))
+        for _, X, y in iter_folder(args.data, [name]):
+            X, y = prepared(X, y, args.max_rows, max(3, args.folds), rng, task=args.task,
+                            stratify=True)
+            out.append((name, "shared", X, y))
     return out
 
 
@@ -123,25 +120,11 @@ def synthetic_sets(args):
 
 
 def evaluate(models, X, y, args):
-    """Per model: one score a fold, one fit time a fold; the mean fold sizes."""
-    if args.task == "classification":
-        cv = RepeatedStratifiedKFold(n_splits=args.folds, n_repeats=args.repeats,
-                                     random_state=0)
-    else:
-        cv = RepeatedKFold(n_splits=args.folds, n_repeats=args.repeats, random_state=0)
-    score = {k: [] for k in models}
-    fit = {k: [] for k in models}
-    sizes = []
-    for train, test in cv.split(X, y):
-        sizes.append((len(train), len(test)))
-        for key, make in models.items():
-            model = make()
-            t = time.perf_counter()
-            model.fit(X[train], y[train])
-            fit[key].append(time.perf_counter() - t)
-            score[key].append(float(model.score(X[test], y[test])))
-    return ({k: np.array(v) for k, v in score.items()},
-            {k: np.array(v) for k, v in fit.items()}, np.mean(sizes, axis=0))
+    """Per model: one score a fold, one fit time a fold; the mean fold sizes
+    (bench_accuracy.cross_validate_one: repeated (stratified) K-fold, seed 0)."""
+    res = cross_validate_one(models, X, y, args.folds, args.repeats, seed=0,
+                             task=args.task, nan="none")
+    return res["score"], res["fit"], (res["n_train"], res["n_test"])
 
 
 # score differences are printed in points: hundredths of accuracy or of R^2
@@ -179,15 +162,14 @@ def summarize(results, keys, task, out=print):
     classes = sorted({r["kind"] for r in results})
     out(f"\n### Mean differences of the default by class of data ({unit})\n")
     others = [k for k in keys if k != DEFAULT]
-    out("| class | data sets | " + " | ".join(f"minus {k}" for k in others) +
-        " | fit / sk-forest |")
-    out("|---|---:|" + "---:|" * len(others) + "---:|")
+    out(table_head(["class", "data sets", *(f"minus {k}" for k in others),
+                    "fit / sk-forest"]))
     for kind in classes:
         rows = [i for i, r in enumerate(results) if r["kind"] == kind]
         cells = [f"{diffs[k][rows].mean():+.2f}" for k in others]
         ratio = (np.mean([results[i]["fit"][DEFAULT].mean() / results[i]["fit"]["sk-forest"].mean()
                           for i in rows]) if "sk-forest" in keys else np.nan)
-        out(f"| {kind} | {len(rows)} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+        out(table_row([kind, len(rows), *cells, f"{ratio:.2f}"]))
     return checks
 
 
@@ -196,15 +178,14 @@ def compact(results, keys, task, out=print):
     other model, and the fit times over scikit-learn's forest's."""
     others = [k for k in keys if k != DEFAULT]
     timed = [k for k in (DEFAULT, REFERENCE) if k in keys and "sk-forest" in keys]
-    out(f"\n### Per data set, in short\n")
-    out("| data set | default | " + " | ".join(f"minus {k}" for k in others) + " | " +
-        " | ".join(f"fit {k} / sk-forest" for k in timed) + " |")
-    out("|---|---:|" + "---:|" * (len(others) + len(timed)))
+    out("\n### Per data set, in short\n")
+    out(table_head(["data set", "default", *(f"minus {k}" for k in others),
+                    *(f"fit {k} / sk-forest" for k in timed)]))
     for r in results:
         cells = [f"{r['score'][DEFAULT].mean():.4f}"]
         cells += [f"{POINTS * (r['score'][DEFAULT] - r['score'][k]).mean():+.2f}" for k in others]
         cells += [f"{r['fit'][k].mean() / r['fit']['sk-forest'].mean():.2f}" for k in timed]
-        out(f"| {r['name']} | " + " | ".join(cells) + " |")
+        out(table_row([r["name"], *cells]))
 
 
 def main(argv=None):
@@ -244,10 +225,10 @@ def main(argv=None):
           f"of the default ({DEFAULT}) in points (hundredths of {metric}) +- "
           "Nadeau and Bengio's corrected standard error\n")
     others = [k for k in keys if k != DEFAULT]
-    print("| data set | rows x features | " + " | ".join(f"{metric} {k}" for k in keys) +
-          " | " + " | ".join(f"default minus {k}" for k in others) + " | " +
-          " | ".join(f"fit {k} (s)" for k in keys) + " |")
-    print("|---|---|" + "---:|" * (2 * len(keys) + len(others)))
+    print(table_head(["data set", "rows x features", *(f"{metric} {k}" for k in keys),
+                      *(f"default minus {k}" for k in others),
+                      *(f"fit {k} (s)" for k in keys)],
+                     "ll" + "r" * (2 * len(keys) + len(others))))
     results = []
     for name, kind, X, y in sets:
         score, fit, (n_train, n_test) = evaluate(models, X, y, args)
@@ -256,8 +237,7 @@ def main(argv=None):
             d = POINTS * (score[DEFAULT] - score[k])
             cells.append(f"{d.mean():+.2f} ± {corrected_se(d, n_train, n_test):.2f}")
         cells += [f"{fit[k].mean():.2f}" for k in keys]
-        print(f"| {name} | {X.shape[0]:,} x {X.shape[1]:,} | " + " | ".join(cells) + " |",
-              flush=True)
+        print(table_row([name, f"{X.shape[0]:,} x {X.shape[1]:,}", *cells]), flush=True)
         results.append(dict(name=name, kind=kind, score=score, fit=fit))
     if results:
         summarize(results, keys, args.task)

@@ -1,8 +1,11 @@
 """Cross-validated comparison of rotforest's estimators with scikit-learn's (and aeon's).
 
-Every model is scored with scikit-learn's ``cross_validate`` (the function behind
-``cross_val_score``, which also records fit and predict times) on the same stratified,
-shuffled folds of every data set. The script prints two markdown tables: accuracy per data
+Every model is scored by ``cross_validate_models`` of bench_accuracy.py, the benchmarks'
+one cross-validation function, on the same stratified, shuffled folds of every data set
+(StratifiedKFold(shuffle=True, random_state=0): the folds of scikit-learn's
+``cross_validate`` with that splitter, and the same scores; it also records the fit and
+predict times: predict alone, where this script used to report ``cross_validate``'s
+score time, prediction plus scoring). The script prints two markdown tables: accuracy per data
 set (mean and standard deviation over the folds) and a summary per model (mean accuracy,
 mean spread, mean rank, total fit and predict times). With matplotlib installed it also
 saves a figure whose title states the machine and the date.
@@ -37,181 +40,20 @@ data and synthetic regression problems, and ``--data`` folders hold a float ``y`
     python benchmarks/compare.py --data ../shared/datasets --max-rows 5000 --cv 3
 """
 import argparse
-import importlib
-import importlib.util
 import os
 import sys
-import time
 from datetime import date
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from scipy.stats import rankdata
 from sklearn.datasets import (load_breast_cancer, load_diabetes, load_digits, load_iris,
                               load_wine, make_classification, make_friedman1,
                               make_friedman2, make_friedman3, make_moons, make_regression)
-from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor
-from sklearn.ensemble import RandomForestClassifier as SkForest
-from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
-from sklearn.impute import SimpleImputer
-from sklearn.metrics import r2_score
-from sklearn.model_selection import KFold, StratifiedKFold, cross_validate
-from sklearn.pipeline import make_pipeline
-from sklearn.tree import DecisionTreeClassifier as SkTree
-from sklearn.tree import DecisionTreeRegressor as SkTreeRegressor
-
-from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
-                       RandomForestRegressor, RotationForestClassifier,
-                       RotationForestRegressor)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-# the shared helpers; the other scripts also import them from here
-from common import load_folder, machine_description, prepared, versions  # noqa: E402,F401
-
-# ----------------------------------------------------------------------------- models
-
-
-# the estimator classes of each task: (rotforest tree, forest, rotation forest; sklearn
-# tree, forest, extra trees; the module aeon keeps its rotation forest in)
-_CLASSES = {
-    "classification": (DecisionTreeClassifier, RandomForestClassifier,
-                       RotationForestClassifier, SkTree, SkForest, ExtraTreesClassifier,
-                       "aeon.classification.sklearn"),
-    "regression": (DecisionTreeRegressor, RandomForestRegressor, RotationForestRegressor,
-                   SkTreeRegressor, SkForestRegressor, ExtraTreesRegressor,
-                   "aeon.regression.sklearn"),
-}
-
-
-class YdfForest(BaseEstimator):
-    """Yggdrasil Decision Forests' random forest (the ``ydf`` package, an optional peer)
-    behind scikit-learn's fit / predict / predict_proba, with ydf's defaults but the
-    number of trees, the threads and the seed; ``oblique=True`` takes its sparse
-    oblique splits (projections on a few random features a node), axis-aligned splits
-    otherwise.  Missing values (NaN) are ydf's own business."""
-
-    def __init__(self, n_estimators=100, oblique=False, task="classification", n_jobs=1,
-                 random_state=0):
-        self.n_estimators = n_estimators
-        self.oblique = oblique
-        self.task = task
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.estimator_type = "classifier" if self.task == "classification" else "regressor"
-        return tags
-
-    @staticmethod
-    def _columns(X):
-        X = np.asarray(X, dtype=np.float64)
-        return {f"f{j}": X[:, j] for j in range(X.shape[1])}
-
-    def fit(self, X, y):
-        import ydf
-        data = self._columns(X)
-        if self.task == "classification":
-            self.classes_, codes = np.unique(y, return_inverse=True)
-            data["label"] = codes.astype(np.int64)
-            task = ydf.Task.CLASSIFICATION
-        else:
-            data["label"] = np.asarray(y, dtype=np.float64)
-            task = ydf.Task.REGRESSION
-        learner = ydf.RandomForestLearner(
-            label="label", task=task, num_trees=self.n_estimators,
-            split_axis="SPARSE_OBLIQUE" if self.oblique else "AXIS_ALIGNED",
-            random_seed=self.random_state, num_threads=max(1, self.n_jobs),
-            compute_oob_performances=False)
-        self.model_ = learner.train(data, verbose=0)
-        return self
-
-    def predict_proba(self, X):
-        p = np.asarray(self.model_.predict(self._columns(X)), dtype=np.float64)
-        if p.ndim == 1:                  # two classes: the second label's probability
-            p = np.column_stack([1.0 - p, p])
-        # ydf's columns follow its label classes (the codes, as strings): back to codes
-        order = np.array([int(c) for c in self.model_.label_classes()])
-        out = np.zeros((p.shape[0], len(self.classes_)))
-        out[:, order] = p
-        return out
-
-    def predict(self, X):
-        if self.task == "classification":
-            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-        return np.asarray(self.model_.predict(self._columns(X)), dtype=np.float64)
-
-    def score(self, X, y):
-        if self.task == "classification":
-            return float(np.mean(self.predict(X) == y))
-        return r2_score(y, self.predict(X))
-
-
-def available_models(n_estimators, n_jobs, task="classification"):
-    """Short key -> (label, factory) of every model that can run here, in table order:
-    classifiers, or regressors for ``task="regression"`` (the same keys)."""
-    tree, forest, rotation, sk_tree, sk_forest, sk_extra, aeon = _CLASSES[task]
-    models = {
-        "tree": ("rotforest tree", lambda: tree(random_state=0)),
-        "sk-tree": ("sklearn tree", lambda: sk_tree(random_state=0)),
-        "forest": ("rotforest random forest", lambda: forest(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-        "sk-forest": ("sklearn random forest", lambda: sk_forest(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-        "sk-extra": ("sklearn extra trees", lambda: sk_extra(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-        "rotation": ("rotforest rotation forest", lambda: rotation(
-            n_estimators, n_jobs=n_jobs, random_state=0)),
-    }
-    # the rotation forest with the other task's feature scaling (to measure the default)
-    other = "range" if task == "classification" else "std"
-    models[f"rotation-{other}"] = (f"rotforest rotation forest, {other} scaling",
-                                   lambda: rotation(n_estimators, scaling=other,
-                                                    n_jobs=n_jobs, random_state=0))
-    if task == "classification":
-        # the other criterion (to measure the default)
-        models["rotation-entropy"] = ("rotforest rotation forest, entropy",
-                                      lambda: rotation(n_estimators, criterion="entropy",
-                                                       n_jobs=n_jobs, random_state=0))
-        # the wide-data speed setting: sqrt of a tree's axes drawn at each node
-        models["rotation-sqrt"] = ("rotforest rotation forest, sqrt axes",
-                                   lambda: rotation(n_estimators, max_features="sqrt",
-                                                    n_jobs=n_jobs, random_state=0))
-        # every axis at every node (the default on data of at most 100 rotated features)
-        models["rotation-all"] = ("rotforest rotation forest, all axes",
-                                  lambda: rotation(n_estimators, max_features=None,
-                                                   n_jobs=n_jobs, random_state=0))
-        models["rotation-third"] = ("rotforest rotation forest, a third of the axes",
-                                    lambda: rotation(n_estimators, max_features=1 / 3,
-                                                     n_jobs=n_jobs, random_state=0))
-    try:
-        aeon_rotation = getattr(importlib.import_module(aeon), rotation.__name__)
-    except ImportError:
-        pass
-    else:
-        models["aeon"] = ("aeon rotation forest", lambda: aeon_rotation(
-            n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
-    if importlib.util.find_spec("ydf") is not None:
-        # Yggdrasil Decision Forests' random forests: axis-aligned, and with its sparse
-        # oblique splits (random projections on a few features at each node)
-        models["ydf-forest"] = ("ydf random forest", lambda: YdfForest(
-            n_estimators, task=task, n_jobs=n_jobs))
-        models["ydf-oblique"] = ("ydf sparse oblique forest", lambda: YdfForest(
-            n_estimators, oblique=True, task=task, n_jobs=n_jobs))
-    try:
-        # treeple's oblique random forest (compiled against its own scikit-learn
-        # release: 0.10.3 imports beside scikit-learn 1.6, not 1.9)
-        treeple = importlib.import_module("treeple")
-        oblique = getattr(treeple, "ObliqueRandomForestClassifier" if task == "classification"
-                          else "ObliqueRandomForestRegressor")
-    except (ImportError, ValueError, AttributeError):
-        pass
-    else:
-        models["treeple-oblique"] = ("treeple oblique forest", lambda: oblique(
-            n_estimators=n_estimators, n_jobs=n_jobs, random_state=0))
-    return models
-
+from bench_accuracy import cross_validate_models  # noqa: E402
+from common import (VARIANTS, available_models, header, installed,  # noqa: E402
+                    load_folder, machine_description, prepared, table_head, table_row)
 
 # ------------------------------------------------------------------------------- data
 
@@ -292,39 +134,28 @@ def save_datasets(datasets, folder):
 # ----------------------------------------------------------------------------- run
 
 
-def accepts_nan(model):
-    """Whether the estimator says (by scikit-learn's tags) that it handles NaN itself."""
-    try:
-        return bool(model.__sklearn_tags__().input_tags.allow_nan)
-    except AttributeError:
-        return False
-
-
 def evaluate(models, datasets, n_folds, nan_mode, verbose=True, task="classification"):
     """acc[d, m, fold] (accuracy, or R^2 for regression), fit[d, m], predict[d, m] (mean
-    seconds per fold)."""
+    seconds per fold), by bench_accuracy.cross_validate_models on shuffled (stratified)
+    K-fold, seed 0."""
     names = list(datasets)
     acc = np.full((len(names), len(models), n_folds), np.nan)
     fit = np.full((len(names), len(models)), np.nan)
     pred = np.full((len(names), len(models)), np.nan)
+    labels = {k: label for k, (label, _) in models.items()}
+
+    def progress(name, key, entry):
+        print(f"  {name:<28} {labels[key]:<28} {entry['score'].mean():.4f} "
+              f"({entry['seconds']:.1f} s)", flush=True)
+
+    results = cross_validate_models(datasets, models, n_folds, 1, seed=0, task=task,
+                                    nan="impute" if nan_mode == "impute" else "native",
+                                    progress=progress if verbose else None)
     for d, name in enumerate(names):
-        X, y = datasets[name]
-        folds = (KFold if task == "regression" else StratifiedKFold)(
-            n_folds, shuffle=True, random_state=0)
-        has_nan = np.isnan(X).any()
-        for m, (label, factory) in enumerate(models.values()):
-            model = factory()
-            if has_nan and (nan_mode == "impute" or not accepts_nan(model)):
-                model = make_pipeline(SimpleImputer(strategy="median"), model)
-            t0 = time.perf_counter()
-            res = cross_validate(model, X, y, cv=folds,
-                                 scoring="r2" if task == "regression" else "accuracy")
-            acc[d, m] = res["test_score"]
-            fit[d, m] = res["fit_time"].mean()
-            pred[d, m] = res["score_time"].mean()
-            if verbose:
-                print(f"  {name:<28} {label:<28} {acc[d, m].mean():.4f} "
-                      f"({time.perf_counter() - t0:.1f} s)", flush=True)
+        for m, key in enumerate(models):
+            acc[d, m] = results[name]["score"][key]
+            fit[d, m] = results[name]["fit"][key].mean()
+            pred[d, m] = results[name]["predict"][key].mean()
     return acc, fit, pred
 
 
@@ -336,8 +167,7 @@ def markdown(labels, info, acc, fit, pred, metric="accuracy"):
     ranks = np.array([rankdata(-np.round(row, 10)) for row in mean])
     shape_head = "rows x features" + (", classes" if any(c for *_, c in info.values())
                                       else "")
-    lines = [f"| data set | {shape_head} | " + " | ".join(labels) + " |",
-             "|---|---|" + "---:|" * len(labels)]
+    lines = [table_head(["data set", shape_head, *labels], "ll" + "r" * len(labels))]
     for d, name in enumerate(names):
         rows, features, classes = info[name]
         best = f"{mean[d].max():.3f}"
@@ -346,16 +176,15 @@ def markdown(labels, info, acc, fit, pred, metric="accuracy"):
             cell = f"{mean[d, m]:.3f} ± {acc[d, m].std():.3f}"
             cells.append(f"**{cell}**" if f"{mean[d, m]:.3f}" == best else cell)
         shape = f"{rows} x {features}" + (f", {classes}" if classes else "")
-        lines.append(f"| {name} | {shape} | "
-                     + " | ".join(cells) + " |")
+        lines.append(table_row([name, shape, *cells]))
     table = "\n".join(lines)
-    lines = [f"| model | mean {metric} | mean spread (std over folds) | mean rank | "
-             "fit, total (s) | predict, total (s) |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [table_head(["model", f"mean {metric}", "mean spread (std over folds)",
+                         "mean rank", "fit, total (s)", "predict, total (s)"])]
     for m in np.argsort(ranks.mean(axis=0), kind="stable"):
-        lines.append(f"| {labels[m]} | {mean[:, m].mean():.4f} | "
-                     f"{acc[:, m].std(axis=1).mean():.4f} | {ranks[:, m].mean():.2f} | "
-                     f"{fit[:, m].sum():.2f} | {pred[:, m].sum():.2f} |")
+        lines.append(table_row([labels[m], f"{mean[:, m].mean():.4f}",
+                                f"{acc[:, m].std(axis=1).mean():.4f}",
+                                f"{ranks[:, m].mean():.2f}", f"{fit[:, m].sum():.2f}",
+                                f"{pred[:, m].sum():.2f}"]))
     return table, "\n".join(lines), ranks
 
 
@@ -434,8 +263,9 @@ def main(argv=None):
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--models", help="comma-separated keys among tree, sk-tree, "
-                        "forest, sk-forest, sk-extra, rotation, aeon (default: all present), "
-                        "and rotation-all, rotation-sqrt, rotation-third, rotation-range (classification) or "
+                        "forest, sk-forest, sk-extra, rotation, aeon, ydf-forest, ydf-oblique, "
+                        "treeple-oblique (default: all present), and sk-hgb, rotation-gaussian, "
+                        "rotation-all, rotation-sqrt, rotation-third, rotation-range (classification) or "
                         "rotation-std (regression)")
     parser.add_argument("--nan", choices=["impute", "native"], default="impute",
                         help="median-impute missing cells per training fold for every "
@@ -478,9 +308,7 @@ def main(argv=None):
     print(summary)
 
     if args.plot and args.plot.lower() != "none":
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
+        if not installed("matplotlib"):
             print("\n(matplotlib is not installed: no figure)")
         else:
             plot(args.plot, keys, labels, names, acc, fit, pred, ranks, run["title"],
@@ -498,9 +326,8 @@ def run_comparison(args, parser):
             parser.error(f"unknown or unavailable models: {unknown}; "
                          f"available: {list(models)}")
         models = {k: models[k] for k in keys}
-    else:       # the wide-data setting and the other scaling only on request
-        for key in ["rotation-all", "rotation-sqrt", "rotation-third", "rotation-range",
-                    "rotation-std", "rotation-entropy"]:
+    else:       # the rotation forest's other settings and sk-hgb only on request
+        for key in (*VARIANTS, "sk-hgb"):
             models.pop(key, None)
     source = args.data or "built-in (scikit-learn's bundled and synthetic data sets)"
     regression = args.task == "regression"
@@ -514,15 +341,15 @@ def run_comparison(args, parser):
 
     machine = args.machine or machine_description()
     today = date.today().isoformat()
-    header = [f"# compare: {today}; {machine}; {versions()}",
-              f"# data: {source}; {len(datasets)} data sets"
-              + (f", at most {args.max_rows} rows each" if args.max_rows else "")
-              + f"; {'' if regression else 'stratified '}{args.cv}-fold CV "
-              "(shuffled, random_state=0); "
-              f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}; "
-              f"missing cells: {args.nan}"]
+    lines = [header("compare", machine),
+             f"# data: {source}; {len(datasets)} data sets"
+             + (f", at most {args.max_rows} rows each" if args.max_rows else "")
+             + f"; {'' if regression else 'stratified '}{args.cv}-fold CV "
+             "(shuffled, random_state=0); "
+             f"{args.n_estimators} trees per forest, n_jobs={args.n_jobs}; "
+             f"missing cells: {args.nan}"]
     if not args.quiet:
-        print("\n".join(header), flush=True)
+        print("\n".join(lines), flush=True)
     acc, fit, pred = evaluate(models, datasets, args.cv, args.nan, not args.quiet,
                               args.task)
     title = (f"{args.cv}-fold CV {'R²' if regression else 'accuracy'}, "
@@ -536,7 +363,7 @@ def run_comparison(args, parser):
     return dict(acc=acc, fit=fit, pred=pred, keys=np.array(list(models)),
                 labels=np.array([label for label, _ in models.values()]),
                 names=np.array(list(datasets)), shapes=shapes,
-                header=np.array(header), title=np.array(title),
+                header=np.array(lines), title=np.array(title),
                 task=np.array(args.task))
 
 

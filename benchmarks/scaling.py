@@ -21,34 +21,22 @@ than ``--max-seconds`` is not run at larger n.
 import argparse
 import os
 import sys
-import time
 from datetime import date
 
 import numpy as np
 from sklearn.datasets import make_classification
-from sklearn.ensemble import ExtraTreesClassifier
-from sklearn.ensemble import RandomForestClassifier as SkForest
-from sklearn.tree import DecisionTreeClassifier as SkTree
-
-from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import machine_description, versions  # noqa: E402
+from common import (best_time, header, installed, machine_description,  # noqa: E402
+                    select_models, table_head, table_row)
+
+KEYS = ("tree", "sk-tree", "forest", "sk-forest", "sk-extra", "rotation")
 
 
 def models(n_estimators, n_jobs):
-    return {
-        "rotforest tree": lambda: DecisionTreeClassifier(random_state=0),
-        "sklearn tree": lambda: SkTree(random_state=0),
-        "rotforest random forest": lambda: RandomForestClassifier(
-            n_estimators, n_jobs=n_jobs, random_state=0),
-        "sklearn random forest": lambda: SkForest(n_estimators, n_jobs=n_jobs,
-                                                  random_state=0),
-        "sklearn extra trees": lambda: ExtraTreesClassifier(n_estimators, n_jobs=n_jobs,
-                                                            random_state=0),
-        "rotforest rotation forest": lambda: RotationForestClassifier(
-            n_estimators, n_jobs=n_jobs, random_state=0),
-    }
+    """label -> factory of the models timed: common.py's registry entries KEYS."""
+    return {label: make for label, make in
+            select_models(KEYS, n_estimators, n_jobs).values()}
 
 
 def sizes_up_to(max_n, min_n=10_000):
@@ -111,27 +99,23 @@ def main(argv=None):
         with np.load(args.from_results, allow_pickle=False) as saved:
             ns, names, times = list(saved["ns"]), [str(n) for n in saved["names"]], \
                 saved["times"]
-            header, title = [str(h) for h in saved["header"]], str(saved["title"])
-        print("\n".join(header))
+            head, title = [str(h) for h in saved["header"]], str(saved["title"])
+        print("\n".join(head))
     else:
-        ns, names, times, header, title = run_scaling(args)
+        ns, names, times, head, title = run_scaling(args)
         if args.save_results:
             np.savez(args.save_results, ns=np.array(ns), names=np.array(names),
-                     times=times, header=np.array(header), title=np.array(title))
+                     times=times, header=np.array(head), title=np.array(title))
     slopes = [fitted_slope(ns, times[:, m]) for m in range(len(names))]
 
-    print("\n| n | " + " | ".join(names) + " |")
-    print("|---:|" + "---:|" * len(names))
+    print("\n" + table_head(["n", *names], "r" * (len(names) + 1)))
     for i, n in enumerate(ns):
-        print(f"| {n:,} | " + " | ".join("-" if np.isnan(t) else f"{t:.3f}"
-                                        for t in times[i]) + " |")
-    print("| **slope** | " + " | ".join(f"{s:.2f}" for s in slopes) + " |")
+        print(table_row([f"{n:,}", *("-" if np.isnan(t) else f"{t:.3f}" for t in times[i])]))
+    print(table_row(["**slope**", *(f"{s:.2f}" for s in slopes)]))
     print("\nslope: least-squares fit of log(fit time) on log(n); fit times in seconds")
 
     if args.plot and args.plot.lower() != "none":
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
+        if not installed("matplotlib"):
             print("(matplotlib is not installed: no figure)")
         else:
             plot(args.plot, ns, names, times, slopes, title)
@@ -146,10 +130,10 @@ def run_scaling(args):
     names = list(make)
     machine = args.machine or machine_description()
     today = date.today().isoformat()
-    header = [f"# scaling: {today}; {machine}; {versions()}",
-              f"# make_classification, 20 features; forests of {args.n_estimators} trees, "
-              f"n_jobs={args.n_jobs}; one fit per cell"]
-    print("\n".join(header), flush=True)
+    lines = [header("scaling", machine),
+             f"# make_classification, 20 features; forests of {args.n_estimators} trees, "
+             f"n_jobs={args.n_jobs}; one fit per cell"]
+    print("\n".join(lines), flush=True)
     X, y = make_classification(n_samples=ns[-1], n_features=20, n_informative=10,
                                n_redundant=4, random_state=0)
     times = np.full((len(ns), len(names)), np.nan)
@@ -160,16 +144,14 @@ def run_scaling(args):
             if name in stopped:
                 continue
             model = make[name]()
-            t = time.perf_counter()
-            model.fit(Xn, yn)
-            times[i, m] = time.perf_counter() - t
+            times[i, m], _ = best_time(lambda: model.fit(Xn, yn))
             print(f"  n={n:>9,}  {name:<27} {times[i, m]:8.3f} s", flush=True)
             if times[i, m] > args.max_seconds:
                 stopped.add(name)
     title = (f"Fit time against rows, log-log (make_classification, 20 features; "
              f"forests of {args.n_estimators} trees, n_jobs={args.n_jobs})\n"
              f"{machine}; {today}")
-    return ns, names, times, header, title
+    return ns, names, times, lines, title
 
 
 if __name__ == "__main__":

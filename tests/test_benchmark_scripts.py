@@ -426,3 +426,120 @@ def test_wide_default_benchmark_checks_the_targets(capsys):
     assert "largest 4.00 on b" in out
     with pytest.raises(SystemExit):
         bench.main(["--models", "rotation-all,sk-forest"])          # no default
+
+
+def test_shared_cv_matches_cross_val_score():
+    """bench_accuracy.cross_validate_models, the benchmarks' one CV function, fits on the
+    folds of scikit-learn's splitters and gives cross_val_score's scores, fold by fold;
+    "native" imputes only for the models that do not take NaN, "impute" for all."""
+    from sklearn.datasets import load_diabetes, load_wine
+    from sklearn.impute import SimpleImputer
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.model_selection import (KFold, RepeatedStratifiedKFold, StratifiedKFold,
+                                         cross_val_score)
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    bench = _load("bench_accuracy")
+    X, y = load_wine(return_X_y=True)
+    X = X.copy()
+    X[::7, 3] = np.nan
+    models = {"tree": ("a tree", lambda: DecisionTreeClassifier(max_depth=3,
+                                                                random_state=0)),
+              "knn": lambda: KNeighborsClassifier()}
+    res = bench.cross_validate_models({"wine": (X, y)}, models, folds=4, repeats=1)["wine"]
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    np.testing.assert_allclose(res["score"]["tree"], cross_val_score(
+        DecisionTreeClassifier(max_depth=3, random_state=0), X, y, cv=cv))
+    imputed = make_pipeline(SimpleImputer(strategy="median"), KNeighborsClassifier())
+    np.testing.assert_allclose(res["score"]["knn"], cross_val_score(imputed, X, y, cv=cv))
+    assert res["rows"] == 178 and res["classes"] == 3 and res["n_test"] == 44.5
+    assert res["fit"]["tree"].shape == res["predict"]["tree"].shape == (4,)
+    # the same folds, given back by splits(); repeats follow RepeatedStratifiedKFold
+    ours = bench.splits(y, 3, repeats=2, seed=5)
+    theirs = list(RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=5).split(X, y))
+    assert len(ours) == 6
+    for (a, b), (c, d) in zip(ours, theirs):
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, d)
+    # "impute" imputes for the tree as well: a different score where the NaN column counts
+    both = bench.cross_validate_one({"tree": models["tree"]}, X, y, 4, nan="impute")
+    np.testing.assert_allclose(both["score"]["tree"], cross_val_score(make_pipeline(
+        SimpleImputer(strategy="median"), DecisionTreeClassifier(max_depth=3, random_state=0)),
+        X, y, cv=cv))
+    # regression: K-fold, R^2
+    Xr, yr = load_diabetes(return_X_y=True)
+    reg = bench.cross_validate_models([("diabetes", (Xr, yr))], {"tree": lambda: (
+        DecisionTreeRegressor(max_depth=4, random_state=0))}, 3, task="regression")
+    np.testing.assert_allclose(reg["diabetes"]["score"]["tree"], cross_val_score(
+        DecisionTreeRegressor(max_depth=4, random_state=0), Xr, yr,
+        cv=KFold(3, shuffle=True, random_state=0)))
+    assert reg["diabetes"]["classes"] == 0
+
+
+def test_shared_cv_paired_differences_and_errors():
+    bench = _load("bench_accuracy")
+    from sklearn.dummy import DummyClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    y = (X[:, 0] > 0).astype(int)
+
+    def broken():
+        raise RuntimeError("no")
+
+    models = {"tree": lambda: DecisionTreeClassifier(random_state=0),
+              "dummy": lambda: DummyClassifier(), "broken": broken}
+    with pytest.raises(RuntimeError):
+        bench.cross_validate_one(models, X, y, 3)
+    seen = []
+    res = bench.cross_validate_models(
+        {"a": (X, y), "b": (X[:60], y[:60])}, models, 3, repeats=2, on_error="record",
+        report=lambda name, r: seen.append(name),
+        measure=lambda m: getattr(m, "tree_", None) is not None)
+    assert seen == ["a", "b"] and "RuntimeError" in res["a"]["errors"]["broken"]
+    assert "broken" not in res["a"]["score"] and res["a"]["measure"]["tree"].all()
+    delta, mean, se = bench.paired(res["a"], "tree", "dummy")
+    assert len(delta) == 6 and mean == pytest.approx(delta.mean())
+    assert se == pytest.approx(bench.corrected_se(delta, 60, 30))
+    v = bench.versus(res, "tree", "dummy")
+    assert v["better"] == 2 and v["worse"] == 0 and len(v["means"]) == 2
+    ranks, table = bench.mean_ranks(res, ["tree", "dummy"])
+    assert list(ranks) == [1.0, 2.0] and table.shape == (2, 2)
+    # max_rows: per-class sample, seed 0 afresh for every data set
+    small = bench.cross_validate_models({"a": (X, y)}, {"tree": models["tree"]}, 3,
+                                        max_rows=45)
+    assert abs(small["a"]["rows"] - 45) <= 1      # per-class rounding
+
+
+def test_common_tables_registry_and_loading(tmp_path):
+    common = _load("common")
+    assert common.markdown_table(["a", "bb"], [["x", 1.5], ["yyy", 22]]) == (
+        "| a | bb |\n|---|---:|\n| x | 1.5 |\n| yyy | 22 |")
+    assert common.markdown_table(["a", "bb"], [["x", 1.5]], align="ll", pad=True) == (
+        "| a   | bb  |\n|-----|-----|\n| x   | 1.5 |")
+    with pytest.raises(ValueError):
+        common.table_head(["a", "b"], "l")
+    for task in ("classification", "regression"):
+        models = common.available_models(3, 1, task)
+        assert {"tree", "sk-tree", "forest", "sk-forest", "sk-extra", "rotation",
+                "sk-hgb"} <= set(models)
+        label, make = models["sk-hgb"]
+        assert type(make()).__name__ == ("HistGradientBoostingClassifier"
+                                          if task == "classification"
+                                          else "HistGradientBoostingRegressor")
+    assert list(common.select_models(["rotation", "tree"], 3, 1)) == ["rotation", "tree"]
+    with pytest.raises(SystemExit, match="unknown model keys"):
+        common.select_models(["tree", "nope"], 3, 1)
+    rng = np.random.default_rng(0)
+    for name in ("b", "a"):
+        np.savez(tmp_path / f"{name}.npz", X=rng.normal(size=(40, 2)),
+                 y=np.r_[np.zeros(30), np.ones(8), np.full(2, 2)].astype(int))
+    assert [n for n, _, _ in common.iter_folder(str(tmp_path))] == ["a", "b"]
+    assert list(common.load_folder(str(tmp_path), ["b"])) == ["b"]
+    X, y = common.load_folder(str(tmp_path))["a"]
+    Xs, ys = common.prepared(X, y, 20, 3, np.random.default_rng(0), stratify=True)
+    # 15 of class 0, 4 of class 1, and class 2 (2 rows, fewer than 3 folds) dropped
+    assert np.bincount(ys).tolist() == [15, 4] and len(Xs) == 19
+    assert common.header("x", "a machine").startswith("# x: ")
