@@ -193,6 +193,21 @@ def _set_node_method(method):
     return previous
 
 
+# Every numeric feature scanned by _scan_reference instead of its fast scan (tests: each
+# fast scan is held to it; see _set_reference_scan).
+cdef bint _REFERENCE = False
+
+
+def _set_reference_scan(bint enabled):
+    """Scan every numeric feature with the reference scan, ``_scan_reference``, instead
+    of the fast scan of its criterion and case (for tests); returns the previous
+    setting."""
+    global _REFERENCE
+    previous = _REFERENCE
+    _REFERENCE = enabled
+    return previous
+
+
 def _set_simd(bint enabled):
     """Switch the AVX-512 kernels on or off (for tests); returns the previous state."""
     global _USE_AVX512
@@ -457,6 +472,7 @@ cdef int _set_parameters(Builder* B, const double[:, :] X, const double[::1] sam
     B.rng = seed
     B.data.monotonic = &monotonic[0] if monotonic is not None else NULL
     B.par.use_avx512 = _USE_AVX512
+    B.par.reference = _REFERENCE
     return 0
 
 

@@ -105,9 +105,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
 
 cdef inline bint _counts_feature(const Builder* B, int64_t f) noexcept nogil:
     """A sorting node counts feature f instead of sorting it: few values (col.few),
-    none missing, no monotonic constraint."""
+    none missing, no monotonic constraint, no forced reference scan."""
     return (B.col.few != NULL and B.col.few[f] and B.work.nan_rank[f] == NO_NAN
-            and (B.data.monotonic == NULL or B.data.monotonic[f] == 0))
+            and (B.data.monotonic == NULL or B.data.monotonic[f] == 0)
+            and not B.par.reference)
 
 
 cdef inline int64_t _next_feature(Builder* B, int64_t i) noexcept nogil:
@@ -310,10 +311,11 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
         proxy = _scan_absolute(B, L, s, end, nm, e.weight, best, pos, ml,
                                B.data.monotonic[f] if B.data.monotonic != NULL else 0,
                                e.lower, e.upper)
-    elif B.data.monotonic != NULL and B.data.monotonic[f] != 0:
-        # a constrained feature: the portable scan, checking every cut
+    elif B.par.reference or (B.data.monotonic != NULL and B.data.monotonic[f] != 0):
+        # a constrained feature: the reference scan, checking every cut
         proxy = _scan_reference(B, L, s, end, nm, counts, e.weight, pos, ml,
-                                B.data.monotonic[f], e.lower, e.upper)
+                                B.data.monotonic[f] if B.data.monotonic != NULL else 0,
+                                e.lower, e.upper)
     elif B.par.criterion == CRIT_GINI and K == 2:
         if B.key.packed:
             proxy = _scan_gini_binary(B, L, s, end, nm, counts, e.weight, best, pos,

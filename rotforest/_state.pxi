@@ -113,6 +113,7 @@ cdef struct Settings:      # how the tree grows
     double min_impurity_decrease
     int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
     bint use_avx512        # the processor runs the AVX-512 scan
+    bint reference         # every numeric cut by the reference scan (tests only)
 
 cdef struct KeyLayout:     # the fields of the working keys (see above)
     int rshift
