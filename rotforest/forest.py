@@ -1,42 +1,30 @@
 """RandomForestClassifier and RandomForestRegressor: bagged presorted trees sharing one
-presort, built in threads."""
-import numbers
-import warnings
+presort, built in threads.  Here: each tree's draws and growth (_ForestJob, _grow_trees),
+the random forest's hooks of the shared fit, out-of-bag sums and prediction; what both
+kinds of forest share (the fit's template, checks, draw records) is in _ensemble.py."""
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import numpy as np
-from joblib import effective_n_jobs
-from scipy.sparse import hstack as sparse_hstack
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor
-from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _builder
-from rotforest._parallel import (_Progress, _grow_in_threads, _presort_in_threads,
-                                 _ranks_in_threads, _sum_over_trees)
-from rotforest._validation import (check_class_weight, check_int, check_real,
-                                   check_tree_params, densify, resolve_max_features,
-                                   store_params)
+from rotforest._ensemble import (_TREE_PARAMS, _BaseForest, _ForestStructure, _NumericTargets,
+                                 _TreeJob, _VotingPredictions, _settings_once, _tree_rng,
+                                 check_ensemble_params, draw_records, oob_regression_scored,
+                                 oob_scored, tree_template, warn_balanced_warm_start)
+from rotforest._parallel import _presort_in_threads, _ranks_in_threads, _sum_over_trees
+from rotforest._validation import (check_class_weight, check_real, check_tree_params,
+                                   resolve_max_features, store_params)
 from rotforest.pruning import prune_reduced_error
 from rotforest._dependence import RecursionDependence
-from rotforest._inputs import (category_table, check_targets, predict_input,
-                               regression_data, training_data, weight_scale)
-from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor, _AcceptsNaN, _AtomicFit
+from rotforest._inputs import category_table, predict_input, training_data
+from rotforest.tree import DecisionTreeRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
-
-_TREE_PARAMS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
-                "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
-                "min_impurity_decrease", "ccp_alpha", "monotonic_cst",
-                "min_category_samples")
-
-
-def _tree_rng(base_seed, index):
-    """The generator of tree ``index``: a function of the forest's base seed and the
-    tree's index only, so results depend neither on n_jobs nor on warm starts."""
-    return np.random.default_rng(np.random.SeedSequence(base_seed, spawn_key=(index,)))
 
 
 def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap, p=None):
@@ -77,67 +65,83 @@ def draw_probabilities(sw, bootstrap):
     return sw / sw.sum()
 
 
-def _settings_once(tree, template, n_samples, n_features, n_classes):
-    """The builder settings of one of a forest's trees, which share their parameters:
-    checked and resolved for the first tree of a worker's share (``template`` None, or
-    made for another number of features) and returned with that number as
-    ``(settings, n_features)``, the template of the next tree; later trees only take
-    ``max_features_`` from it.  (Per tree, the checks cost about as much Python as a
-    small tree's whole build.)  The caller copies the settings before changing them."""
-    if template is None or template[1] != n_features:
-        limits = check_tree_params(tree)
-        return tree._builder_settings(n_samples, n_features, *limits,
-                                      n_classes=n_classes), n_features
-    tree.max_features_ = template[0]["max_features"]
-    return template
+@dataclass(eq=False)
+class _ForestJob(_TreeJob):
+    """What every tree of a random forest's fit shares (see _TreeJob): instances of
+    ``tree_class`` with the parameters ``params``; ``X``, its presorted ``keys`` and the
+    dense ``ranks`` (or None) of the presort; ``y`` as given and ``target``: class codes
+    (``n_values`` of them) or, for regression trees, the numeric targets (``n_values``
+    1); ``sw`` divided by ``scaled_by`` (see weight_scale); the draws (``base_seed``,
+    ``n_draws``, ``bootstrap``, ``p``: draw_probabilities); ``categories``:
+    category_table's, or None, of which each tree keeps a feature with probability
+    ``set_fraction`` (see tree_categories); ``template``: the fit's tree_template."""
+
+    tree_class: type
+    params: dict
+    X: np.ndarray
+    keys: np.ndarray
+    y: np.ndarray
+    target: np.ndarray
+    sw: np.ndarray
+    n_values: int
+    base_seed: int
+    n_draws: int
+    bootstrap: bool
+    balanced_subsample: bool
+    oob_pruning: bool
+    progress: Any
+    scaled_by: float
+    p: Optional[np.ndarray]
+    ranks: Optional[np.ndarray]
+    categories: Optional[np.ndarray]
+    set_fraction: float
+    template: tuple
+
+    @property
+    def cells(self):
+        return self.X.size
 
 
-def _grow_trees(tree_class, forest_params, indices, X, keys, y, y_enc, sw, n_classes,
-                base_seed, n_draws, bootstrap, balanced_subsample, oob_pruning, progress,
-                scaled_by, p, ranks=None, categories=None, set_fraction=1.0,
-                template=None):
-    """Build the trees ``indices`` one after the other (one worker's share), instances
-    of ``tree_class``: ``y_enc`` holds class codes (n_classes of them) or, for regression
-    trees, the numeric targets (n_classes 1); ``sw`` was divided by ``scaled_by`` (see
-    weight_scale); ``p``: draw_probabilities; ``ranks``: the presort's dense ranks, or
-    None; ``categories``: category_table's, or None, of which each tree keeps a feature
-    with probability ``set_fraction`` (see tree_categories); ``template``: the fit's
-    tree_template (None: made from the first tree)."""
+def _grow_trees(job, indices):
+    """Build the trees ``indices`` one after the other (one worker's share) as the fit's
+    ``job`` (a _ForestJob) says."""
+    X, sw, p, target = job.X, job.sw, job.p, job.target
     n = X.shape[0]
+    template = job.template
     trees = []
     for index in indices:
-        drawn, seed = _draw_tree(base_seed, index, n, n_draws, bootstrap, p)
+        drawn, seed = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap, p)
         weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
-        out = weights == 0 if oob_pruning else None
+        out = weights == 0 if job.oob_pruning else None
         if p is None:          # drawn by weight: the counts alone carry the weights
             weights *= sw      # in place: no array of n samples is held beyond the weights
-        if balanced_subsample:
-            weights *= compute_sample_weight("balanced", y, indices=drawn)
+        if job.balanced_subsample:
+            weights *= compute_sample_weight("balanced", job.y, indices=drawn)
         del drawn
-        tree = tree_class(random_state=seed, **forest_params)
-        template = _settings_once(tree, template, n, X.shape[1], n_classes)
+        tree = job.tree_class(random_state=seed, **job.params)
+        template = _settings_once(tree, template, n, X.shape[1], job.n_values)
         settings = dict(template[0])
         # features visited in a random order even when all are drawn: exact ties between
         # features (frequent in small nodes) go to a random one, as in scikit-learn's
         # forests, not always to the first (more diverse trees)
         settings["shuffle_features"] = True
         if not tree._regression:
-            tree.classes_ = np.arange(n_classes)
-            tree.n_classes_ = n_classes
+            tree.classes_ = np.arange(job.n_values)
+            tree.n_classes_ = job.n_values
         tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
-        own = tree_categories(categories, base_seed, index, set_fraction)
+        own = tree_categories(job.categories, job.base_seed, index, job.set_fraction)
         tree.is_categorical_ = None if own is None else own[:, 0] >= 0
-        tree._grow(X, keys, y_enc, weights, settings, seed, scaled_by if p is None else 1.0,
-                   ranks=ranks, categories=own)
-        if oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
+        tree._grow(X, job.keys, target, weights, settings, seed,
+                   job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own)
+        if job.oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
-                tree.tree_, np.ascontiguousarray(X[out]), y_enc[out], sw[out],
+                tree.tree_, np.ascontiguousarray(X[out]), target[out], sw[out],
                 regression=tree._regression)
         trees.append(tree)
-        if progress is not None:
-            progress()
+        if job.progress is not None:
+            job.progress()
     return trees
 
 
@@ -156,258 +160,14 @@ def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities):
     return sums
 
 
-# Far beyond any forest that fits in memory: a larger n_estimators gets a clear error
-# instead of an overflow or a MemoryError.
-_MAX_TREES = (1 << 31) - 1
-
-
-def check_ensemble_params(est):
-    """Checks common to rotforest's forests (n_estimators, verbose, bootstrap, oob_score,
-    max_samples, n_jobs)."""
-    check_int("n_estimators", est.n_estimators, 1)
-    if est.n_estimators > _MAX_TREES:
-        raise ValueError(f"n_estimators must be at most {_MAX_TREES}; got {est.n_estimators}")
-    check_int("verbose", est.verbose, 0)
-    if not isinstance(est.bootstrap, (bool, np.bool_)):
-        raise TypeError(f"bootstrap must be a bool; got {est.bootstrap!r}")
-    if not (isinstance(est.oob_score, (bool, np.bool_)) or callable(est.oob_score)):
-        raise TypeError(f"oob_score must be a bool or a callable; got {est.oob_score!r}")
-    if est.oob_score and not est.bootstrap:
-        raise ValueError("oob_score needs bootstrap=True: without it no sample is out of bag")
-    if est.max_samples is not None and not est.bootstrap:
-        raise ValueError("max_samples needs bootstrap=True")
-    if not isinstance(est.warm_start, (bool, np.bool_)):
-        raise TypeError(f"warm_start must be a bool; got {est.warm_start!r}")
-    if est.n_jobs is not None and (not isinstance(est.n_jobs, numbers.Integral)
-                                   or isinstance(est.n_jobs, (bool, np.bool_))):
-        raise TypeError(f"n_jobs must be an int or None; got {est.n_jobs!r}")
-    if est.n_jobs == 0:
-        raise ValueError("n_jobs == 0 has no meaning; use None, -1 or a positive int")
-
-
-def draw_records(est):
-    """Every fitted tree's draw: (number of samples, draws, bootstrap as 0/1, and in the
-    random forest the index into ``_draw_p`` of its draw probabilities, -1 for uniform),
-    one row a tree, from which its bootstrap sample is regenerated.  Warm starts may add trees
-    drawn otherwise.  Forests pickled before the records existed had one draw for all
-    trees; what they did not store (bootstrap; the rotation forest's number of samples)
-    is -1, unknown."""
-    records = getattr(est, "_draw_records", None)
-    if records is None:
-        one = [getattr(est, "_n_samples_fitted", -1), est._n_draws_fitted, -1]
-        records = np.tile(np.array(one, dtype=np.int64), (len(est.estimators_), 1))
-    return records
-
-
-def warn_balanced_warm_start(est):
-    """scikit-learn's warning: class weight presets are computed on each fit's data."""
-    if est.warm_start and isinstance(est.class_weight, str):   # (checked: a preset)
-        warnings.warn('class_weight presets "balanced" or "balanced_subsample" are not '
-                      "recommended for warm_start if the fitted data differs from the "
-                      "full dataset: the class weights are computed on each fit's y",
-                      UserWarning)
-
-
-def check_warm_start(est, classes, n_samples, n_draws):
-    """With warm_start and fitted trees: the forest may only grow, on the same classes.
-    Trees may be added on other data or draws (each tree's draw is recorded), but an
-    out-of-bag score needs every tree drawn from the same samples.  (The number of
-    features and their names are checked with X.)"""
-    if est.n_estimators < len(est.estimators_):
-        raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
-                         f"{len(est.estimators_)} trees already fitted when warm_start is on")
-    if classes is not None and (len(classes) != est.n_classes_
-                                or np.any(classes != est.classes_)):
-        raise ValueError("warm_start: y has other classes than the fitted forest")
-    if est.oob_score:
-        records = draw_records(est)[:, :3]
-        if np.any(records < 0):
-            raise ValueError("warm_start with oob_score: this forest was fitted by an older "
-                             "rotforest, which did not record how its trees drew their "
-                             "samples; fit it anew to score it out of bag")
-        now = np.array([n_samples, n_draws, int(est.bootstrap)])
-        differ = np.flatnonzero(np.any(records != now, axis=1))
-        if differ.size:
-            n0, d0, b0 = records[differ[0]]
-            raise ValueError(
-                f"warm_start with oob_score needs every tree drawn as this fit draws "
-                f"({n_samples} samples, {n_draws} draws, bootstrap={bool(est.bootstrap)}); "
-                f"tree {differ[0]} was drawn from {n0} samples, {d0} draws, "
-                f"bootstrap={bool(b0)}: its out-of-bag samples are not this data's")
-
-
-def tree_template(tree_class, params, n_samples, n_features, n_classes):
-    """The trees' builder settings, resolved once per fit as _settings_once's template
-    (the workers start from it).  Made before any tree is grown, so that a fit that
-    grows none (a warm start without new trees) refuses what a fresh fit would."""
-    return _settings_once(tree_class(**params), None, n_samples, n_features, n_classes)
-
-
-def warn_no_new_trees():
-    warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
-                  UserWarning)
-
-
-def drop_oob(est):
-    """Forget the out-of-bag results of an earlier fit (a fit without oob_score that
-    changed the forest: they would describe other trees, maybe other data)."""
-    for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
-        est.__dict__.pop(name, None)
-
-
-def check_oob_seen(seen):
-    """A warning when some samples were in every tree's bootstrap sample, and a clear
-    error when all were (``seen``: the mask of samples some tree left out)."""
-    if not seen.any():
-        n = seen.size
-        raise ValueError(f"oob_score: with {n} sample{'' if n == 1 else 's'}, every tree "
-                         "drew every sample, so none is out of bag; use more samples or "
-                         "trees, or oob_score=False")
-    if not seen.all():
-        warnings.warn("Some inputs do not have OOB scores. This probably means too few "
-                      "trees were used to compute any reliable OOB estimates.",
-                      UserWarning)
-
-
-def oob_scored(est, y, sums, counts):
-    """Set a classifying forest's ``oob_decision_function_`` and ``oob_score_`` (accuracy,
-    or the callable ``oob_score``'s score) from the sums of the out-of-bag trees' class
-    probabilities and how many trees left each sample out."""
-    seen = counts > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        est.oob_decision_function_ = sums / counts[:, None]
-    check_oob_seen(seen)
-    predicted = est.classes_.take(np.argmax(est.oob_decision_function_[seen], axis=1),
-                                  axis=0)
-    scorer = est.oob_score if callable(est.oob_score) else accuracy_score
-    est.oob_score_ = float(scorer(y[seen], predicted))
-
-
-def oob_regression_scored(est, y, sums, counts):
-    """Set a regressing forest's ``oob_prediction_`` and ``oob_score_`` (R², or the
-    callable ``oob_score``'s score) from the sums of the out-of-bag trees' predictions
-    and how many trees left each sample out."""
-    seen = counts > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        est.oob_prediction_ = sums[:, 0] / counts
-    check_oob_seen(seen)
-    scorer = est.oob_score if callable(est.oob_score) else r2_score
-    est.oob_score_ = float(scorer(y[seen], est.oob_prediction_[seen]))
-
-
-class _NumericTargets:
-    """The targets of a regressing forest: X, y, the targets (float64) twice, the
-    weights, and no classes."""
-
-    def _forest_data(self, X, y, sample_weight, warm):
-        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm)
-        check_targets(y, self.criterion, sw)
-        return X, y, y, sw, None
-
-
-def resolve_max_samples(max_samples, n_samples):
-    """Bootstrap sample size: n_samples for None, an int as it is, a float as a fraction."""
-    if max_samples is None:
-        return n_samples
-    if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-        check_int("max_samples", max_samples, 1)
-        if max_samples > n_samples:
-            raise ValueError(f"max_samples ({max_samples}) must be at most n_samples "
-                             f"({n_samples})")
-        return int(max_samples)
-    frac = check_real("max_samples", max_samples, 0.0, 1.0, low_open=True)
-    return max(1, round(n_samples * frac))
-
-
-class _ForestStructure:
-    """apply and decision_path of a forest, from ``_tree_rows(X)``: the (tree, rows it
-    reads) pairs, X checked when it is called."""
-
-    def _prediction_jobs(self, n_rows):
-        # threads pay off only when there is enough work per thread
-        if n_rows * len(self.estimators_) < 200_000:
-            return 1
-        return min(effective_n_jobs(self.n_jobs), len(self.estimators_))
-
-    def apply(self, X):
-        """Leaf index of every sample in every tree.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        leaves : ndarray of shape (n_samples, n_estimators)
-            Column ``i`` holds the node ids of the leaves reached in tree ``i``.
-        """
-        return np.column_stack([tree.tree_.apply(rows) for tree, rows in self._tree_rows(X)])
-
-    def decision_path(self, X):
-        """The nodes that each sample visits in all trees.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        indicator : scipy.sparse.csr_matrix of shape (n_samples, total node count)
-            Entry (i, j) is 1 when sample i passes through node j; the trees' nodes are
-            side by side.
-        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
-            Tree ``k``'s nodes are the columns ``n_nodes_ptr[k]:n_nodes_ptr[k + 1]``.
-        """
-        paths = [tree.tree_.decision_path(rows) for tree, rows in self._tree_rows(X)]
-        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
-        return sparse_hstack(paths).tocsr(), n_nodes_ptr
-
-
-class _VotingPredictions(_ForestStructure):
-    """predict and predict_log_proba of a classifying forest, from its predict_proba."""
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            ``-inf`` where no tree gives the class any probability.
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        """The class of highest mean probability (the first one on a tie).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted labels, taken from ``classes_``.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_.take(np.argmax(proba, axis=1), axis=0)
-
-
-class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
+class _BaseRandomForest(_BaseForest):
     """What both random forests share: bagging on one shared presort, trees built in
-    threads, warm starts, out-of-bag sums, importances and draws.  Subclasses check the
-    targets, say which trees they grow and how out-of-bag sums become a score."""
+    threads, warm starts, out-of-bag sums, importances and draws: the random forest's
+    hooks of the shared fit (see _BaseForest).  Subclasses check the targets, say which
+    trees they grow and how out-of-bag sums become a score."""
 
-    _tree_class = DecisionTreeClassifier
-    _pickle_defaults = dict(_AtomicFit._pickle_defaults, categorical_set_fraction=1.0)
+    _pickle_defaults = dict(_BaseForest._pickle_defaults, categorical_set_fraction=1.0)
+    _grower = staticmethod(_grow_trees)
 
     def fit(self, X, y, sample_weight=None):
         """Build the forest on (X, y), optionally weighting the samples.
@@ -450,37 +210,19 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         check_real("categorical_set_fraction", self.categorical_set_fraction, 0.0, 1.0)
         check_tree_params(self._tree_class(**self._tree_params()))
 
-    def _fit(self, X, y, sample_weight):
-        self._check_params()
-        warm = self.warm_start and hasattr(self, "estimators_")
-        X, y, codes, sw, classes = self._forest_data(X, y, sample_weight, warm)
-        n_values = 1 if classes is None else len(classes)
-        n = X.shape[0]
-        n_draws = resolve_max_samples(self.max_samples, n)
-        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
-        sw = sw / scaled_by if scaled_by != 1.0 else sw
+    def _fit_plan(self, fit):
+        """The draws' probabilities, and the trees' builder settings (tree_template)."""
         # (unequal weights are drawn by, not multiplied: no bootstrap total can overflow;
         # equal ones total at most their sum, which training_data checked)
-        p = draw_probabilities(sw, self.bootstrap)
-        if warm:
-            check_warm_start(self, classes, n, n_draws)
-            trees = list(self.estimators_)
-            base_seed = self._base_seed
-        else:
-            trees = []
-            base_seed = int(check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max))
-        new = list(range(len(trees), self.n_estimators))
-        template = tree_template(self._tree_class, self._tree_params(), n, X.shape[1],
-                                 n_values)
-        if warm and not new:
-            warn_no_new_trees()
-            if self.oob_score:          # asked for now, or again: as scikit-learn does
-                self._set_oob(X, y, effective_n_jobs(self.n_jobs))
-            return self
+        fit.p = draw_probabilities(fit.sw, self.bootstrap)
+        fit.template = tree_template(self._tree_class, self._tree_params(), *fit.X.shape,
+                                     fit.n_values)
 
-        n_jobs = effective_n_jobs(self.n_jobs)
-        keys = _presort_in_threads(X, n_jobs)   # one sort per forest, shared by every tree
+    def _tree_job(self, fit, new):
+        """The new trees' _ForestJob: the one presort of the fit (and its dense ranks,
+        when the trees' nodes may sort), shared by every tree, and the category table."""
+        X = fit.X
+        keys = _presort_in_threads(X, fit.n_jobs)   # one sort per forest, for every tree
         keys.setflags(write=False)
         categories = category_table(self, X, keys)
         # the trees' nodes may sort the features they draw (see the builder): their
@@ -488,51 +230,41 @@ class _BaseRandomForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         ranks = None
         if _builder.needs_ranks(keys, X.shape[0], resolve_max_features(self.max_features,
                                                                        X.shape[1])):
-            ranks = _ranks_in_threads(keys, X.shape[0], n_jobs)
+            ranks = _ranks_in_threads(keys, X.shape[0], fit.n_jobs)
             ranks.setflags(write=False)
-        progress = _Progress(len(new), self.verbose) if self.verbose else None
-        # the same array objects for every chunk: a distributed joblib backend (dask)
-        # ships each argument once per fit, recognising it by identity
-        trees.extend(_grow_in_threads(_grow_trees, lambda chunk: (
-            self._tree_class, self._tree_params(), chunk, X, keys, y, codes, sw,
-            n_values, base_seed, n_draws, self.bootstrap,
+        return _ForestJob(
+            self._tree_class, self._tree_params(), X, keys, fit.y, fit.target, fit.sw,
+            fit.n_values, fit.base_seed, fit.n_draws, self.bootstrap,
             self._preset() == "balanced_subsample" and self.bootstrap,
-            bool(self.oob_pruning), progress, scaled_by, p, ranks, categories,
-            float(self.categorical_set_fraction), template), new, n_jobs, X.size))
+            bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
+            categories, float(self.categorical_set_fraction), fit.template)
 
-        if classes is not None:
-            self.classes_ = classes
-            self.n_classes_ = len(classes)
-        self.n_outputs_ = 1
-        self._base_seed = base_seed
-        # each tree's draw: samples, draws, bootstrap, and which of _draw_p it drew with
-        # (-1: uniformly)
-        probabilities = list(getattr(self, "_draw_p", [])) if warm else []
-        which = next((i for i, q in enumerate(probabilities) if np.array_equal(q, p)),
-                     None) if p is not None else -1
+    def _draw_record(self, fit):
+        """The new trees' draw: samples, draws, bootstrap, and which of ``_draw_p`` (the
+        probabilities of the fits so far, kept by _keep) it drew with (-1: uniformly)."""
+        probabilities = list(getattr(self, "_draw_p", [])) if fit.warm else []
+        which = next((i for i, q in enumerate(probabilities) if np.array_equal(q, fit.p)),
+                     None) if fit.p is not None else -1
         if which is None:
-            probabilities.append(p)
+            probabilities.append(fit.p)
             which = len(probabilities) - 1
-        old = draw_records(self) if warm else np.zeros((0, 4), dtype=np.int64)
-        if old.shape[1] == 3:                   # forests fitted before weighted draws
-            old = np.hstack([old, np.full((old.shape[0], 1), -1, dtype=np.int64)])
-        self._draw_records = np.vstack(
-            [old, np.tile(np.array([n, n_draws, int(self.bootstrap), which], dtype=np.int64),
-                          (len(new), 1))])
-        self._draw_p = probabilities
+        fit.draw_p = probabilities
+        return [fit.X.shape[0], fit.n_draws, int(self.bootstrap), which]
+
+    def _keep(self, fit, grown):
+        self._draw_p = fit.draw_p
+        trees = (list(self.estimators_) if fit.warm else []) + grown
         self.estimators_ = trees
         self.estimator_ = self._tree_class(**self._tree_params())
         for tree in trees:
-            if classes is not None:
-                tree.classes_ = classes
+            if fit.classes is not None:
+                tree.classes_ = fit.classes
             if hasattr(self, "feature_names_in_"):
                 tree.feature_names_in_ = self.feature_names_in_
             tree._category_maps = getattr(self, "_category_maps", {})  # export_text
-        if self.oob_score:
-            self._set_oob(X, y, n_jobs)
-        else:
-            drop_oob(self)
-        return self
+
+    def _score_oob(self, fit, job):
+        self._set_oob(fit.X, fit.y, fit.n_jobs)
 
     def _preset(self):
         """The class_weight preset ("balanced" or "balanced_subsample"), else None."""

@@ -1,14 +1,18 @@
 """RotationForestClassifier and RotationForestRegressor: presorted trees grown on randomly
-rotated, normalised features."""
+rotated, normalised features.  Here: each tree's draws, rotation and growth
+(_RotationJob, _grow_rotated), the screening forest and relevance-drawn subsets on wide
+data, the rotation forest's hooks of the shared fit, prediction by blocks of trees; what
+both kinds of forest share (the fit's template, checks, draw records) is in
+_ensemble.py, the rotation maths in _rotate.py."""
 import threading
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _builder
 from rotforest._validation import (
@@ -16,35 +20,32 @@ from rotforest._validation import (
     check_int,
     check_option,
     check_tree_params,
-    densify,
     resolve_max_features,
     store_params,
 )
-from rotforest._parallel import _SUM_BLOCK, _Progress, _grow_in_threads, _sum_over_trees
+from rotforest._parallel import _SUM_BLOCK, _sum_over_trees
 from rotforest._rotate import (_Rotated, _normalisation, _normalise, _rotated_features,
                                _shares, draw_rotation)
-from rotforest.forest import _TREE_PARAMS as _FOREST_TREE_PARAMS
-from rotforest.forest import (
-    RandomForestClassifier,
-    RandomForestRegressor,
+from rotforest._ensemble import _TREE_PARAMS as _FOREST_TREE_PARAMS
+from rotforest._ensemble import (
+    _BaseForest,
     _ForestStructure,
     _NumericTargets,
+    _TreeJob,
     _VotingPredictions,
     _settings_once,
     _tree_rng,
     check_ensemble_params,
-    check_warm_start,
     draw_records,
-    drop_oob,
-    tree_template,
-    warn_no_new_trees,
     oob_regression_scored,
     oob_scored,
-    resolve_max_samples,
+    tree_template,
     warn_balanced_warm_start,
 )
-from rotforest._inputs import predict_input, training_data, weight_scale
-from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor, _AcceptsNaN, _AtomicFit
+# (the screening forest of wide data: see screen_relevance)
+from rotforest.forest import RandomForestClassifier, RandomForestRegressor
+from rotforest._inputs import predict_input, training_data
+from rotforest.tree import DecisionTreeRegressor
 from rotforest._categorical import check_categorical_params
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor"]
@@ -226,69 +227,101 @@ class _OneBlasThread:
 _one_blas_thread = _OneBlasThread
 
 
-def _grow_rotated(tree_class, kinds, indices, Z, mask, project, target, pca_groups, sw,
-                  n_values, base_seed, bootstrap, n_draws, group_size, kind, features,
-                  n_rotated, progress, scaled_by):
-    """Build the trees ``indices`` (one worker's share), instances of ``tree_class``, each
-    on its own rotation of the normalised rows ``Z``: ``target`` holds class codes
-    (``n_values`` classes) or numeric targets (``n_values`` 1); ``pca_groups`` the codes
-    whose random subsets the PCA rotations draw rows from (the classes, or the target's
-    quantile bins).  ``kinds`` (see _BaseRotationForest._tree_kinds): one or two kinds
-    of trees, tree ``i`` of kind ``i % len(kinds)``, each ``(params, template,
-    probabilities)``: the trees' parameters, their tree_template, and the probabilities
-    by which they draw their subsets of ``n_rotated`` of ``features`` (see
-    tree_features; None: uniformly)."""
-    n, F = Z.shape
-    regression = tree_class._regression
-    Z = np.asfortranarray(Z)           # once per chunk: the projections read columns
+@dataclass(eq=False)
+class _RotationJob(_TreeJob):
+    """What every tree of a rotation forest's fit shares (see _TreeJob): instances of
+    ``tree_class``, each grown on its own rotation of the normalised rows ``Z`` (``mask``:
+    their missing cells, or None), projected by ``project`` (a _Rotated); ``target``
+    holds class codes (``n_values`` classes) or numeric targets (``n_values`` 1);
+    ``pca_groups`` the codes whose random subsets the PCA rotations draw rows from (the
+    classes, or the target's quantile bins); ``sw`` divided by ``scaled_by`` (see
+    weight_scale); the draws (``base_seed``, ``bootstrap``, ``n_draws``) and rotations
+    (``group_size``, ``rotation``: "pca" or "gaussian").  ``kinds`` (see
+    _BaseRotationForest._tree_kinds): one or two kinds of trees, tree ``i`` of kind ``i
+    % len(kinds)``, each ``[params, template, probabilities]``: the trees' parameters,
+    their tree_template, and the probabilities by which they draw their subsets of
+    ``n_rotated`` of ``features`` (see tree_features; None: uniformly)."""
+
+    tree_class: type
+    kinds: list
+    Z: np.ndarray
+    mask: Optional[np.ndarray]
+    project: _Rotated
+    target: np.ndarray
+    pca_groups: np.ndarray
+    sw: np.ndarray
+    n_values: int
+    base_seed: int
+    bootstrap: bool
+    n_draws: int
+    group_size: Optional[int]
+    rotation: str
+    features: np.ndarray
+    n_rotated: int
+    progress: Any
+    scaled_by: float
+
+    @property
+    def cells(self):
+        return self.Z.shape[0] * max(1, self.n_rotated)
+
+
+def _grow_rotated(job, indices):
+    """Build the trees ``indices`` (one worker's share), each on its own rotation, as the
+    fit's ``job`` (a _RotationJob) says: a list of (tree, rotation)."""
+    n, F = job.Z.shape
+    regression = job.tree_class._regression
+    Z = np.asfortranarray(job.Z)       # once per chunk: the projections read columns
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
+    target, sw, project, kinds = job.target, job.sw, job.project, job.kinds
     templates = [template for _, template, _ in kinds]
     out = []
     for index in indices:
-        rng, seed, counts = _tree_draws(base_seed, index, n, n_draws, bootstrap)
+        rng, seed, counts = _tree_draws(job.base_seed, index, n, job.n_draws, job.bootstrap)
         k = index % len(kinds)
         params, _, probabilities = kinds[k]
         rotation = draw_rotation(
-            rng, F, group_size, kind, y=pca_groups, Zt=Zt,
-            features=tree_features(rng, features, n_rotated, probabilities))
+            rng, F, job.group_size, job.rotation, y=job.pca_groups, Zt=Zt,
+            features=tree_features(rng, job.features, job.n_rotated, probabilities))
         weights = sw if counts is None else counts * sw
-        P = np.asfortranarray(project(rotation, Z, mask))  # Z @ R, column-major
-        tree = tree_class(random_state=seed, **params)
-        templates[k] = _settings_once(tree, templates[k], n, P.shape[1], n_values)
+        P = np.asfortranarray(project(rotation, Z, job.mask))  # Z @ R, column-major
+        tree = job.tree_class(random_state=seed, **params)
+        templates[k] = _settings_once(tree, templates[k], n, P.shape[1], job.n_values)
         settings = templates[k][0]
         if not regression:
-            tree.classes_ = np.arange(n_values)
-            tree.n_classes_ = n_values
+            tree.classes_ = np.arange(job.n_values)
+            tree.n_classes_ = job.n_values
         tree.n_outputs_ = 1
         tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
         tree.is_categorical_, categories = project.categories(P, keys)
         if weights.sum() > 0:
-            tree._grow(P, keys, target, weights, settings, seed, scaled_by,
+            tree._grow(P, keys, target, weights, settings, seed, job.scaled_by,
                        categories=categories)
         else:   # every drawn sample had zero weight (uniform draws, counts x weights)
             leaf, leaf_weights = knows_nothing(settings, n, target, regression, sw)
             tree._grow(P, keys, target, leaf_weights, leaf, seed,
-                       scaled_by if regression else 1.0, categories=categories)
+                       job.scaled_by if regression else 1.0, categories=categories)
         out.append((tree, rotation))
-        if progress is not None:
-            progress()
+        if job.progress is not None:
+            job.progress()
     return out
 
 
-class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
+class _BaseRotationForest(_BaseForest):
     """What both rotation forests share: the normalisation, each tree's draws and
     rotation, trees built in threads, warm starts, out-of-bag sums, prediction by blocks
-    of trees and importances.  Subclasses check the targets, say which trees they grow
-    and how out-of-bag sums become a score."""
+    of trees and importances: the rotation forest's hooks of the shared fit (see
+    _BaseForest).  Subclasses check the targets, say which trees they grow and how
+    out-of-bag sums become a score."""
 
-    _tree_class = DecisionTreeClassifier
     # how models pickled before these parameters were fitted: uniform subsets (before
     # subset_sampling), every feature rotated (a classifier before
     # max_rotated_features), standardised features (a classifier before scaling; the
     # regressor came with both)
-    _pickle_defaults = dict(_AtomicFit._pickle_defaults, subset_sampling="uniform",
+    _pickle_defaults = dict(_BaseForest._pickle_defaults, subset_sampling="uniform",
                             max_rotated_features=None, scaling="std")
+    _grower = staticmethod(_grow_rotated)
 
     def fit(self, X, y, sample_weight=None):
         """Normalise, rotate and grow the forest on (X, y).
@@ -352,116 +385,123 @@ class _BaseRotationForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             return None
         return getattr(self, "is_categorical_", None)
 
+    def _categorical(self):
+        """The categorical features that this fit's trees split on sets of (None: none,
+        or ``min_category_samples=None``)."""
+        if self.min_category_samples is None:
+            return None
+        return getattr(self, "is_categorical_", None)
 
-    def _fit(self, X, y, sample_weight):
-        self._check_params()
-        warm = self.warm_start and hasattr(self, "estimators_")
-        X, y, target, sw, classes = self._forest_data(X, y, sample_weight, warm)
-        n, F = X.shape
-        n_jobs = effective_n_jobs(self.n_jobs)
-        sets = self.min_category_samples is not None
-        categorical = getattr(self, "is_categorical_", None) if sets else None
-        if categorical is not None:
+    def _check_fit(self):
+        if self._categorical() is not None:
             check_categorical_params(self, None, self.criterion)
-        n_draws = resolve_max_samples(self.max_samples, n)
+
+    def _check_draws(self, sw, n_draws):
         check_bootstrap_weights(sw, n_draws, self.bootstrap)
-        scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
-        sw = sw / scaled_by if scaled_by != 1.0 else sw
-        if warm:
-            check_warm_start(self, classes, n, n_draws)
-            if self.missing != self._missing_fitted:
-                raise ValueError("missing cannot change between warm-started fits")
-            if self.scaling != getattr(self, "_scaling_fitted", self.scaling):
-                raise ValueError("scaling cannot change between warm-started fits: the "
-                                 "fitted trees' rotations read features scaled by "
-                                 f"{self._scaling_fitted!r}")
-            if (getattr(self, "is_categorical_", None) is not None
-                    and sets != getattr(self, "_category_sets", True)):
-                raise ValueError("min_category_samples cannot change between None and a "
-                                 "number between warm-started fits")
-            base_seed, mean, scale = self._base_seed, self.mean_, self.scale_
-            constant = getattr(self, "_constant", None)     # older pickles: not stored
-            missing_features = self.missing_features_
-            features = self.rotated_features_
-            fitted = list(zip(self.estimators_, self.rotations_))
+
+    def _check_warm(self):
+        if self.missing != self._missing_fitted:
+            raise ValueError("missing cannot change between warm-started fits")
+        if self.scaling != getattr(self, "_scaling_fitted", self.scaling):
+            raise ValueError("scaling cannot change between warm-started fits: the "
+                             "fitted trees' rotations read features scaled by "
+                             f"{self._scaling_fitted!r}")
+        if (getattr(self, "is_categorical_", None) is not None
+                and (self.min_category_samples is not None)
+                != getattr(self, "_category_sets", True)):
+            raise ValueError("min_category_samples cannot change between None and a "
+                             "number between warm-started fits")
+
+    def _fit_plan(self, fit):
+        """The normalisation (a warm start keeps the first fit's), the features the
+        rotations may mix, how many each tree rotates, and the kinds of trees."""
+        if fit.warm:
+            fit.mean, fit.scale = self.mean_, self.scale_
+            fit.constant = getattr(self, "_constant", None)     # older pickles: not stored
+            fit.missing_features = self.missing_features_
+            fit.features = self.rotated_features_
         else:
-            base_seed = int(check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max))
             # weighted, so that a weight of 2 normalises like two copies of a sample
-            mean, scale, constant = _normalisation(X, sw, self.scaling)
-            weighted = X if np.all(sw > 0) else X[sw > 0]   # a row of weight 0 changes nothing
-            missing_features = np.flatnonzero(np.isnan(weighted).any(axis=0))
-            features = _rotated_features(weighted, constant, self.missing)
-            fitted = []
-        n_rotated = resolve_max_features(self.max_rotated_features, features.size,
-                                         "max_rotated_features")
-        # the trees' kinds, whether each draws its subset uniformly: on wider data
-        # "mixed" alternates a relevance-drawn and a uniform tree; one kind otherwise
+            fit.mean, fit.scale, fit.constant = _normalisation(fit.X, fit.sw, self.scaling)
+            # a row of weight 0 changes nothing
+            weighted = fit.X if np.all(fit.sw > 0) else fit.X[fit.sw > 0]
+            fit.missing_features = np.flatnonzero(np.isnan(weighted).any(axis=0))
+            fit.features = _rotated_features(weighted, fit.constant, self.missing)
+        fit.n_rotated = resolve_max_features(self.max_rotated_features, fit.features.size,
+                                             "max_rotated_features")
+        fit.kinds = self._tree_kinds(fit)
+
+    def _tree_kinds(self, fit):
+        """The kinds of trees, ``[params, template, probabilities]`` each (see
+        _RotationJob), the probabilities None until _tree_job sets those of kind 0 when
+        it draws by relevance (``fit.by_relevance``): on wider data (more rotated features
+        than each tree rotates), "mixed" alternates a relevance-drawn and a uniform tree;
+        one kind otherwise."""
         uniform = [False]
-        if n_rotated < features.size:
+        if fit.n_rotated < fit.features.size:
             uniform = {"relevance": [False], "uniform": [True],
                        "mixed": [False, True]}[self.subset_sampling]
-        n_values = 1 if classes is None else len(classes)
+        fit.by_relevance = fit.n_rotated < fit.features.size and not uniform[0]
         kinds = []
         for drawn_uniformly in uniform:
             params = self._tree_params(drawn_uniformly)
-            kinds.append([params, tree_template(self._tree_class, params, n,
-                                                max(1, n_rotated), n_values), None])
-        new = list(range(len(fitted), self.n_estimators))
-        if warm and not new:
-            warn_no_new_trees()
-            if self.oob_score:          # asked for now, or again: as scikit-learn does
-                self._set_oob(*_normalise(X, mean, scale, constant, n_jobs), y)
-            return self
-        relevance = getattr(self, "_relevance", None) if warm else None
-        if n_rotated < features.size and not uniform[0]:     # kind 0 draws by relevance
-            if relevance is None:
-                # seeded by the forest's seed alone: the same screen for any n_jobs (a
-                # warm start reuses the first fit's screen)
-                relevance = screen_relevance(self._tree_class._regression, X, target, sw,
-                                             base_seed, n_jobs)
-            kinds[0][2] = subset_probabilities(relevance, features)
-        Z, mask = _normalise(X, mean, scale, constant, n_jobs)
-        project = _Rotated(self.missing, missing_features, categorical, mean, scale)
-        progress = _Progress(len(new), self.verbose) if self.verbose else None
+            kinds.append([params, tree_template(self._tree_class, params, fit.X.shape[0],
+                                                max(1, fit.n_rotated), fit.n_values), None])
+        return kinds
+
+    def _tree_job(self, fit, new):
+        """The new trees' _RotationJob: the relevance screen of wide data (a warm start
+        reuses the first fit's), the normalised rows and their projector."""
+        fit.relevance = getattr(self, "_relevance", None) if fit.warm else None
+        if fit.by_relevance:                    # kind 0 draws by relevance
+            if fit.relevance is None:
+                # seeded by the forest's seed alone: the same screen for any n_jobs
+                fit.relevance = screen_relevance(self._tree_class._regression, fit.X,
+                                                 fit.target, fit.sw, fit.base_seed,
+                                                 fit.n_jobs)
+            fit.kinds[0][2] = subset_probabilities(fit.relevance, fit.features)
+        Z, mask = _normalise(fit.X, fit.mean, fit.scale, fit.constant, fit.n_jobs)
+        project = _Rotated(self.missing, fit.missing_features, self._categorical(),
+                           fit.mean, fit.scale)
         pca_groups = np.ascontiguousarray(
-            target if classes is not None else target_bins(target), dtype=np.int32)
-        # one object for all chunks: shipped once (dask)
+            fit.target if fit.classes is not None else target_bins(fit.target),
+            dtype=np.int32)
+        return _RotationJob(
+            self._tree_class, fit.kinds, Z, mask, project, fit.target, pca_groups, fit.sw,
+            fit.n_values, fit.base_seed, self.bootstrap, fit.n_draws, self.group_size,
+            self.rotation, fit.features, fit.n_rotated, self._progress(len(new)),
+            fit.scaled_by)
+
+    def _grow_new(self, job, new, n_jobs):
         with _one_blas_thread():
-            fitted.extend(_grow_in_threads(_grow_rotated, lambda chunk: (
-                self._tree_class, kinds, chunk, Z, mask, project, target,
-                pca_groups, sw, n_values, base_seed, self.bootstrap, n_draws,
-                self.group_size, self.rotation, features, n_rotated, progress,
-                scaled_by),
-                new, n_jobs, n * max(1, n_rotated)))
-        if classes is not None:
+            return super()._grow_new(job, new, n_jobs)
+
+    def _draw_record(self, fit):
+        return [fit.X.shape[0], fit.n_draws, int(self.bootstrap)]
+
+    def _keep(self, fit, grown):
+        fitted = (list(zip(self.estimators_, self.rotations_)) if fit.warm else []) + grown
+        if fit.classes is not None:
             for tree, _ in fitted:
-                tree.classes_ = classes
-            self.classes_ = classes
-            self.n_classes_ = len(classes)
-        self.n_outputs_ = 1
-        self.mean_, self.scale_ = mean, scale
-        self._constant = constant
-        self._relevance = relevance
-        self.missing_features_ = missing_features
-        self.rotated_features_ = features
+                tree.classes_ = fit.classes
+        self.mean_, self.scale_ = fit.mean, fit.scale
+        self._constant = fit.constant
+        self._relevance = fit.relevance
+        self.missing_features_ = fit.missing_features
+        self.rotated_features_ = fit.features
         self._missing_fitted = self.missing
         self._scaling_fitted = self.scaling
-        self._category_sets = sets
-        self._base_seed = base_seed
-        self._draw_records = np.vstack(
-            [draw_records(self) if warm else np.zeros((0, 3), dtype=np.int64),
-             np.tile(np.array([n, n_draws, int(self.bootstrap)], dtype=np.int64),
-                     (len(new), 1))])
+        self._category_sets = self.min_category_samples is not None
         self.estimators_ = [t for t, _ in fitted]
-        self.estimator_ = self._tree_class(**kinds[0][0])
+        self.estimator_ = self._tree_class(**fit.kinds[0][0])
         self.rotations_ = [r for _, r in fitted]
         self._stack_rotations()
-        if self.oob_score:
-            self._set_oob(Z, mask, y)
-        else:
-            drop_oob(self)
-        return self
+
+    def _score_oob(self, fit, job):
+        """Scored on the job's normalised rows (``job`` None: normalised again)."""
+        Z, mask = ((job.Z, job.mask) if job is not None else
+                   _normalise(fit.X, fit.mean, fit.scale, fit.constant, fit.n_jobs))
+        self._set_oob(Z, mask, fit.y)
 
     def _projector(self):
         return _Rotated(self._missing_fitted, self.missing_features_, self._set_columns(),
