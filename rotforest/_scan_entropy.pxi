@@ -93,8 +93,9 @@ cdef double _scan_entropy_missing(Builder* B, const key_t* L, int64_t s, int64_t
                                   acc_t zero) noexcept nogil:
     """Entropy on a feature with nm missing samples at the end of L[s:e) (without a
     constraint): the two runs of _missing_runs on _entropy_cuts, the missing samples'
-    class weights carried in for the second.  Only cuts beating floor (the node's best
-    so far) matter, else -inf."""
+    class weights carried in for the second, which must beat the first by more than
+    rounding (_entropy_tie).  Only cuts beating floor (the node's best so far) matter,
+    else -inf."""
     cdef int64_t K = B.data.n_classes, q, c, first = -1
     cdef int64_t runs[4]
     cdef double best
@@ -121,8 +122,8 @@ cdef double _scan_entropy_missing(Builder* B, const key_t* L, int64_t s, int64_t
             B.work.cl[c] += B.data.w[k & B.key.imask]
     pos[0] = -1
     return _missing_pick(best, first,
-                         _entropy_cuts(B, L, s, runs[2], runs[3], tot, wtot, best, pos,
-                                       zero),
+                         _entropy_cuts(B, L, s, runs[2], runs[3], tot, wtot,
+                                       _entropy_tie(B, best, wtot), pos, zero),
                          pos, ml)
 
 

@@ -63,7 +63,8 @@ cdef double _scan_reference(Builder* B, const key_t* L, int64_t s, int64_t e, in
         if proxy > best1:
             best1 = proxy
             pos1 = enm
-    if best2 > best1:
+    if best2 > (_entropy_tie(B, best1, wtot) if B.par.criterion == CRIT_ENTROPY
+                 else best1):
         pos[0] = pos2
         ml[0] = 1
         return best2

@@ -136,6 +136,61 @@ def test_root_split_with_missing_matches_brute_force(criterion, seed):
     assert ours == pytest.approx(brute_force_root_missing(X, y, w, criterion), abs=1e-12)
 
 
+def _missing_side_decrease(X, y, w, threshold, left, n_classes, criterion):
+    """The weighted child impurity (negated) of the root split at ``threshold`` with the
+    missing samples sent ``left`` (True) or right, computed here."""
+    x = X[:, 0]
+    nan = np.isnan(x)
+    goes_left = (~nan & (x <= threshold)) | (nan & left)
+    cl = np.bincount(y[goes_left], w[goes_left], n_classes)
+    cr = np.bincount(y[~goes_left], w[~goes_left], n_classes)
+    return -sum(c.sum() * impurity(c, criterion) for c in (cl, cr) if c.sum() > 0)
+
+
+def test_entropy_sends_missing_right_at_a_mirrored_tie():
+    """Classes 1 and 2 swap between the sides: both directions score the same, and the
+    missing values go right, scikit-learn's rule (entropy's sums round differently for
+    the two, which once sent them left)."""
+    X = np.array([[2.0], [np.nan], [np.nan], [1.0], [1.0], [np.nan], [2.0]])
+    y = np.array([0, 0, 1, 0, 1, 2, 2])
+    for criterion in ("gini", "entropy"):
+        t = DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(X, y).tree_
+        assert t.threshold[0] == 1.5
+        assert _missing_side_decrease(X, y, np.ones(7), 1.5, True, 3, criterion) == \
+            pytest.approx(_missing_side_decrease(X, y, np.ones(7), 1.5, False, 3, criterion))
+        assert not t.missing_go_to_left[0], criterion
+        sk = SkTree(criterion=criterion, max_depth=1).fit(X, y).tree_
+        assert not sk.missing_go_to_left[0]
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_missing_values_go_right_whenever_both_directions_tie(criterion):
+    """On many small data sets with few values, whenever the root's chosen cut scores
+    the same (to rounding, computed here) with the missing samples on either side, they
+    go right, as the documentation says and scikit-learn does."""
+    rng = np.random.default_rng(1)
+    ties = 0
+    for trial in range(1500):
+        n_classes, n = int(rng.integers(2, 4)), int(rng.integers(4, 14))
+        X = rng.integers(0, 3, size=(n, 1)).astype(float)
+        X[rng.random(n) < 0.4] = np.nan
+        y = rng.integers(0, n_classes, n)
+        w = np.ones(n) if trial % 2 else rng.integers(1, 4, n).astype(float)
+        if np.isnan(X).all() or not np.isnan(X).any() or len(set(y)) < 2:
+            continue
+        t = DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(X, y, w).tree_
+        if t.node_count < 2:
+            continue
+        left, right = (_missing_side_decrease(X, y, w, t.threshold[0], side, n_classes,
+                                              criterion) for side in (True, False))
+        if abs(left - right) <= 1e-9 * max(1.0, abs(left)):
+            ties += 1
+            assert not t.missing_go_to_left[0], (X[:, 0], y, w)
+        else:       # no tie: the better direction
+            assert t.missing_go_to_left[0] == (left > right)
+    assert ties >= 10
+
+
 @pytest.mark.parametrize("splitter", ["best", "random"])
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "error"])
 def test_training_partition_is_reproduced_at_predict(splitter, criterion):
