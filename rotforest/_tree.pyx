@@ -1,6 +1,6 @@
 """Fitted tree storage and the prediction kernels (apply, decision_path)."""
 import numpy as np
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, issparse
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport NAN, isnan
@@ -293,15 +293,42 @@ class Tree:
             depths[nodes["right_child"][node]] = depths[node] + 1
         return depths
 
+    def _rows(self, X):
+        """``X`` as rows the kernels read: a 2-D float64 array of n_features columns.
+        Like scikit-learn's ``Tree``, takes float32 arrays and sparse matrices (made
+        dense here); any real array is converted; anything else is refused clearly."""
+        if isinstance(X, np.ndarray) and X.dtype == np.float64:
+            rows = X
+        elif issparse(X):
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D; got a sparse array of shape {X.shape}")
+            rows = X.toarray().astype(np.float64, copy=False)
+        else:
+            rows = np.asarray(X)
+            if rows.dtype.kind not in "biuf":
+                raise TypeError("X must hold real numbers (float64 or float32, as the "
+                                f"estimator's input); got dtype {rows.dtype}")
+            rows = rows.astype(np.float64, copy=False)
+        if rows.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features); got shape "
+                             f"{rows.shape}")
+        if rows.shape[1] != self.n_features:
+            raise ValueError(f"X has {rows.shape[1]} features, but the tree was grown on "
+                             f"{self.n_features}")
+        return rows
+
     def apply(self, X):
-        """Leaf index reached by every row of ``X`` (float64, 2-D)."""
+        """Leaf index reached by every row of ``X`` (2-D: float64, float32 or any real
+        array, or a sparse matrix; NaN is a missing value)."""
         flat = self.__dict__.get("_flat")
         if flat is None:
             flat = self._flat = flatten(self.nodes, self.left_codes)
-        return apply_flat(flat[0], flat[1], X, flat[2])
+        return apply_flat(flat[0], flat[1], self._rows(X), flat[2])
 
     def decision_path(self, X):
-        return decision_path_dense(self.nodes, X, self.left_codes)
+        """The nodes every row of ``X`` passes (a CSR indicator matrix, one row per
+        sample); ``X`` as for :meth:`apply`."""
+        return decision_path_dense(self.nodes, self._rows(X), self.left_codes)
 
     def categories_left(self, node):
         """The codes that node ``node`` sends left: a sorted int array for a categorical

@@ -386,3 +386,28 @@ def test_builder_refuses_an_unknown_criterion():
     for criterion in (7, -1, _builder.REGRESSION_CRITERIA["squared_error"]):
         with pytest.raises(ValueError, match="classification criterion"):
             _builder.build_tree(X, keys, y, w, 2, criterion=criterion, **settings)
+
+
+def test_tree_object_takes_what_scikit_learns_takes():
+    """``tree_.apply`` / ``decision_path`` take float32 arrays and CSR matrices as
+    scikit-learn's ``Tree`` does (and float64, lists, other sparse formats), with the
+    leaves of the float64 rows, which are scikit-learn's tree's on tie-free data; a
+    wrong width, dimension or dtype is a clear error, not a Cython buffer error."""
+    from helpers import tie_free_data
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+    X, y = tie_free_data(200, 4, 2, seed=1)      # (no equally good features to 4 levels)
+    ours = DecisionTreeClassifier(max_depth=4).fit(X, y).tree_
+    theirs = SkTree(max_depth=4, random_state=0).fit(X, y).tree_
+    np.testing.assert_array_equal(ours.feature, theirs.feature)
+    X32 = X.astype(np.float32)
+    np.testing.assert_array_equal(ours.apply(X), theirs.apply(X32))
+    for rows in (X32, sp.csr_matrix(X32), sp.csr_array(X), sp.csc_matrix(X), X.tolist()):
+        np.testing.assert_array_equal(ours.apply(rows), theirs.apply(X32))
+    np.testing.assert_array_equal(ours.decision_path(sp.csr_matrix(X32)).toarray(),
+                                  theirs.decision_path(sp.csr_matrix(X32)).toarray())
+    with pytest.raises(ValueError, match="X has 3 features, but the tree was grown on 4"):
+        ours.apply(X[:, :3])
+    with pytest.raises(ValueError, match="2-D"):
+        ours.decision_path(X[0])
+    with pytest.raises(TypeError, match="real numbers"):
+        ours.apply(np.full((2, 4), "a"))
