@@ -4,6 +4,7 @@ records, out-of-bag scoring, the structure methods (apply, decision_path, votes)
 job objects' base (_TreeJob) and the one fit (_BaseForest._fit, a template whose hooks
 each kind fills in).  forest.py and rotation.py hold what is their kind's own: each
 tree's draws and growth, the fit's preparation, prediction."""
+import math
 import numbers
 import types
 import warnings
@@ -14,11 +15,12 @@ from scipy.sparse import hstack as sparse_hstack
 from sklearn.base import BaseEstimator
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from rotforest._inputs import check_targets, regression_data, weight_scale
 from rotforest._parallel import _Progress, _grow_in_threads
-from rotforest._validation import check_int, check_real, check_tree_params
-from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit
+from rotforest._validation import _is_int, _is_real, check_int, check_tree_params
+from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, builder_seed
 
 # the parameters that a forest passes on to its trees (the rotation forests take all but
 # monotonic_cst: see rotation.py)
@@ -32,6 +34,38 @@ def _tree_rng(base_seed, index):
     """The generator of tree ``index``: a function of the forest's base seed and the
     tree's index only, so results depend neither on n_jobs nor on warm starts."""
     return np.random.default_rng(np.random.SeedSequence(base_seed, spawn_key=(index,)))
+
+
+# scikit-learn's forests give their trees a random_state below this (and a tree's own fit
+# takes one up to 2**32 - 1)
+_TREE_SEED_BOUND = int(np.iinfo(np.int32).max)
+
+
+class _TreeSeeds:
+    """The seeds of a forest's trees, made from the first draw of each tree's generator
+    (see _tree_rng), a 64-bit int (drawn so, as before, so that the bootstrap draws after
+    it are unchanged): ``seeds(drawn)`` is the tree's ``random_state``, below
+    scikit-learn's bound (_TREE_SEED_BOUND), and the builder seed that the tree's own fit
+    derives from that random_state (tree.builder_seed), so that a tree cloned from the
+    forest and refitted on its draw grows again.  ``legacy``: forests fitted before
+    these seeds (2026-11-27), warm-started, grow on as they began: the draw is both
+    seeds.  One object per worker's share: it reseeds one RandomState (constructing one
+    costs about 100 µs, reseeding about 1.5)."""
+
+    def __init__(self, legacy=False):
+        self._legacy = legacy
+        self._state = np.random.RandomState(0)
+
+    def __call__(self, drawn):
+        if self._legacy:
+            return drawn, drawn
+        random_state = drawn % _TREE_SEED_BOUND
+        self._state.seed(random_state)
+        return random_state, builder_seed(self._state)
+
+
+# the seeds of the forests fitted since 2026-11-27 (_TreeSeeds; absent: the older ones)
+_SEED_SCHEME = 2
 
 
 def _settings_once(tree, template, n_samples, n_features, n_classes):
@@ -69,6 +103,7 @@ def check_ensemble_params(est):
         raise ValueError("oob_score needs bootstrap=True: without it no sample is out of bag")
     if est.max_samples is not None and not est.bootstrap:
         raise ValueError("max_samples needs bootstrap=True")
+    check_max_samples(est.max_samples)
     if not isinstance(est.warm_start, (bool, np.bool_)):
         raise TypeError(f"warm_start must be a bool; got {est.warm_start!r}")
     if est.n_jobs is not None and (not isinstance(est.n_jobs, numbers.Integral)
@@ -198,18 +233,51 @@ class _NumericTargets:
         return X, y, y, sw, None
 
 
-def resolve_max_samples(max_samples, n_samples):
-    """Bootstrap sample size: n_samples for None, an int as it is, a float as a fraction."""
+# the most draws a bootstrap sample may have (the builder counts samples in int64)
+_MAX_DRAWS = int(np.iinfo(np.int64).max)
+
+
+def check_max_samples(max_samples):
+    """scikit-learn's rule (1.5 on): None, an int >= 1 or a float > 0 (finite), either of
+    them above the number of samples too."""
+    if max_samples is None:
+        return
+    what = "max_samples must be None, an int >= 1 or a float > 0"
+    if not (_is_int(max_samples) or _is_real(max_samples)):
+        raise TypeError(f"{what}; got {max_samples!r} of type {type(max_samples).__name__}")
+    if _is_int(max_samples):
+        if max_samples < 1:
+            raise ValueError(f"{what}; got {max_samples!r}")
+        if max_samples > _MAX_DRAWS:
+            raise ValueError(f"max_samples must be at most {_MAX_DRAWS}; got {max_samples!r}")
+    elif not (max_samples > 0 and math.isfinite(max_samples)):    # (NaN fails both)
+        raise ValueError(f"{what}; got {max_samples!r}")
+
+
+def resolve_max_samples(max_samples, n_samples, total=None):
+    """Bootstrap sample size as scikit-learn's forests (1.9) resolve it: n_samples for
+    None, an int as it is (also above n_samples), a float as that share of ``total``
+    (the sum of the sample weights; None: n_samples), rounded down, at least 1, with
+    scikit-learn's warning when that gives suspiciously few draws."""
     if max_samples is None:
         return n_samples
-    if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-        check_int("max_samples", max_samples, 1)
-        if max_samples > n_samples:
-            raise ValueError(f"max_samples ({max_samples}) must be at most n_samples "
-                             f"({n_samples})")
+    check_max_samples(max_samples)
+    if _is_int(max_samples):
         return int(max_samples)
-    frac = check_real("max_samples", max_samples, 0.0, 1.0, low_open=True)
-    return max(1, round(n_samples * frac))
+    of = n_samples if total is None else float(total)
+    drawn = float(max_samples) * of
+    if not drawn < _MAX_DRAWS:
+        raise ValueError(f"max_samples={max_samples!r} of {of} would draw {drawn:.3g} "
+                         f"samples per tree, more than {_MAX_DRAWS}")
+    n_draws = max(int(drawn), 1)
+    if n_draws < max(10, n_samples ** (1 / 3)):
+        whole = ("the number of samples" if total is None
+                 else "the sum of the sample weights")
+        warnings.warn(f"max_samples={max_samples!r} of {whole} ({of}) gives only "
+                      f"{n_draws} bootstrap draw{'' if n_draws == 1 else 's'} per tree; "
+                      "pass max_samples as an int to choose the number of draws",
+                      UserWarning)
+    return n_draws
 
 
 class _ForestStructure:
@@ -317,8 +385,10 @@ class _Fit(types.SimpleNamespace):
     the checked data (``X``, ``y``, ``target``: class codes or numeric targets, ``sw``:
     the weights divided by ``scaled_by``, ``classes``: None for a regressor,
     ``n_values``: the number of classes, 1 for a regressor), ``n_draws`` (the bootstrap
-    sample size), ``base_seed``, ``n_fitted`` (the trees kept from a warm start) and
-    ``n_jobs``; a kind's hooks add their own fields."""
+    sample size), ``base_seed``, ``legacy_seeds`` (a warm start of a forest fitted
+    before the trees' seeds of _TreeSeeds: its new trees are seeded as its first ones
+    were), ``n_fitted`` (the trees kept from a warm start) and ``n_jobs``; a kind's
+    hooks add their own fields."""
 
 
 class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
@@ -327,6 +397,8 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     - ``_check_fit()``, ``_check_draws(sw, n_draws)``, ``_check_warm()``: the kind's
       checks of the data, of the draws and of a warm start (none by default);
+    - ``_share_of(sw)``: the total of which a float ``max_samples`` is a share (None:
+      the number of samples; see resolve_max_samples);
     - ``_fit_plan(fit)``: the kind's preparation, before the check that a warm start
       adds trees (so that such a fit refuses what a fresh one would);
     - ``_tree_job(fit, new)``: the job of the new trees (see _TreeJob), what they
@@ -339,10 +411,47 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
     - ``_score_oob(fit, job)``: the out-of-bag score (``job`` None: a warm start that
       grew no tree, scored again).
 
-    The fit either completes or leaves the forest unchanged (_AtomicFit)."""
+    The fit either completes or leaves the forest unchanged (_AtomicFit).
+
+    Fitted, a forest is also the sequence of its trees, as scikit-learn's ensembles
+    (BaseEnsemble) are: ``len(forest)``, ``forest[i]``, ``iter(forest)``."""
 
     _tree_class = DecisionTreeClassifier
     _grower = None      # the kind's worker: grow(job, indices) -> the trees of indices
+
+    # ------------------------------------------------- scikit-learn's ensemble protocol
+    def __len__(self):
+        """The number of fitted trees (NotFittedError, an AttributeError as scikit-learn's
+        forests raise, before fit)."""
+        check_is_fitted(self, "estimators_")
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        """The fitted tree ``index`` (a list of them for a slice)."""
+        check_is_fitted(self, "estimators_")
+        return self.estimators_[index]
+
+    def __iter__(self):
+        """The fitted trees, in order."""
+        check_is_fitted(self, "estimators_")
+        return iter(self.estimators_)
+
+    def __bool__(self):
+        # an estimator is true, fitted or not (without this, bool() would call __len__,
+        # which refuses an unfitted forest, as scikit-learn's forests do)
+        return True
+
+    @property
+    def estimator(self):
+        """The kind of tree the forest grows, as scikit-learn's forests have it.
+
+        Returns
+        -------
+        tree : DecisionTreeClassifier or DecisionTreeRegressor
+            A new unfitted tree with default parameters (``estimator_``, set by fit,
+            holds the forest's own tree parameters).
+        """
+        return self._tree_class()
 
     def _fit(self, X, y, sample_weight):
         self._check_params()
@@ -371,7 +480,8 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         X, y, target, sw, classes = self._forest_data(X, y, sample_weight, warm)
         self._check_fit()
         n = X.shape[0]
-        n_draws = resolve_max_samples(self.max_samples, n)
+        n_draws = (resolve_max_samples(self.max_samples, n, self._share_of(sw))
+                   if self.bootstrap else n)
         self._check_draws(sw, n_draws)
         scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
         sw = sw / scaled_by if scaled_by != 1.0 else sw
@@ -385,11 +495,15 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         return _Fit(warm=warm, X=X, y=y, target=target, sw=sw, classes=classes,
                     n_values=1 if classes is None else len(classes), n_draws=n_draws,
                     scaled_by=scaled_by, base_seed=base_seed,
+                    legacy_seeds=warm and getattr(self, "_seed_scheme", 1) < _SEED_SCHEME,
                     n_fitted=len(self.estimators_) if warm else 0,
                     n_jobs=effective_n_jobs(self.n_jobs))
 
     def _check_fit(self):
         pass
+
+    def _share_of(self, sw):
+        return None
 
     def _check_draws(self, sw, n_draws):
         pass
@@ -415,6 +529,8 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             self.n_classes_ = len(fit.classes)
         self.n_outputs_ = 1
         self._base_seed = fit.base_seed
+        if not fit.legacy_seeds:
+            self._seed_scheme = _SEED_SCHEME
         row = np.array(self._draw_record(fit), dtype=np.int64)
         old = draw_records(self) if fit.warm else np.zeros((0, row.size), dtype=np.int64)
         if old.shape[1] < row.size:     # random forests fitted before weighted draws

@@ -13,7 +13,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _builder
 from rotforest._ensemble import (_TREE_PARAMS, _BaseForest, _ForestStructure, _NumericTargets,
-                                 _TreeJob, _VotingPredictions, _settings_once, _tree_rng,
+                                 _TreeJob, _TreeSeeds, _VotingPredictions, _settings_once,
+                                 _tree_rng,
                                  check_ensemble_params, draw_records, oob_regression_scored,
                                  oob_scored, tree_template, warn_balanced_warm_start)
 from rotforest._parallel import _presort_in_threads, _ranks_in_threads, _sum_over_trees
@@ -28,15 +29,23 @@ __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 
 def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap, p=None):
-    """The in-bag sample indices (with repeats) and the builder seed of one tree: drawn
-    uniformly, or with the probabilities ``p`` (the normalised sample weights)."""
+    """The in-bag sample indices (with repeats) of one tree, drawn uniformly or with the
+    probabilities ``p`` (the normalised sample weights), and the draw its seeds are made
+    from (see _TreeSeeds)."""
     rng = _tree_rng(base_seed, index)
-    seed = int(rng.integers(np.iinfo(np.int64).max))
+    first = int(rng.integers(np.iinfo(np.int64).max))
     if not bootstrap:
-        return np.arange(n_samples), seed
+        return np.arange(n_samples), first
     if p is None:
-        return rng.integers(0, n_samples, n_draws), seed
-    return rng.choice(n_samples, n_draws, p=p), seed
+        return rng.integers(0, n_samples, n_draws), first
+    return rng.choice(n_samples, n_draws, p=p), first
+
+
+def _in_bag(drawn, n_samples):
+    """A tree's drawn indices as scikit-learn's forests give them: int32 (when every
+    index fits)."""
+    return drawn.astype(np.int32 if n_samples <= np.iinfo(np.int32).max else np.int64,
+                        copy=False)
 
 
 def tree_categories(categories, base_seed, index, fraction):
@@ -74,7 +83,8 @@ class _ForestJob(_TreeJob):
     1); ``sw`` divided by ``scaled_by`` (see weight_scale); the draws (``base_seed``,
     ``n_draws``, ``bootstrap``, ``p``: draw_probabilities); ``categories``:
     category_table's, or None, of which each tree keeps a feature with probability
-    ``set_fraction`` (see tree_categories); ``template``: the fit's tree_template."""
+    ``set_fraction`` (see tree_categories); ``template``: the fit's tree_template;
+    ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds)."""
 
     tree_class: type
     params: dict
@@ -96,6 +106,7 @@ class _ForestJob(_TreeJob):
     categories: Optional[np.ndarray]
     set_fraction: float
     template: tuple
+    legacy_seeds: bool = False
 
     @property
     def cells(self):
@@ -108,9 +119,11 @@ def _grow_trees(job, indices):
     X, sw, p, target = job.X, job.sw, job.p, job.target
     n = X.shape[0]
     template = job.template
+    seeds = _TreeSeeds(job.legacy_seeds)
     trees = []
     for index in indices:
-        drawn, seed = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap, p)
+        drawn, first = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap, p)
+        random_state, seed = seeds(first)
         weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
         out = weights == 0 if job.oob_pruning else None
         if p is None:          # drawn by weight: the counts alone carry the weights
@@ -118,7 +131,7 @@ def _grow_trees(job, indices):
         if job.balanced_subsample:
             weights *= compute_sample_weight("balanced", job.y, indices=drawn)
         del drawn
-        tree = job.tree_class(random_state=seed, **job.params)
+        tree = job.tree_class(random_state=random_state, **job.params)
         template = _settings_once(tree, template, n, X.shape[1], job.n_values)
         settings = dict(template[0])
         # features visited in a random order even when all are drawn: exact ties between
@@ -237,7 +250,13 @@ class _BaseRandomForest(_BaseForest):
             fit.n_values, fit.base_seed, fit.n_draws, self.bootstrap,
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
-            categories, float(self.categorical_set_fraction), fit.template)
+            categories, float(self.categorical_set_fraction), fit.template,
+            fit.legacy_seeds)
+
+    def _share_of(self, sw):
+        """A float max_samples is a share of the weights' total, as in scikit-learn 1.9
+        (whose draws follow the weights, as these do: see draw_probabilities)."""
+        return None if np.all(sw == 1.0) else sw.sum()
 
     def _draw_record(self, fit):
         """The new trees' draw: samples, draws, bootstrap, and which of ``_draw_p`` (the
@@ -335,16 +354,17 @@ class _BaseRandomForest(_BaseForest):
 
         Returns
         -------
-        samples : list of ndarray
+        samples : list of ndarray of int32
             One array per tree of the drawn sample indices, with repeats (every index
-            when ``bootstrap=False``).
+            when ``bootstrap=False``); int32 as scikit-learn's (int64 beyond its range).
         """
         check_is_fitted(self)
         records = draw_records(self)
-        return [_draw_tree(self._base_seed, i, int(n), int(draws),
-                           bool(self.bootstrap if boot < 0 else boot), p)[0]  # < 0: unknown
+        return [_in_bag(_draw_tree(self._base_seed, i, int(n), int(draws),
+                                   bool(self.bootstrap if boot < 0 else boot), p)[0], n)
                 for i, ((n, draws, boot), p) in enumerate(zip(records[:, :3],
                                                              self._tree_probabilities()))]
+
 
 
 class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomForest):
@@ -398,8 +418,10 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         Weights of the classes; "balanced_subsample" balances each tree's bootstrap
         sample (without bootstrap it is "balanced").
     max_samples : int, float or None, default=None
-        Size of each bootstrap sample (a float is a fraction of the samples; None: as
-        many as there are samples).
+        Size of each bootstrap sample, as in scikit-learn 1.9: an int is the number of
+        draws, a float that share of the number of samples, or of the sample weights'
+        total when they are given (rounded down, at least 1); either may exceed the
+        number of samples. None: as many draws as there are samples.
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning of every tree (see
         :class:`DecisionTreeClassifier`).
@@ -438,7 +460,9 @@ default="from_dtype"
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
     estimators_ : list of DecisionTreeClassifier
-        The fitted trees, each usable on its own.
+        The fitted trees, each usable on its own (also ``forest[i]``, ``len(forest)``
+        and ``iter(forest)``); each tree's ``random_state`` is below 2**31 - 1, and
+        refitted on its bootstrap counts (times the weights) it grows again.
     estimator_ : DecisionTreeClassifier
         The unfitted template of the trees: the forest's tree parameters (each fitted
         tree also has its own ``random_state``).
@@ -461,7 +485,7 @@ default="from_dtype"
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         Mean out-of-bag class probabilities of every training sample (NaN for a sample
         that every tree drew); only with ``oob_score``.
-    estimators_samples_ : list of ndarray
+    estimators_samples_ : list of ndarray of int32
         The in-bag sample indices (with repeats) of every tree.
 
     See Also
@@ -479,11 +503,11 @@ default="from_dtype"
     >>> forest.predict(X[:3]).tolist()
     [0, 0, 0]
     >>> len(forest.estimators_), forest.feature_importances_.round(2).tolist()
-    (20, [0.13, 0.03, 0.43, 0.41])
+    (20, [0.1, 0.02, 0.43, 0.45])
     >>> forest = RandomForestClassifier(n_estimators=50, oob_score=True, n_jobs=2,
     ...                                 random_state=0).fit(X, y)
     >>> round(forest.oob_score_, 3)
-    0.953
+    0.947
     """
 
     def __init__(
@@ -610,8 +634,10 @@ class RandomForestRegressor(RecursionDependence, _NumericTargets, _ForestStructu
     warm_start : bool, default=False
         Keep the fitted trees and add new ones up to ``n_estimators``.
     max_samples : int, float or None, default=None
-        Size of each bootstrap sample (a float is a fraction of the samples; None: as
-        many as there are samples).
+        Size of each bootstrap sample, as in scikit-learn 1.9: an int is the number of
+        draws, a float that share of the number of samples, or of the sample weights'
+        total when they are given (rounded down, at least 1); either may exceed the
+        number of samples. None: as many draws as there are samples.
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning of every tree.
     oob_pruning : bool, default=False
@@ -648,7 +674,9 @@ default="from_dtype"
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
     estimators_ : list of DecisionTreeRegressor
-        The fitted trees, each usable on its own.
+        The fitted trees, each usable on its own (also ``forest[i]``, ``len(forest)``
+        and ``iter(forest)``); each tree's ``random_state`` is below 2**31 - 1, and
+        refitted on its bootstrap counts (times the weights) it grows again.
     estimator_ : DecisionTreeRegressor
         The unfitted template of the trees.
     n_features_in_ : int
@@ -665,7 +693,7 @@ default="from_dtype"
     oob_prediction_ : ndarray of shape (n_samples,)
         Mean out-of-bag prediction of every training sample (NaN for a sample that
         every tree drew); only with ``oob_score``.
-    estimators_samples_ : list of ndarray
+    estimators_samples_ : list of ndarray of int32
         The in-bag sample indices (with repeats) of every tree.
 
     See Also
@@ -681,9 +709,9 @@ default="from_dtype"
     >>> forest = RandomForestRegressor(n_estimators=50, oob_score=True, n_jobs=2,
     ...                                random_state=0).fit(X, y)
     >>> round(forest.oob_score_, 3)
-    0.413
+    0.402
     >>> forest.predict(X[:2]).round(1).tolist()
-    [189.5, 84.1]
+    [191.0, 84.1]
     """
 
     _tree_class = DecisionTreeRegressor

@@ -32,6 +32,7 @@ from rotforest._ensemble import (
     _ForestStructure,
     _NumericTargets,
     _TreeJob,
+    _TreeSeeds,
     _VotingPredictions,
     _settings_once,
     _tree_rng,
@@ -85,14 +86,15 @@ _RELEVANT_SHARE = 0.8
 _UNIFORM_FLOOR = 0.01
 
 def _tree_draws(base_seed, index, n, n_draws, bootstrap):
-    """Tree ``index``'s generator, builder seed and bootstrap counts (None without
-    bootstrap), drawn before its rotation so that they can be regenerated alone."""
+    """Tree ``index``'s generator, the draw its seeds are made from (see _TreeSeeds) and
+    its bootstrap counts (None without bootstrap), drawn before its rotation so that they
+    can be regenerated alone."""
     rng = _tree_rng(base_seed, index)
-    seed = int(rng.integers(np.iinfo(np.int64).max))
+    first = int(rng.integers(np.iinfo(np.int64).max))
     counts = None
     if bootstrap:
         counts = np.bincount(rng.integers(0, n, n_draws), minlength=n).astype(np.float64)
-    return rng, seed, counts
+    return rng, first, counts
 
 
 def target_bins(y, n_bins=_TARGET_BINS):
@@ -240,7 +242,8 @@ class _RotationJob(_TreeJob):
     _BaseRotationForest._tree_kinds): one or two kinds of trees, tree ``i`` of kind ``i
     % len(kinds)``, each ``[params, template, probabilities]``: the trees' parameters,
     their tree_template, and the probabilities by which they draw their subsets of
-    ``n_rotated`` of ``features`` (see tree_features; None: uniformly)."""
+    ``n_rotated`` of ``features`` (see tree_features; None: uniformly);
+    ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds)."""
 
     tree_class: type
     kinds: list
@@ -260,6 +263,7 @@ class _RotationJob(_TreeJob):
     n_rotated: int
     progress: Any
     scaled_by: float
+    legacy_seeds: bool = False
 
     @property
     def cells(self):
@@ -275,9 +279,11 @@ def _grow_rotated(job, indices):
     Zt = Z.T                           # C-contiguous: the PCA takes rows of it
     target, sw, project, kinds = job.target, job.sw, job.project, job.kinds
     templates = [template for _, template, _ in kinds]
+    seeds = _TreeSeeds(job.legacy_seeds)
     out = []
     for index in indices:
-        rng, seed, counts = _tree_draws(job.base_seed, index, n, job.n_draws, job.bootstrap)
+        rng, first, counts = _tree_draws(job.base_seed, index, n, job.n_draws, job.bootstrap)
+        random_state, seed = seeds(first)
         k = index % len(kinds)
         params, _, probabilities = kinds[k]
         rotation = draw_rotation(
@@ -285,7 +291,7 @@ def _grow_rotated(job, indices):
             features=tree_features(rng, job.features, job.n_rotated, probabilities))
         weights = sw if counts is None else counts * sw
         P = np.asfortranarray(project(rotation, Z, job.mask))  # Z @ R, column-major
-        tree = job.tree_class(random_state=seed, **params)
+        tree = job.tree_class(random_state=random_state, **params)
         templates[k] = _settings_once(tree, templates[k], n, P.shape[1], job.n_values)
         settings = templates[k][0]
         if not regression:
@@ -470,7 +476,7 @@ class _BaseRotationForest(_BaseForest):
             self._tree_class, fit.kinds, Z, mask, project, fit.target, pca_groups, fit.sw,
             fit.n_values, fit.base_seed, self.bootstrap, fit.n_draws, self.group_size,
             self.rotation, fit.features, fit.n_rotated, self._progress(len(new)),
-            fit.scaled_by)
+            fit.scaled_by, fit.legacy_seeds)
 
     def _grow_new(self, job, new, n_jobs):
         with _one_blas_thread():
@@ -683,7 +689,9 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (the rotations already diversify the trees).
     max_samples : int, float or None, default=None
-        Bootstrap sample size, as in :class:`RandomForestClassifier`.
+        Bootstrap sample size: an int is the number of draws, a float that share of
+        the number of samples (rounded down, at least 1); either may exceed the number
+        of samples. None: as many draws as there are samples.
     max_features : int, float, {"auto", "sqrt", "log2"} or None, default="auto"
         Rotated axes drawn at each node (None: all of them). A tree has one axis per
         feature it rotates (see ``max_rotated_features``), plus the indicator columns
@@ -760,7 +768,10 @@ default="from_dtype"
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
     estimators_ : list of DecisionTreeClassifier
-        Trees over the rotated axes.
+        Trees over the rotated axes (also ``forest[i]``, ``len(forest)`` and
+        ``iter(forest)``). Each tree's ``random_state`` is below 2**31 - 1, so a clone
+        refits; refitted on its rotated rows (``rotations_``) and bootstrap counts
+        (times the weights) it grows again.
     estimator_ : DecisionTreeClassifier
         The unfitted template of the trees: the forest's tree parameters (each fitted
         tree also has its own ``random_state``; with ``subset_sampling="mixed"`` on
@@ -915,8 +926,9 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (the rotations already diversify the trees).
     max_samples : int, float or None, default=None
-        Bootstrap sample size (a float is a fraction of the samples; None: as many as
-        there are samples).
+        Bootstrap sample size: an int is the number of draws, a float that share of
+        the number of samples (rounded down, at least 1); either may exceed the number
+        of samples. None: as many draws as there are samples.
     max_features : int, float, {"auto", "sqrt", "log2"} or None, default=None
         Rotated axes drawn at each node (None: all of them; "auto", the classifier's
         default: all of them but on uniformly drawn subsets of wider data, the square
@@ -988,7 +1000,10 @@ default="from_dtype"
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
     estimators_ : list of DecisionTreeRegressor
-        Trees over the rotated axes.
+        Trees over the rotated axes (also ``forest[i]``, ``len(forest)`` and
+        ``iter(forest)``). Each tree's ``random_state`` is below 2**31 - 1, so a clone
+        refits; refitted on its rotated rows (``rotations_``) and bootstrap counts
+        (times the weights) it grows again.
     estimator_ : DecisionTreeRegressor
         The unfitted template of the trees.
     rotations_ : list of scipy.sparse.csc_matrix of shape (n_features, n_axes)

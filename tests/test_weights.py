@@ -138,7 +138,7 @@ def test_random_forest_draws_bootstrap_samples_by_weight_as_scikit_learn_1_9(bin
 def test_rotation_forest_grows_a_tree_when_a_bootstrap_draws_no_weight(binary_data):
     X, y = binary_data
     sw = (np.arange(300) % 10 == 0).astype(float)
-    kw = dict(n_estimators=10, bootstrap=True, max_samples=0.05, random_state=0)
+    kw = dict(n_estimators=10, bootstrap=True, max_samples=15, random_state=0)
     # the random forest draws by weight (scikit-learn 1.9): only weighted samples
     forest = RandomForestClassifier(**kw).fit(X, y, sample_weight=sw)
     assert all(np.all(sw[s] > 0) for s in forest.estimators_samples_)
