@@ -43,8 +43,10 @@ _TREE_SEED_BOUND = int(np.iinfo(np.int32).max)
 
 class _TreeSeeds:
     """The seeds of a forest's trees, made from the first draw of each tree's generator
-    (see _tree_rng), a 64-bit int (drawn so, as before, so that the bootstrap draws after
-    it are unchanged): ``seeds(drawn)`` is the tree's ``random_state``, below
+    (see _tree_rng), a 64-bit int (drawn so, as before, so that the draws after it are
+    unchanged; a random forest's trees now draw their bootstrap samples from their
+    random_state, as scikit-learn's do: see forest._draw_tree): ``seeds(drawn)`` is the
+    tree's ``random_state``, below
     scikit-learn's bound (_TREE_SEED_BOUND), and the builder seed that the tree's own fit
     derives from that random_state (tree.builder_seed), so that a tree cloned from the
     forest and refitted on its draw grows again.  ``legacy``: forests fitted before

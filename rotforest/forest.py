@@ -12,7 +12,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _builder
-from rotforest._ensemble import (_TREE_PARAMS, _BaseForest, _ForestStructure, _NumericTargets,
+from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _BaseForest, _ForestStructure, _NumericTargets,
                                  _TreeJob, _TreeSeeds, _VotingPredictions, _settings_once,
                                  _tree_rng,
                                  check_ensemble_params, draw_records, oob_regression_scored,
@@ -28,17 +28,34 @@ from rotforest.tree import DecisionTreeRegressor
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 
-def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap, p=None):
+def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap, p=None, legacy=False,
+               state=None):
     """The in-bag sample indices (with repeats) of one tree, drawn uniformly or with the
     probabilities ``p`` (the normalised sample weights), and the draw its seeds are made
-    from (see _TreeSeeds)."""
+    from (see _TreeSeeds).
+
+    The draws are scikit-learn's for the tree's ``random_state`` (``first`` reduced
+    below _TREE_SEED_BOUND): ``RandomState(random_state).randint(0, n, n_draws)``, or
+    its ``choice`` with ``p``, as scikit-learn's forests draw each tree's sample from
+    its seed; so tools that rebuild a forest's samples from its trees' seeds
+    (forestci) get ours.  ``state``: a RandomState to reseed (making one costs about
+    100 us).  ``legacy``: forests fitted before 2026-11-27, which drew from the tree's
+    generator itself."""
     rng = _tree_rng(base_seed, index)
     first = int(rng.integers(np.iinfo(np.int64).max))
     if not bootstrap:
         return np.arange(n_samples), first
+    if legacy:
+        if p is None:
+            return rng.integers(0, n_samples, n_draws), first
+        return rng.choice(n_samples, n_draws, p=p), first
+    if state is None:
+        state = np.random.RandomState(first % _TREE_SEED_BOUND)
+    else:
+        state.seed(first % _TREE_SEED_BOUND)
     if p is None:
-        return rng.integers(0, n_samples, n_draws), first
-    return rng.choice(n_samples, n_draws, p=p), first
+        return state.randint(0, n_samples, n_draws), first
+    return state.choice(n_samples, n_draws, replace=True, p=p), first
 
 
 def _in_bag(drawn, n_samples):
@@ -120,9 +137,11 @@ def _grow_trees(job, indices):
     n = X.shape[0]
     template = job.template
     seeds = _TreeSeeds(job.legacy_seeds)
+    state = np.random.RandomState(0)        # reseeded for every tree's draw
     trees = []
     for index in indices:
-        drawn, first = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap, p)
+        drawn, first = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap, p,
+                                  job.legacy_seeds, state)
         random_state, seed = seeds(first)
         weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
         out = weights == 0 if job.oob_pruning else None
@@ -158,14 +177,15 @@ def _grow_trees(job, indices):
     return trees
 
 
-def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities):
+def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities, legacy):
     """Sum of the class probabilities that the trees ``indices`` give the samples they
     did not see (the first n_classes columns), and how many trees voted for each sample
     (the last column)."""
     n = X.shape[0]
     sums = np.zeros((n, n_classes + 1))
+    state = np.random.RandomState(0)
     for tree, index, n_draws, p in zip(trees, indices, draws, probabilities):
-        drawn, _ = _draw_tree(base_seed, index, n, n_draws, True, p)
+        drawn, _ = _draw_tree(base_seed, index, n, n_draws, True, p, legacy, state)
         out = np.bincount(drawn, minlength=n) == 0
         if np.any(out):
             sums[out, :n_classes] += tree.tree_.value[tree.tree_.apply(X[out]), 0, :]
@@ -297,6 +317,11 @@ class _BaseRandomForest(_BaseForest):
             return [None] * records.shape[0]
         return [None if k < 0 else self._draw_p[k] for k in records[:, 3]]
 
+    def _legacy_draws(self):
+        """Whether the trees drew as forests fitted before 2026-11-27 did (see
+        _draw_tree): a forest loaded from then, and warm-started since."""
+        return getattr(self, "_seed_scheme", 1) < _SEED_SCHEME
+
     def _oob_sums(self, X, n_jobs, n_values):
         """The sums of the out-of-bag trees' leaf values of every sample, and how many
         trees left it out."""
@@ -305,7 +330,7 @@ class _BaseRandomForest(_BaseForest):
         both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(
             self.estimators_[chunk.start:chunk.stop], chunk, X, self._base_seed,
             draws[chunk.start:chunk.stop], n_values,
-            probabilities[chunk.start:chunk.stop]))
+            probabilities[chunk.start:chunk.stop], self._legacy_draws()))
         return both[:, :-1], both[:, -1]
 
     # --------------------------------------------------------------- prediction
@@ -360,8 +385,10 @@ class _BaseRandomForest(_BaseForest):
         """
         check_is_fitted(self)
         records = draw_records(self)
+        legacy, state = self._legacy_draws(), np.random.RandomState(0)
         return [_in_bag(_draw_tree(self._base_seed, i, int(n), int(draws),
-                                   bool(self.bootstrap if boot < 0 else boot), p)[0], n)
+                                   bool(self.bootstrap if boot < 0 else boot), p, legacy,
+                                   state)[0], n)
                 for i, ((n, draws, boot), p) in enumerate(zip(records[:, :3],
                                                              self._tree_probabilities()))]
 
@@ -503,7 +530,7 @@ default="from_dtype"
     >>> forest.predict(X[:3]).tolist()
     [0, 0, 0]
     >>> len(forest.estimators_), forest.feature_importances_.round(2).tolist()
-    (20, [0.1, 0.02, 0.43, 0.45])
+    (20, [0.11, 0.03, 0.42, 0.44])
     >>> forest = RandomForestClassifier(n_estimators=50, oob_score=True, n_jobs=2,
     ...                                 random_state=0).fit(X, y)
     >>> round(forest.oob_score_, 3)
@@ -709,9 +736,9 @@ default="from_dtype"
     >>> forest = RandomForestRegressor(n_estimators=50, oob_score=True, n_jobs=2,
     ...                                random_state=0).fit(X, y)
     >>> round(forest.oob_score_, 3)
-    0.402
+    0.387
     >>> forest.predict(X[:2]).round(1).tolist()
-    [191.0, 84.1]
+    [165.4, 80.3]
     """
 
     _tree_class = DecisionTreeRegressor

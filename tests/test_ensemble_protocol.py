@@ -281,3 +281,26 @@ def test_max_samples_refused_as_scikit_learn_refuses_it(cls, max_samples, error,
     X, y = data
     with pytest.raises(error, match="max_samples"):
         cls(n_estimators=2, max_samples=max_samples, bootstrap=True).fit(X, _targets(cls, y))
+
+
+@pytest.mark.parametrize("cls", [RandomForestClassifier, RandomForestRegressor])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("max_samples", [None, 0.6, 1.5])
+def test_each_trees_sample_is_scikit_learns_draw_for_its_seed(cls, weighted, max_samples,
+                                                               data):
+    """Tools that rebuild a forest's bootstrap samples from its trees' seeds, as
+    scikit-learn's forests draw them (forestci does), get our trees' samples: each
+    tree's in-bag indices are ``RandomState(tree.random_state).randint(0, n, draws)``,
+    or with unequal weights its ``choice`` with the normalised weights, scikit-learn's
+    rule, written out here."""
+    X, y = data
+    n = len(y)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, n) if weighted else None
+    forest = cls(n_estimators=6, max_samples=max_samples, random_state=3).fit(X, y, w)
+    total = n if w is None else w.sum()
+    draws = n if max_samples is None else max(1, int(max_samples * total))
+    for tree, drawn in zip(forest.estimators_, forest.estimators_samples_):
+        state = np.random.RandomState(tree.random_state)
+        expected = (state.randint(0, n, draws) if w is None
+                    else state.choice(n, draws, replace=True, p=w / w.sum()))
+        np.testing.assert_array_equal(drawn, expected)
