@@ -3,8 +3,10 @@
 Every estimator takes ``categorical_features`` with the conventions of scikit-learn's
 ``HistGradientBoosting*`` estimators:
 
-- ``"from_dtype"`` (the default): the columns of a pandas DataFrame whose dtype is
-  ``category``; none for other inputs;
+- ``"from_dtype"`` (the default): the columns of a DataFrame whose dtype holds categories:
+  pandas ``category`` and pyarrow ``dictionary`` columns, polars ``Categorical`` and
+  ``Enum`` columns (as scikit-learn's HistGradientBoosting reads them); none for other
+  inputs;
 - ``None``: none;
 - a boolean mask of length n_features, integer indices, or feature names (strings, for
   a DataFrame).
@@ -24,6 +26,44 @@ MAX_CATEGORIES = _builder.MAX_CATEGORY_CODE + 1     # codes 0 .. 254
 
 def _is_frame(X):
     return hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def _polars_categorical(X):
+    """Whether X is a polars DataFrame with a Categorical or Enum column."""
+    if type(X).__module__.split(".")[0] != "polars" or not hasattr(X, "schema"):
+        return False
+    import polars as pl
+    return any(dtype == pl.Categorical or dtype == pl.Enum for dtype in X.schema.values())
+
+
+def _arrow_dictionary(dtype):
+    """A pandas column dtype of pyarrow's dictionary type (categories by another name)."""
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is None:
+        return False
+    import pyarrow as pa
+    return pa.types.is_dictionary(arrow)
+
+
+def as_pandas_categories(X):
+    """X with its categorical columns in the form the rest reads, pandas ``category``: a
+    polars DataFrame with Categorical or Enum columns becomes a pandas one (its
+    categories kept), a pandas column of pyarrow's dictionary type a ``category`` one.
+    Anything else is returned as it is."""
+    if _polars_categorical(X):
+        try:
+            return X.to_pandas()
+        except ImportError as error:
+            raise ImportError("a polars DataFrame with Categorical or Enum columns is read "
+                              "through pandas and pyarrow: install them, or pass the "
+                              f"columns' codes ({error})") from error
+    if _is_frame(X):
+        arrow = [j for j, dtype in enumerate(X.dtypes) if _arrow_dictionary(dtype)]
+        if arrow:
+            X = X.copy()
+            for j in arrow:
+                X.isetitem(j, X.iloc[:, j].astype("category"))
+    return X
 
 
 def _category_columns(X):
@@ -93,7 +133,10 @@ def categorical_input(est, X, reset):
     """X with the categorical columns of a DataFrame as float codes, before scikit-learn's
     validation.  ``reset``: a fit, which resolves ``est.categorical_features`` and sets
     ``is_categorical_`` (None when no feature is) and the categories of each pandas
-    ``category`` column; otherwise those are used as the fit left them."""
+    ``category`` column; otherwise those are used as the fit left them.  Polars and
+    pyarrow categorical columns are read as pandas ``category`` ones (see
+    as_pandas_categories)."""
+    X = as_pandas_categories(X)
     if reset:
         shape = getattr(X, "shape", None)
         n_features = shape[1] if shape is not None and len(shape) == 2 else None
@@ -131,6 +174,7 @@ def check_categorical_unchanged(est, X):
     first fit treated as categorical (they are not resolved again).  Left to
     scikit-learn's validation when X is not a matrix of the fitted width; "from_dtype"
     is checked only on a DataFrame (an array's codes follow the fitted categories)."""
+    X = as_pandas_categories(X)
     shape = getattr(X, "shape", None)
     if (shape is None or len(shape) != 2 or shape[1] != getattr(est, "n_features_in_", -1)
             or (isinstance(est.categorical_features, str) and not _is_frame(X))):

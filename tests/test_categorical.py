@@ -517,3 +517,54 @@ def test_rotation_forest_warm_start_without_categories_takes_any_pooling():
     forest = RotationForestClassifier(n_estimators=2, warm_start=True, random_state=0)
     forest.fit(X, y).set_params(min_category_samples=10, n_estimators=4).fit(X, y)
     assert len(forest.estimators_) == 4
+
+
+def _frames_of_one_table():
+    """One table as a pandas ``category`` frame and as the other categorical forms a
+    user may hold: polars Enum (the same category order) and Categorical (order of
+    appearance), and pandas with a pyarrow dictionary column."""
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(0)
+    n = 400
+    levels = np.array(["a", "b", "c", "d", "e"])
+    city = levels[rng.integers(0, 5, n)]
+    x = rng.normal(size=n)
+    y = (np.isin(city, ["b", "d"]) ^ (x > 1.0)).astype(int)
+    reference = pd.DataFrame({"x": x, "city": pd.Categorical(city, categories=levels)})
+    others = {
+        "polars Enum": pl.DataFrame({"x": x, "city": pl.Series(city,
+                                                                dtype=pl.Enum(list(levels)))}),
+        "polars Categorical": pl.DataFrame({"x": x,
+                                            "city": pl.Series(city, dtype=pl.Categorical)}),
+        "pyarrow dictionary": pa.table({"x": x, "city": pa.array(city).dictionary_encode()})
+        .to_pandas(types_mapper=pd.ArrowDtype),
+    }
+    return reference, others, y
+
+
+@pytest.mark.parametrize("Est", [DecisionTreeClassifier, RandomForestClassifier])
+def test_polars_and_pyarrow_categorical_columns_are_categorical_features(Est):
+    """``categorical_features="from_dtype"`` takes polars Categorical/Enum and pyarrow
+    dictionary columns as scikit-learn's HistGradientBoosting does: the model equals the
+    one fitted on the pandas ``category`` frame (same probabilities on every row, and a
+    level unseen in fit counts as missing in both).  A forest equals it where the
+    categories come in the same order (Enum); in the order of appearance its levels get
+    other codes, which its random draws see, so it is only as accurate."""
+    pd = pytest.importorskip("pandas")
+    reference, others, y = _frames_of_one_table()
+    expected = Est(random_state=0).fit(reference, y)
+    unseen = pd.DataFrame({"x": [0.0, 2.0],
+                           "city": pd.Categorical(["z", "b"], categories=["b", "z"])})
+    for name, X in others.items():
+        model = Est(random_state=0).fit(X, y)
+        np.testing.assert_array_equal(model.is_categorical_, [False, True], err_msg=name)
+        assert list(model.feature_names_in_) == ["x", "city"]
+        if Est is RandomForestClassifier and name != "polars Enum":
+            assert model.score(X, y) == pytest.approx(expected.score(reference, y), abs=0.02)
+            continue
+        np.testing.assert_array_equal(model.predict_proba(X), expected.predict_proba(reference),
+                                      err_msg=name)
+        np.testing.assert_array_equal(model.predict_proba(unseen),
+                                      expected.predict_proba(unseen), err_msg=name)
