@@ -116,8 +116,26 @@ def _resolve_mask(value, X, n_features):
                      f"integer indices or feature names; got {value!r}")
 
 
+def _storable(categories):
+    """A pandas column's categories as the fitted estimator keeps them: a numpy array
+    (strings as a fixed-width str array), so that the model saves with skops, which
+    refuses pandas objects, as well as with pickle."""
+    values = categories.to_numpy()
+    if values.dtype == object and all(isinstance(v, str) for v in values):
+        values = values.astype(str)
+    return values
+
+
+def category_index(categories):
+    """The fitted categories of a feature (a numpy array; a pandas Index in models
+    pickled before 2026-11-27) as a pandas Index."""
+    import pandas as pd
+    return categories if isinstance(categories, pd.Index) else pd.Index(categories)
+
+
 def _as_codes(column, categories):
     """A column's values as float codes of ``categories`` (NaN: missing or unknown)."""
+    categories = category_index(categories)
     if getattr(column.dtype, "name", None) == "category":
         if not column.cat.categories.equals(categories):
             column = column.cat.set_categories(categories)
@@ -156,7 +174,7 @@ def categorical_input(est, X, reset):
                             f"categorical feature {X.columns[j]!r} has {len(categories)} "
                             f"categories; at most {MAX_CATEGORIES} are supported: merge "
                             "rare ones, or treat the column as numeric")
-                    maps[int(j)] = categories
+                    maps[int(j)] = _storable(categories)
             if not mask.any():
                 mask = None
         est.is_categorical_ = mask

@@ -27,6 +27,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits     # a dependency of scikit-learn
 
+from rotforest._categorical import category_index
+
 MAX_CODE = 254          # the largest category code (see _tree.pyx)
 
 # bound on the temporary arrays (elements) of the sums over leaves
@@ -255,7 +257,7 @@ def _category_column(column, categories):
         numbers = np.asarray(column, dtype=np.float64)
     except (TypeError, ValueError):
         numbers = None                      # labels that are not numbers
-    index = categories.get_indexer(column)
+    index = category_index(categories).get_indexer(column)
     if numbers is not None:
         present = ~np.isnan(numbers)
         if not np.all(index[present] >= 0):
