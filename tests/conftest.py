@@ -29,3 +29,11 @@ def binary_data():
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] + X[:, 1] + rng.normal(scale=0.5, size=300) > 0).astype(int)
     return X, y
+
+
+def pytest_collection_modifyitems(config, items):
+    """scikit-learn's own test suites (test_sklearn_*.py): deselect and mark xfail the
+    tests listed in sklearn_suites.py."""
+    import sklearn_suites
+
+    sklearn_suites.apply_lists(config, items)
