@@ -51,9 +51,8 @@ _SPARSE_NAN = "rotforest accepts missing values in sparse X, which scikit-learn 
 
 # Expected-failure reasons.
 _MULTI_OUTPUT = "multi-output targets (y with several columns) are not supported yet"
-_MULTI_OUTPUT_SPARSE_APPLY = (_MULTI_OUTPUT + "; and tree_.apply does not take a sparse X")
-_TREE_APPLY = ("the tree_ object's apply takes a dense float64 X (scikit-learn's "
-               "Tree.apply takes float32 and CSR X, as its estimators pass it)")
+_ROTATED_APPLY = ("a rotation forest's trees split rotated features: the test applies "
+                  "them to the forest's unrotated X")
 _MESSAGES = ("the same inputs are refused or warned about with another message or "
              "exception type (or the checks run in another order)")
 _NEAR_CONSTANT = ("a feature whose range is below 1e-7 is not treated as constant "
@@ -61,18 +60,10 @@ _NEAR_CONSTANT = ("a feature whose range is below 1e-7 is not treated as constan
 _FRIEDMAN_DECREASE = ("criterion='friedman_mse': min_impurity_decrease is applied to "
                       "Friedman's improvement, so a split's squared-error decrease, which "
                       "the test computes, can be smaller")
-_MISSING_TIE = ("entropy: a tie between sending the missing values left or right is "
-                "broken the other way (scikit-learn tries right first)")
 _FRIEDMAN_DEPRECATION = ("scikit-learn 1.9 deprecates criterion='friedman_mse'; rotforest "
                          "keeps it and does not warn")
-_ENSEMBLE_API = ("scikit-learn's BaseEnsemble interface is not provided: len(forest), "
-                 "forest[i], iter(forest), and the template tree `estimator`")
-_MAX_SAMPLES_ABOVE_ONE = ("max_samples above 1.0 (more draws than rows) is refused; the "
-                          "test also reads scikit-learn's private _n_samples_bootstrap")
-_ESTIMATORS_SAMPLES_INT32 = ("estimators_samples_ holds int64 row indices (scikit-learn's: "
-                             "int32)")
-_OOB_R2 = ("out-of-bag R^2 0.686, just below the test's bound 0.7 (scikit-learn's forest: "
-           "0.718; on the held-out half the two score 0.70 and 0.69)")
+_N_SAMPLES_BOOTSTRAP = ("the test reads scikit-learn's private attribute "
+                        "_n_samples_bootstrap (the draws themselves are scikit-learn's)")
 
 # sklearn/tree/tests/test_tree.py with our DecisionTreeClassifier/Regressor.
 TREE_DESELECT = {
@@ -107,18 +98,8 @@ TREE_XFAIL = {
         "test_sparse_input[multilabel-*]",
         "test_prune_tree_classifier_are_subtrees[*-multilabel]",
         "test_prune_tree_regression_are_subtrees[*-multilabel]",
-    ],
-    _MULTI_OUTPUT_SPARSE_APPLY: [
-        "test_min_weight_fraction_leaf_on_sparse_input",
+        "test_min_weight_fraction_leaf_on_sparse_input",     # a multilabel data set
         "test_min_weight_fraction_leaf_with_min_samples_leaf_on_sparse_input",
-    ],
-    _TREE_APPLY: [
-        "test_min_samples_leaf",
-        "test_min_weight_fraction_leaf_on_dense_input",
-        "test_min_weight_fraction_leaf_with_min_samples_leaf_on_dense_input",
-        "test_explicit_sparse_zeros",
-        "test_public_apply_all_trees",
-        "test_public_apply_sparse_trees",
     ],
     _MESSAGES: [
         "test_error",                           # Poisson check after the shape check
@@ -127,7 +108,6 @@ TREE_XFAIL = {
     ],
     _NEAR_CONSTANT: ["test_almost_constant_feature"],
     _FRIEDMAN_DECREASE: ["test_min_impurity_decrease[*-friedman_mse]"],
-    _MISSING_TIE: ["test_missing_values_best_splitter_missing_both_classes_has_nan[entropy]"],
     _FRIEDMAN_DEPRECATION: ["test_friedman_mse_deprecation"],
 }
 
@@ -164,16 +144,6 @@ _FOREST_XFAIL = {
         "test_sparse_input",                    # a multilabel y
         "test_class_weight_balanced_and_bootstrap_multi_output",
     ],
-    _TREE_APPLY: [
-        "test_min_samples_leaf",
-        "test_min_weight_fraction_leaf",
-    ],
-    _ENSEMBLE_API: [
-        "test_classification_toy",
-        "test_parallel",
-        "test_warm_start",
-        "test_memory_layout",
-    ],
     _MESSAGES: [
         "test_forest_oob_score_requires_bootstrap",
         "test_poisson_y_positive_check",
@@ -182,19 +152,16 @@ _FOREST_XFAIL = {
         "test_warm_start_equal_n_estimators",
         "test_class_weight_errors",
     ],
-    _MAX_SAMPLES_ABOVE_ONE: ["test_max_samples_geq_one"],
+    _N_SAMPLES_BOOTSTRAP: ["test_max_samples_geq_one"],
     _FRIEDMAN_DEPRECATION: ["test_friedman_mse_deprecation"],
 }
-FOREST_XFAIL = {
-    **_FOREST_XFAIL,
-    _ESTIMATORS_SAMPLES_INT32: ["test_estimators_samples"],
-    _OOB_R2: ["test_forest_regressor_oob[True-X0-y0-0.7-*]"],
-}
+FOREST_XFAIL = _FOREST_XFAIL
 
 # The same file with RotationForestClassifier/Regressor in the random forests' place.
 ROTATION_DESELECT = FOREST_DESELECT
 ROTATION_XFAIL = {
     **_FOREST_XFAIL,
+    _ROTATED_APPLY: ["test_min_samples_leaf", "test_min_weight_fraction_leaf"],
     "rotation forests have no estimators_samples_": ["test_estimators_samples"],
     ("rotation forests default to bootstrap=False (scikit-learn's forests: True), and "
      "max_samples needs bootstrap=True"): [
