@@ -102,9 +102,12 @@ def check_ensemble_params(est):
     if not (isinstance(est.oob_score, (bool, np.bool_)) or callable(est.oob_score)):
         raise TypeError(f"oob_score must be a bool or a callable; got {est.oob_score!r}")
     if est.oob_score and not est.bootstrap:
-        raise ValueError("oob_score needs bootstrap=True: without it no sample is out of bag")
+        raise ValueError("Out of bag estimation only available if bootstrap=True: without "
+                         "it no sample is out of bag")
     if est.max_samples is not None and not est.bootstrap:
-        raise ValueError("max_samples needs bootstrap=True")
+        raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch "
+                         "to `bootstrap=True` or set `max_sample=None`. (max_samples sizes "
+                         "the bootstrap sample: it needs bootstrap=True)")
     check_max_samples(est.max_samples)
     if not isinstance(est.warm_start, (bool, np.bool_)):
         raise TypeError(f"warm_start must be a bool; got {est.warm_start!r}")
@@ -174,7 +177,8 @@ def tree_template(tree_class, params, n_samples, n_features, n_classes):
 
 
 def warn_no_new_trees():
-    warnings.warn("warm_start with no new trees to fit: the forest is unchanged",
+    warnings.warn("Warm-start fitting without increasing n_estimators does not fit new "
+                  "trees: the forest is unchanged (no new trees)",
                   UserWarning)
 
 

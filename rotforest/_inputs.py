@@ -147,9 +147,12 @@ def check_targets(y, criterion, sw):
                          "rescale y (a tree's splits do not change with the scale)")
     if criterion == "poisson":
         if np.any(y < 0):
-            raise ValueError("criterion='poisson' needs non-negative y")
+            raise ValueError("Some value(s) of y are negative which is not allowed for "
+                             "Poisson regression (criterion='poisson' needs non-negative y)")
         if not float(np.dot(sw, y)) > 0:
-            raise ValueError("criterion='poisson' needs y of positive (weighted) sum")
+            raise ValueError("Sum of y is not strictly positive which is necessary for "
+                             "Poisson regression (criterion='poisson' needs a positive "
+                             "weighted sum of y)")
 
 
 def weight_scale(sw):

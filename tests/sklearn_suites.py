@@ -145,11 +145,7 @@ _FOREST_XFAIL = {
         "test_class_weight_balanced_and_bootstrap_multi_output",
     ],
     _MESSAGES: [
-        "test_forest_oob_score_requires_bootstrap",
-        "test_poisson_y_positive_check",
-        "test_max_samples_bootstrap",
         "test_forest_y_sparse",                 # TypeError, not ValueError
-        "test_warm_start_equal_n_estimators",
         "test_class_weight_errors",
     ],
     _N_SAMPLES_BOOTSTRAP: ["test_max_samples_geq_one"],
