@@ -308,6 +308,26 @@ def _tree_tables(tree_):
                 tracks=tracks, on_set=np.isnan(threshold)), leaves, sets
 
 
+def _leaves_apart_from_root_branch(tab, leaves, n_nodes, n_leaves):
+    """The tree's leaves (node ids, in the order of their ensemble ids), renumbered in
+    ``tab`` where onnxruntime would take the tree for a single leaf.
+
+    onnxruntime before 1.24 reads a root whose two children carry the same ensemble id
+    as a one-leaf tree (microsoft/onnxruntime#24679) even when one child is a leaf and
+    the other a node, whose ids count apart.  Then the tree's leaves are numbered from
+    its second leaf on, its first last: every leaf id moves, the node ids do not, and
+    the two children differ."""
+    child = [tab[side][0] + (n_leaves if tab[side + "leaf"][0] else n_nodes)
+             for side in ("true", "false")]
+    if tab["trueleaf"][0] == tab["falseleaf"][0] or child[0] != child[1]:
+        return leaves
+    moved = np.roll(np.arange(leaves.size), 1)      # old position -> new position
+    for side in ("true", "false"):
+        on_leaf = tab[side + "leaf"] != 0
+        tab[side] = np.where(on_leaf, moved[np.where(on_leaf, tab[side], 0)], tab[side])
+    return np.roll(leaves, -1)
+
+
 def _ensemble_attributes(trees, feature_maps, set_map=None, leaf_index=False):
     """TreeEnsemble's attributes for ``trees`` (fitted Tree objects), and the table of
     their leaves' values (one row per leaf, in the ensemble's leaf order).
@@ -327,6 +347,7 @@ def _ensemble_attributes(trees, feature_maps, set_map=None, leaf_index=False):
     n_nodes = n_leaves = 0
     for index, (tree_, fmap) in enumerate(zip(trees, feature_maps)):
         tab, leaves, sets = _tree_tables(tree_)
+        leaves = _leaves_apart_from_root_branch(tab, leaves, n_nodes, n_leaves)
         if fmap is not None:
             tab["feature"] = np.asarray(fmap, dtype=np.int64)[tab["feature"]]
         on_set = tab.pop("on_set")

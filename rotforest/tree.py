@@ -767,14 +767,14 @@ default="from_dtype"
 
         Examples
         --------
-        >>> from sklearn.datasets import make_friedman1
+        >>> from sklearn.datasets import load_diabetes
         >>> from rotforest import DecisionTreeRegressor
-        >>> X, y = make_friedman1(600, noise=1.0, random_state=0)
-        >>> reg = DecisionTreeRegressor(random_state=0).fit(X[:400], y[:400])
+        >>> X, y = load_diabetes(return_X_y=True)
+        >>> reg = DecisionTreeRegressor(random_state=0).fit(X[:300], y[:300])
         >>> before = reg.get_n_leaves()
-        >>> after = reg.reduced_error_prune(X[400:], y[400:]).get_n_leaves()
+        >>> after = reg.reduced_error_prune(X[300:], y[300:]).get_n_leaves()
         >>> before, after
-        (400, 78)
+        (293, 13)
         """
         return self._prune_on(X, y, sample_weight)
 

@@ -1,7 +1,20 @@
-"""Data generators shared by the tests."""
+"""Data generators shared by the tests, and the installed scikit-learn's version."""
 import numpy as np
+import sklearn
+from packaging.version import Version
 from scipy.stats import rankdata
 from sklearn.datasets import make_classification
+
+# The tests that take scikit-learn as the oracle compare against the behaviour of the
+# installed release; where it changed between the oldest release that pyproject.toml
+# admits (1.6) and the newest, a test asks sklearn_at_least(...) and says which release
+# changed what.
+SKLEARN_VERSION = Version(sklearn.__version__).release
+
+
+def sklearn_at_least(version):
+    """Whether the installed scikit-learn is release ``version`` ("1.8") or later."""
+    return SKLEARN_VERSION >= tuple(int(part) for part in version.split("."))
 
 
 def tie_free_data(n_samples, n_features, n_classes, seed):

@@ -4,13 +4,13 @@ every estimator, and the "recursion" method of the tree and random-forest regres
 traversal."""
 import warnings
 
-import matplotlib
+import pytest
 
+matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pytest  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.ensemble import RandomForestRegressor as SkForestRegressor  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
@@ -21,6 +21,7 @@ from sklearn.tree import export_graphviz, export_text, plot_tree  # noqa: E402
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,  # noqa: E402
                        RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, RotationForestRegressor)
+from helpers import sklearn_at_least  # noqa: E402
 from sklearn_trees import as_sklearn  # noqa: E402
 
 
@@ -74,6 +75,25 @@ def _forest_reference(forest, grid, features):
                      for p in grid])
 
 
+def _on_grid(est, X, features, values, **kwargs):
+    """partial_dependence on the grid ``values`` ({feature: sorted distinct values}).
+
+    scikit-learn 1.7 added custom_values; before it, the grid of a feature is the
+    distinct values of its column whenever they are fewer than grid_resolution: rows
+    made of ``values`` (the other columns are read by the "recursion" method for
+    nothing but their number) give the same grid."""
+    if sklearn_at_least("1.7"):
+        return partial_dependence(est, X, features, custom_values=values, **kwargs)
+    n = max(len(v) for v in values.values())
+    rows = np.zeros((n, X.shape[1]))
+    for f, v in values.items():
+        rows[:, f] = np.resize(v, n)
+    out = partial_dependence(est, rows, features, grid_resolution=n + 1, **kwargs)
+    for f, got in zip(features, out["grid_values"]):
+        np.testing.assert_array_equal(got, values[f])
+    return out
+
+
 FEATURE_SETS = [[0], [2], [0, 1], [3, 0], [1, 2, 3]]
 
 
@@ -100,12 +120,11 @@ def test_partial_dependence_recursion_equals_sklearn(features):
     X, y = _data(missing=0.05)
     tree = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y)
     values = {f: np.unique(_f32_grid(np.random.default_rng(f), 9, 1)) for f in features}
-    kw = dict(method="recursion", custom_values=values)
-    ours = partial_dependence(tree, X, features, **kw)
-    theirs = partial_dependence(as_sklearn(tree), X, features, **kw)
+    ours = _on_grid(tree, X, features, values, method="recursion")
+    theirs = _on_grid(as_sklearn(tree), X, features, values, method="recursion")
     np.testing.assert_allclose(ours["average"], theirs["average"], rtol=1e-12, atol=1e-12)
     # the default method for our tree is the recursion
-    default = partial_dependence(tree, X, features, custom_values=values)
+    default = _on_grid(tree, X, features, values)
     np.testing.assert_array_equal(default["average"], ours["average"])
 
 
@@ -123,8 +142,8 @@ def test_forest_recursion_is_the_mean_of_its_trees(features):
                                rtol=1e-12, atol=1e-12)
     # scikit-learn takes the recursion for it, by default and when asked
     values = {f: np.unique(grid[:, k]) for k, f in enumerate(features)}
-    by_default = partial_dependence(forest, X, features, custom_values=values)
-    asked = partial_dependence(forest, X, features, custom_values=values, method="recursion")
+    by_default = _on_grid(forest, X, features, values)
+    asked = _on_grid(forest, X, features, values, method="recursion")
     np.testing.assert_array_equal(by_default["average"], asked["average"])
     flat = np.stack(np.meshgrid(*values.values(), indexing="ij"), -1).reshape(
         -1, len(features))

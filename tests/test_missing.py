@@ -6,9 +6,19 @@ import pytest
 import scipy.sparse as sp
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from helpers import tie_free_data
+from helpers import sklearn_at_least, tie_free_data
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 from test_exactness import SETTINGS, assert_same_tree, impurity
+
+
+# scikit-learn 1.8 fixed two bugs of its trees with missing values: a node's partition
+# could leave the last non-missing sample on the wrong side (scikit-learn#32351), and a
+# feature whose present values are all equal was skipped as constant although the
+# missing ones could be split off (#32274).  Before 1.8 its trees on these data are no
+# oracle; our builder is the same whatever scikit-learn is installed.
+needs_sklearn_missing_fixes = pytest.mark.skipif(
+    not sklearn_at_least("1.8"),
+    reason="scikit-learn < 1.8 misplaces missing values in its splits (fixed in 1.8)")
 
 
 def with_missing(X, fraction, seed, columns=None):
@@ -31,6 +41,7 @@ def test_tree_missing_direction_is_exposed():
     assert set(np.unique(mgl)) <= {0, 1}
 
 
+@needs_sklearn_missing_fixes
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("weights", ["none", "real"])
@@ -52,6 +63,7 @@ def test_equals_sklearn_with_missing(criterion, n_classes, weights, settings):
         np.testing.assert_allclose(ours.predict_proba(Xt), theirs.predict_proba(Xt), atol=1e-12)
 
 
+@needs_sklearn_missing_fixes
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("fraction", [0.05, 0.4])
 def test_fully_grown_with_missing_differs_only_at_exact_ties(criterion, fraction):
@@ -64,6 +76,7 @@ def test_fully_grown_with_missing_differs_only_at_exact_ties(criterion, fraction
     assert compared >= 0.6 * theirs.tree_.node_count
 
 
+@needs_sklearn_missing_fixes
 @pytest.mark.parametrize("max_leaf_nodes", [5, 25])
 def test_best_first_with_missing(max_leaf_nodes):
     X, y = tie_free_data(2000, 5, 3, seed=7)

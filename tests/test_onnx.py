@@ -181,6 +181,28 @@ def test_other_labels(cls):
     _fit_check(cls, X, np.array([1.0, 2.0, 4.0])[y])  # floats: double labels
 
 
+def test_no_root_reads_as_a_leaf():
+    """onnxruntime before 1.24 takes a root whose two children carry the same id for a
+    one-leaf tree (microsoft/onnxruntime#24679), also when one child is a leaf and the
+    other a node; the export then numbers that tree's leaves otherwise.  The second tree
+    of this forest has such a root."""
+    from rotforest.onnx import _tree_tables
+
+    X, y = _data(False, seed=6)
+    est = _fit_check(RandomForestClassifier, X, y == 1)
+    first, leaves, _ = _tree_tables(est.estimators_[0].tree_)
+    second, _, _ = _tree_tables(est.estimators_[1].tree_)
+    offset = {0: first["feature"].size, 1: leaves.size}          # nodes, leaves
+    assert second["trueleaf"][0] != second["falseleaf"][0]
+    assert len({second[side][0] + offset[second[side + "leaf"][0]]
+                for side in ("true", "false")}) == 1
+    (ensemble,) = [n for n in rf_onnx.to_onnx(est).graph.node if n.op_type == "TreeEnsemble"]
+    a = {x.name: onnx.helper.get_attribute_value(x) for x in ensemble.attribute}
+    for root in a["tree_roots"]:
+        assert (a["nodes_truenodeids"][root] != a["nodes_falsenodeids"][root]
+                or a["nodes_trueleafs"][root] == a["nodes_falseleafs"][root] == 1)
+
+
 def test_single_leaf_and_ties():
     X, y = _data(False, seed=7)
     stump = DecisionTreeClassifier(max_depth=1, random_state=0)

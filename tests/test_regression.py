@@ -6,8 +6,20 @@ from scipy.stats import rankdata
 from sklearn.tree import DecisionTreeRegressor as SkTree
 from sklearn.tree import export_text
 
+from helpers import sklearn_at_least
 from rotforest import DecisionTreeRegressor
 from test_exactness import assert_same_tree
+
+# Before 1.8, scikit-learn's absolute error found weighted medians wrongly under unequal
+# sample weights (scikit-learn#10725; its criterion was rewritten in 1.8, #32100): its
+# trees are then no oracle for ours.
+SKLEARN_WEIGHTED_MEDIANS = sklearn_at_least("1.8")
+NO_WEIGHTED_MEDIANS = "scikit-learn < 1.8 computes weighted medians wrongly (fixed in 1.8)"
+
+
+def skip_weighted_absolute_error(criterion):
+    if criterion == "absolute_error" and not SKLEARN_WEIGHTED_MEDIANS:
+        pytest.skip(NO_WEIGHTED_MEDIANS)
 
 
 def tie_free_regression(n, n_features, seed, poisson=False):
@@ -43,6 +55,8 @@ def test_equals_sklearn(criterion, weights, settings):
     rng = np.random.default_rng(1)
     sw = {"none": None, "real": rng.uniform(0.2, 3.0, len(y)),
           "integer": rng.integers(0, 4, len(y)).astype(float)}[weights]
+    if weights != "none":
+        skip_weighted_absolute_error(criterion)
     ours = DecisionTreeRegressor(criterion=criterion, **settings).fit(X, y, sw)
     theirs = SkTree(criterion=criterion, random_state=0, **settings).fit(X, y, sw)
     if criterion == "absolute_error" and weights == "none":
@@ -67,7 +81,10 @@ def test_equals_sklearn_fully_grown():
     ours = DecisionTreeRegressor().fit(X, y, sw)
     theirs = SkTree(random_state=0).fit(X, y, sw)
     ties, compared = assert_same_tree(ours, theirs, max_ties=None)
-    assert compared >= 0.4 * theirs.tree_.node_count     # ties cut whole subtrees off
+    # ties cut whole subtrees off: where they fall depends on scikit-learn's random
+    # feature order and on the last bits of y (numpy's sin differs between releases);
+    # 0.39 to 0.42 of the nodes are compared over random_state 0..5 and numpy 1.23 to 2.5
+    assert compared >= 0.35 * theirs.tree_.node_count
     np.testing.assert_allclose(ours.predict(X), y)       # every leaf one sample
 
 
@@ -285,6 +302,7 @@ def test_monotonic_constraints_equal_sklearn_and_hold(cst, criterion):
     mono = [0, cst, 0, 0]
     # (real weights: the absolute error's cuts then do not tie, see test_equals_sklearn)
     sw = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    skip_weighted_absolute_error(criterion)
     ours = DecisionTreeRegressor(criterion=criterion, monotonic_cst=mono,
                                  min_samples_leaf=10).fit(X, y, sw)
     theirs = SkTree(criterion=criterion, monotonic_cst=mono, min_samples_leaf=10,
@@ -313,6 +331,7 @@ def test_random_splitter_fits_and_partitions():
 def test_cost_complexity_path_equals_sklearn(criterion):
     X, y = tie_free_regression(600, 4, seed=6)
     sw = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
+    skip_weighted_absolute_error(criterion)
     ours = DecisionTreeRegressor(criterion=criterion, min_samples_leaf=8)
     ours = ours.cost_complexity_pruning_path(X, y, sw)
     theirs = SkTree(criterion=criterion, min_samples_leaf=8, random_state=0)
@@ -433,14 +452,15 @@ def test_absolute_error_forest_without_bootstrap_equals_sklearn():
     the rows they drew (integer weights), and its prediction is their mean."""
     X, y = tie_free_regression(600, 5, seed=14)
     sw = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
-    ours = RandomForestRegressor(n_estimators=3, criterion="absolute_error",
-                                 bootstrap=False, min_samples_leaf=10,
-                                 random_state=0).fit(X, y, sw)
-    theirs = SkForest(n_estimators=3, criterion="absolute_error", bootstrap=False,
-                      min_samples_leaf=10, random_state=0).fit(X, y, sw)
-    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
-    for a, b in zip(ours.estimators_, theirs.estimators_):
-        assert_same_tree(a, b, max_ties=0)
+    if SKLEARN_WEIGHTED_MEDIANS:        # (see NO_WEIGHTED_MEDIANS)
+        ours = RandomForestRegressor(n_estimators=3, criterion="absolute_error",
+                                     bootstrap=False, min_samples_leaf=10,
+                                     random_state=0).fit(X, y, sw)
+        theirs = SkForest(n_estimators=3, criterion="absolute_error", bootstrap=False,
+                          min_samples_leaf=10, random_state=0).fit(X, y, sw)
+        np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+        for a, b in zip(ours.estimators_, theirs.estimators_):
+            assert_same_tree(a, b, max_ties=0)
     boot = RandomForestRegressor(n_estimators=4, criterion="absolute_error",
                                  min_samples_leaf=5, random_state=1).fit(X, y)
     for tree, rows in zip(boot.estimators_, boot.estimators_samples_):
