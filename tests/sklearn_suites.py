@@ -180,20 +180,16 @@ SUITES = {
         drop={"ExtraTreeClassifier", "ExtraTreeRegressor"},
         containers={"CLF_TREES", "REG_TREES", "SPARSE_TREES"},
         deselect=TREE_DESELECT, xfail=TREE_XFAIL),
-    "forest": dict(
+    **{name: dict(
         path="ensemble/tests/test_forest.py",
-        swap={"RandomForestClassifier": "RandomForestClassifier",
-              "RandomForestRegressor": "RandomForestRegressor"},
+        swap={"RandomForestClassifier": f"{kind}ForestClassifier",
+              "RandomForestRegressor": f"{kind}ForestRegressor"},
         drop={"ExtraTreesClassifier", "ExtraTreesRegressor", "RandomTreesEmbedding"},
         containers={"FOREST_CLASSIFIERS", "FOREST_REGRESSORS", "FOREST_TRANSFORMERS"},
-        deselect=FOREST_DESELECT, xfail=FOREST_XFAIL),
-    "rotation_forest": dict(
-        path="ensemble/tests/test_forest.py",
-        swap={"RandomForestClassifier": "RotationForestClassifier",
-              "RandomForestRegressor": "RotationForestRegressor"},
-        drop={"ExtraTreesClassifier", "ExtraTreesRegressor", "RandomTreesEmbedding"},
-        containers={"FOREST_CLASSIFIERS", "FOREST_REGRESSORS", "FOREST_TRANSFORMERS"},
-        deselect=ROTATION_DESELECT, xfail=ROTATION_XFAIL),
+        deselect=deselect, xfail=xfail)
+       for name, kind, deselect, xfail in [
+           ("forest", "Random", FOREST_DESELECT, FOREST_XFAIL),
+           ("rotation_forest", "Rotation", ROTATION_DESELECT, ROTATION_XFAIL)]},
 }
 
 MODULE_PREFIX = "sklearn_suite_"

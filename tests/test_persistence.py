@@ -7,23 +7,13 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from rotforest import (
-    DecisionTreeClassifier,
-    DecisionTreeRegressor,
-    RandomForestClassifier,
-    RandomForestRegressor,
-    RotationForestClassifier,
-    RotationForestRegressor,
-)
+import rotforest
 
-ESTIMATORS = [
-    DecisionTreeClassifier(random_state=0),
-    DecisionTreeRegressor(random_state=0),
-    RandomForestClassifier(n_estimators=4, random_state=0),
-    RandomForestRegressor(n_estimators=4, random_state=0),
-    RotationForestClassifier(n_estimators=4, random_state=0),
-    RotationForestRegressor(n_estimators=4, random_state=0),
-]
+# every estimator: the two trees, then the four forests with 4 trees
+ESTIMATORS = [getattr(rotforest, f"DecisionTree{task}")(random_state=0)
+              for task in ("Classifier", "Regressor")] + [
+    getattr(rotforest, f"{kind}Forest{task}")(n_estimators=4, random_state=0)
+    for kind in ("Random", "Rotation") for task in ("Classifier", "Regressor")]
 
 
 def _frame():
