@@ -152,9 +152,8 @@ def categorical_input(est, X, reset):
     validation.  ``reset``: a fit, which resolves ``est.categorical_features`` and sets
     ``is_categorical_`` (None when no feature is) and the categories of each pandas
     ``category`` column; otherwise those are used as the fit left them.  Polars and
-    pyarrow categorical columns are read as pandas ``category`` ones (see
-    as_pandas_categories)."""
-    X = as_pandas_categories(X)
+    pyarrow categorical columns are read by then as pandas ``category`` ones (the
+    caller's as_pandas_categories)."""
     if reset:
         shape = getattr(X, "shape", None)
         n_features = shape[1] if shape is not None and len(shape) == 2 else None
@@ -191,8 +190,9 @@ def check_categorical_unchanged(est, X):
     """A warm-started fit: ``categorical_features`` must designate in X the features the
     first fit treated as categorical (they are not resolved again).  Left to
     scikit-learn's validation when X is not a matrix of the fitted width; "from_dtype"
-    is checked only on a DataFrame (an array's codes follow the fitted categories)."""
-    X = as_pandas_categories(X)
+    is checked only on a DataFrame (an array's codes follow the fitted categories).
+    Polars and pyarrow categorical columns are read by then as pandas ``category``
+    ones (the caller's as_pandas_categories)."""
     shape = getattr(X, "shape", None)
     if (shape is None or len(shape) != 2 or shape[1] != getattr(est, "n_features_in_", -1)
             or (isinstance(est.categorical_features, str) and not _is_frame(X))):

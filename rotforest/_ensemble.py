@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted
 from rotforest._inputs import check_targets, regression_data, weight_scale
 from rotforest._parallel import _Progress, _grow_in_threads
 from rotforest._validation import _is_int, _is_real, check_int, check_tree_params
-from rotforest.tree import DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, builder_seed
+from rotforest.tree import (DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, _LogProba,
+                            builder_seed)
 
 # the parameters that a forest passes on to its trees (the rotation forests take all but
 # monotonic_cst: see rotation.py)
@@ -332,24 +333,8 @@ class _ForestStructure:
         return sparse_hstack(paths).tocsr(), n_nodes_ptr
 
 
-class _VotingPredictions(_ForestStructure):
+class _VotingPredictions(_LogProba, _ForestStructure):
     """predict and predict_log_proba of a classifying forest, from its predict_proba."""
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            ``-inf`` where no tree gives the class any probability.
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
 
     def predict(self, X):
         """The class of highest mean probability (the first one on a tie).

@@ -10,8 +10,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from rotforest import _builder
-from rotforest._categorical import (categorical_input, check_categorical_params,
-                                    check_categorical_unchanged, check_codes)
+from rotforest._categorical import (as_pandas_categories, categorical_input,
+                                    check_categorical_params, check_categorical_unchanged,
+                                    check_codes)
 from rotforest._validation import check_class_weight, densify, power_of_two_below
 
 
@@ -61,6 +62,7 @@ def _validated(est, X, y, sample_weight, reset, **target_checks):
     scikit-learn's ``validate_data`` checks it with ``target_checks``, and the sample
     weights (ones when None).  ``reset=False`` (a warm-started fit) checks X against the
     fitted estimator's number of features and feature names instead of setting them."""
+    X = as_pandas_categories(X)
     if not reset:
         check_categorical_unchanged(est, X)
     X = categorical_input(est, X, reset)
@@ -80,7 +82,7 @@ def predict_input(est, X):
     """X checked and converted for prediction, as the fit converted it (categorical
     columns of a DataFrame coded by the categories seen in fit)."""
     check_is_fitted(est)
-    X = categorical_input(est, X, reset=False)
+    X = categorical_input(est, as_pandas_categories(X), reset=False)
     return densify(validate_data(est, X, reset=False, dtype=np.float64,
                                  ensure_all_finite="allow-nan", accept_sparse=True))
 

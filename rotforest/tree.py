@@ -47,6 +47,26 @@ class _AcceptsNaN:
         return tags
 
 
+class _LogProba:
+    """predict_log_proba of every classifier, from its predict_proba."""
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            ``-inf`` for a class of probability 0.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
 class _AtomicFit:
     """``fit`` either completes or leaves the estimator exactly as it was.  Also: a
     model pickled before a parameter existed gets, when unpickled, the value that
@@ -341,7 +361,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         return self.tree_.compute_feature_importances()
 
 
-class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
+class DecisionTreeClassifier(_LogProba, ClassifierMixin, _BaseDecisionTree):
     """A CART decision tree classifier grown on presorted feature lists.
 
     The features are sorted once per fit; every node is then split by scanning the
@@ -560,22 +580,6 @@ default="from_dtype"
         """
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0, :]
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            ``-inf`` for a class absent from the leaf.
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
 
     def predict(self, X):
         """Most probable class of each sample (the first one on a tie).

@@ -172,6 +172,18 @@ ROTATION_XFAIL = {
 
 # --------------------------------------------------------------------------- the suites
 
+def _forest_suite(kind, deselect, xfail):
+    """test_forest.py with our ``kind`` ("Random", "Rotation") of forest in the place of
+    scikit-learn's random forests."""
+    return dict(
+        path="ensemble/tests/test_forest.py",
+        swap={"RandomForestClassifier": f"{kind}ForestClassifier",
+              "RandomForestRegressor": f"{kind}ForestRegressor"},
+        drop={"ExtraTreesClassifier", "ExtraTreesRegressor", "RandomTreesEmbedding"},
+        containers={"FOREST_CLASSIFIERS", "FOREST_REGRESSORS", "FOREST_TRANSFORMERS"},
+        deselect=deselect, xfail=xfail)
+
+
 SUITES = {
     "tree": dict(
         path="tree/tests/test_tree.py",
@@ -180,16 +192,8 @@ SUITES = {
         drop={"ExtraTreeClassifier", "ExtraTreeRegressor"},
         containers={"CLF_TREES", "REG_TREES", "SPARSE_TREES"},
         deselect=TREE_DESELECT, xfail=TREE_XFAIL),
-    **{name: dict(
-        path="ensemble/tests/test_forest.py",
-        swap={"RandomForestClassifier": f"{kind}ForestClassifier",
-              "RandomForestRegressor": f"{kind}ForestRegressor"},
-        drop={"ExtraTreesClassifier", "ExtraTreesRegressor", "RandomTreesEmbedding"},
-        containers={"FOREST_CLASSIFIERS", "FOREST_REGRESSORS", "FOREST_TRANSFORMERS"},
-        deselect=deselect, xfail=xfail)
-       for name, kind, deselect, xfail in [
-           ("forest", "Random", FOREST_DESELECT, FOREST_XFAIL),
-           ("rotation_forest", "Rotation", ROTATION_DESELECT, ROTATION_XFAIL)]},
+    "forest": _forest_suite("Random", FOREST_DESELECT, FOREST_XFAIL),
+    "rotation_forest": _forest_suite("Rotation", ROTATION_DESELECT, ROTATION_XFAIL),
 }
 
 MODULE_PREFIX = "sklearn_suite_"

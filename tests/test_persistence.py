@@ -9,11 +9,14 @@ from sklearn.datasets import make_classification
 
 import rotforest
 
-# every estimator: the two trees, then the four forests with 4 trees
-ESTIMATORS = [getattr(rotforest, f"DecisionTree{task}")(random_state=0)
-              for task in ("Classifier", "Regressor")] + [
-    getattr(rotforest, f"{kind}Forest{task}")(n_estimators=4, random_state=0)
-    for kind in ("Random", "Rotation") for task in ("Classifier", "Regressor")]
+ESTIMATORS = [
+    rotforest.DecisionTreeClassifier(random_state=0),
+    rotforest.DecisionTreeRegressor(random_state=0),
+    rotforest.RandomForestClassifier(n_estimators=4, random_state=0),
+    rotforest.RandomForestRegressor(n_estimators=4, random_state=0),
+    rotforest.RotationForestClassifier(n_estimators=4, random_state=0),
+    rotforest.RotationForestRegressor(n_estimators=4, random_state=0),
+]
 
 
 def _frame():
