@@ -243,7 +243,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
                const int8_t[::1] monotonic=None, ranks=None,
                const double[::1] target=None, bint shuffle_features=False,
-               const int16_t[:, ::1] categories=None, int64_t min_category_samples=0):
+               const int16_t[:, ::1] categories=None, int64_t min_category_samples=0,
+               output_classes=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -278,9 +279,17 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     nodes; a tree whose root already prefers sorting never copies the lists.  Both
     methods grow the same tree.  ``_set_node_method`` forces one for tests.
 
+    Several outputs (a target of shape (n, m), m >= 2): ``y`` (classification) or
+    ``target`` (regression) holds them row by row, ``y[i * m + o]``, and
+    ``output_classes`` the number of classes of each output (classification; its
+    length is m) or m itself (regression; ``n_classes`` is then 1).  Every criterion
+    but the absolute error takes them; not with monotonic constraints.  The impurity is
+    the mean of the outputs' (scikit-learn's), and the nodes' values per output.
+
     Returns ``(nodes, value, max_depth, left_codes)``: the node array (``NODE_DTYPE``),
-    the class fractions (or the mean) of every node, shape ``(node_count, 1,
-    n_classes)``, the depth reached, and with ``categories`` the codes each node sends
+    the class fractions (or the mean) of every node, shape ``(node_count, n_outputs,
+    n_classes)`` (several outputs: the most classes of one, zeros after an output's
+    own), the depth reached, and with ``categories`` the codes each node sends
     left, shape ``(node_count, 4)`` uint64 bitsets (bit c of word c // 64 for code c; 0
     for the other nodes; their threshold is NaN), else None.
     """
@@ -288,9 +297,18 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     cdef bint regression = target is not None
     cdef int64_t K = 3 if regression else n_classes      # the statistics a node keeps
     cdef int64_t n_values = 1 if regression else n_classes
+    cdef int64_t n_out = 1
+    cdef const int64_t[::1] offs_view
     cdef Builder B
-    n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight, n_classes,
-                                                    criterion, monotonic, target)
+    offs = None
+    if output_classes is not None:
+        offs, n_out = _checked_outputs(y, target, n, output_classes, n_classes, criterion,
+                                       monotonic)
+        K = offs[-1]
+        n_values = n_out * (1 if regression else int(np.max(np.diff(offs))))
+    n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight,
+                                                    n_classes if n_out == 1 else 1,
+                                                    criterion, monotonic, target, n_out)
     col_top_arr, max_rank = _checked_column_tops(keys, n)
     categorical = _checked_categories(categories, col_top_arr, monotonic, regression,
                                       criterion)
@@ -298,11 +316,18 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                               or ranks.dtype not in (np.uint8, np.uint16, np.uint32)):
         raise ValueError("ranks must be dense_ranks(keys)")
     memset(&B, 0, sizeof(Builder))
-    _set_key_layout(&B, n, max_rank, K, regression, integral, tw, max_w)
+    _set_key_layout(&B, n, max_rank, K, regression or n_out > 1, integral, tw, max_w)
     _set_parameters(&B, X, sample_weight, target, monotonic, n_act, K, n_values, criterion,
                     random_split, shuffle_features, max_depth, min_samples_split,
                     min_samples_leaf, min_weight_leaf, max_features,
                     min_impurity_decrease, tw, seed)
+    B.data.n_outputs = n_out
+    if n_out > 1:
+        offs_view = offs
+        B.data.offs = &offs_view[0]
+        if not regression:
+            B.data.ycodes = &y[0]
+            B.data.max_classes = n_values // n_out
     try:        # every part is freed here, whichever step fails
         # the objects whose memory B points into stay referenced until the tree is out
         ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
@@ -321,10 +346,39 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         _free_builder(&B)
 
 
+def _checked_outputs(y, target, int64_t n, output_classes, int64_t n_classes,
+                     int criterion, monotonic):
+    """build_tree's checks of several outputs; returns the offsets of the outputs'
+    statistics (int64, m + 1) and m."""
+    regression = target is not None
+    if regression:
+        m = int(output_classes)
+        if m < 1 or n_classes != 1 or np.asarray(target).shape[0] != n * m:
+            raise ValueError("several numeric outputs: output_classes=m, n_classes=1 and "
+                             "a target of n * m values")
+        if criterion == CRIT_ABSOLUTE and m > 1:
+            raise ValueError("the absolute error takes one output")
+        offs = np.arange(0, 3 * m + 1, 3, dtype=np.int64)
+    else:
+        counts = np.asarray(output_classes, dtype=np.int64).reshape(-1)
+        m = counts.shape[0]
+        if (m < 1 or np.any(counts < 1) or y is None or np.asarray(y).shape[0] != n * m
+                or criterion not in CRITERIA.values()):
+            raise ValueError("several class outputs: output_classes per output and class "
+                             "codes y of n * m values")
+        codes = np.asarray(y).reshape(n, m)
+        if n and (np.any(codes < 0) or np.any(codes >= counts)):
+            raise ValueError("class codes must lie in [0, output_classes[o])")
+        offs = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    if m > 1 and monotonic is not None:
+        raise ValueError("monotonic constraints take one output")
+    return offs, m
+
+
 cdef object _checked_arguments(const double[:, :] X, const uint32_t[:, ::1] keys,
                                const int32_t[::1] y, const double[::1] sample_weight,
                                int64_t K, int criterion, const int8_t[::1] monotonic,
-                               const double[::1] target):
+                               const double[::1] target, int64_t n_out):
     """build_tree's checks of the data and weights; returns ``(n_act, tw, max_w,
     integral)``: the samples of positive weight, their total and largest weight, and
     whether every weight is an integer."""
@@ -334,14 +388,14 @@ cdef object _checked_arguments(const double[:, :] X, const uint32_t[:, ::1] keys
     if regression:
         if K != 1 or criterion not in REGRESSION_CRITERIA.values():
             raise ValueError("a regression tree takes n_classes=1 and a regression criterion")
-        if target.shape[0] != n:
+        if target.shape[0] != n * n_out:
             raise ValueError("X and target do not agree in shape")
-        for i in range(n):
+        for i in range(n * n_out):
             yi = target[i]
             if not isfinite(yi) or (criterion == CRIT_POISSON and yi < 0.0):
                 raise ValueError("targets must be finite (and non-negative for Poisson)")
         K = 3                  # the statistics a node keeps (see _accumulate)
-    elif (y is None or y.shape[0] != n or criterion not in CRITERIA.values()):
+    elif (y is None or y.shape[0] != n * n_out or criterion not in CRITERIA.values()):
         raise ValueError("a classification tree takes class codes y and a classification "
                          "criterion")
     if (keys.shape[0] != F or keys.shape[1] != keys_width(n)
@@ -366,7 +420,7 @@ cdef object _checked_arguments(const double[:, :] X, const uint32_t[:, ::1] keys
                 max_w = wi
             if wi != <double> (<int64_t> wi):
                 integral = False
-        if not regression and (y[i] < 0 or y[i] >= K):
+        if not regression and n_out == 1 and (y[i] < 0 or y[i] >= K):
             raise ValueError("class codes must lie in [0, n_classes)")
     if n_act == 0:
         raise ValueError("the sample weights sum to zero")
@@ -417,7 +471,8 @@ cdef int _set_key_layout(Builder* B, int64_t n, uint64_t max_rank, int64_t K,
                          bint regression, bint integral, double tw,
                          double max_w) except -1:
     """The layout of the working keys: from the low bits, the sample index, its weight
-    (integer weights that fit), its class, its rank in the feature."""
+    (integer weights that fit), its class, its rank in the feature (no class field with
+    ``regression``: a numeric target, or several outputs)."""
     cdef int ibits, rbits, cbits, wbits, spare
     ibits = max(1, _bit_length(<uint64_t> (n - 1)))
     rbits = max(1, _bit_length(max_rank))
@@ -575,7 +630,8 @@ cdef int _allocate_tables(Builder* B, bint integral, const uint64_t[::1] col_top
             B.work.xlogx_table[0] = 0.0
             for i in range(1, tmax):
                 B.work.xlogx_table[i] = i * log(<double> i)
-    if (B.col.ranks != NULL and not B.data.regression and B.data.n_classes <= COUNT_CLASSES
+    if (B.col.ranks != NULL and not B.data.regression and B.data.n_outputs == 1
+        and B.data.n_classes <= COUNT_CLASSES
         and B.par.criterion == CRIT_GINI and B.key.packed and not B.par.random_split):
         B.col.few = <uint8_t*> calloc(F, sizeof(uint8_t))
         if B.col.few == NULL:
@@ -613,7 +669,7 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
         for i in range(n):
             if B.data.w[i] > 0.0:
                 payload[i] = <uint64_t> i
-                if not B.data.regression:
+                if not B.data.regression and B.data.n_outputs == 1:
                     payload[i] |= (<uint64_t> y[i]) << B.key.cshift
                 if B.key.packed:
                     payload[i] |= (<uint64_t> B.data.w[i]) << B.key.wshift
@@ -700,7 +756,8 @@ cdef object _export(Builder* B, bint categorical):
     nodes = np.empty(B.out.count, dtype=NODE_DTYPE)
     cdef uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)
     memcpy(&raw[0], B.out.nodes, B.out.count * sizeof(Node))
-    value = np.empty((B.out.count, 1, B.data.n_values), dtype=np.float64)
+    value = np.empty((B.out.count, B.data.n_outputs, B.data.n_values // B.data.n_outputs),
+                     dtype=np.float64)
     cdef double[:, :, ::1] vv = value
     memcpy(&vv[0, 0, 0], B.out.values, B.out.count * B.data.n_values * sizeof(double))
     depth = B.out.depth

@@ -18,7 +18,8 @@
 #   Fisher 1958); the same order serves misclassification and the Poisson deviance.
 # - more classes: every partition while the node has at most CAT_EXACT_MAX levels
 #   (a Gray code: one level changes side per step); beyond that the cuts of K orders,
-#   the levels ordered by their share of each class in turn.
+#   the levels ordered by their share of each class in turn.  Several outputs take
+#   this way too, their classes (or mean targets) all in turn.
 # - random splits: each level goes to a side drawn at random (both sides non-empty).
 #
 # The missing values are a level like the others, so they go to the side that scores
@@ -197,7 +198,7 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
             if r == 0 or r == m:
                 j = <int64_t> _rand_below(&B.rng, m)
                 side[j] = 1 - side[j]
-        elif B.data.regression or K <= 2:
+        elif (B.data.regression or K <= 2) and B.data.n_outputs == 1:
             _cat_order(B, m, 1 if K == 2 and not B.data.regression else 0)
             best = _cat_cuts(B, m, n, tot, wtot, &best_k)
             best_c = 0
@@ -220,9 +221,10 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
             for j in range(m):
                 side[j] = <uint8_t> ((best_mask >> j) & 1)
         else:
-            # the cuts of the order by each class's share
+            # the cuts of the order by each class's share (several numeric outputs:
+            # by each one's mean)
             for c in range(K):
-                if tot[c] <= 0.0:
+                if (tot[c] <= 0.0) if not B.data.regression else (c % 3 != 0):
                     continue
                 _cat_order(B, m, c)
                 k = best_k
@@ -233,7 +235,7 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
                     best_c = c
         if best_c >= 0:
             # a cut of an order: its first best_k levels go left
-            if K > 2 and not B.data.regression:
+            if (K > 2 and not B.data.regression) or B.data.n_outputs > 1:
                 _cat_order(B, m, best_c)
             memset(side, 0, m)
             for k in range(best_k):

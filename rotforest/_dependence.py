@@ -121,7 +121,9 @@ def _leaf_terms(tree, target_features, values, n_values):
     if not leaf_nodes:
         return np.zeros((0, n_values)), [np.zeros((0, v.shape[0]), bool) for v in values]
     leaf_nodes = np.concatenate(leaf_nodes)
-    weighted = tree.value[leaf_nodes, 0, :n_values] * np.concatenate(leaf_shares)[:, None]
+    # (several outputs of a regression tree: one value each)
+    values_of = tree.value.reshape(tree.value.shape[0], -1)
+    weighted = values_of[leaf_nodes, :n_values] * np.concatenate(leaf_shares)[:, None]
     return weighted, [np.concatenate(m) for m in leaf_masks]
 
 
@@ -287,11 +289,13 @@ class RecursionDependence:
 
         Returns
         -------
-        averaged_predictions : ndarray of shape (n_points,)
-            The partial dependence at every grid point.
+        averaged_predictions : ndarray of shape (n_points,) or (n_outputs, n_points)
+            The partial dependence at every grid point (of each output).
         """
         check_is_fitted(self)
         grid, target_features = _checked_grid(self, grid, target_features)
         trees = ([self.tree_] if hasattr(self, "tree_")
                  else [t.tree_ for t in self.estimators_])
-        return trees_partial_dependence(trees, grid, target_features)[0]
+        n_outputs = getattr(self, "n_outputs_", 1)
+        average = trees_partial_dependence(trees, grid, target_features, n_outputs)
+        return average[0] if n_outputs == 1 else average

@@ -15,13 +15,14 @@ from scipy.sparse import hstack as sparse_hstack
 from sklearn.base import BaseEstimator
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest._inputs import check_targets, regression_data, weight_scale
 from rotforest._parallel import _Progress, _grow_in_threads
 from rotforest._validation import _is_int, _is_real, check_int, check_tree_params
 from rotforest.tree import (DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, _LogProba,
-                            builder_seed)
+                            _stack_outputs, builder_seed)
 
 # the parameters that a forest passes on to its trees (the rotation forests take all but
 # monotonic_cst: see rotation.py)
@@ -72,6 +73,7 @@ _SEED_SCHEME = 2
 
 
 def _settings_once(tree, template, n_samples, n_features, n_classes):
+    # (n_classes: an int, or several outputs' list: see value_counts)
     """The builder settings of one of a forest's trees, which share their parameters:
     checked and resolved for the first tree of a worker's share (``template`` None, or
     made for another number of features) and returned with that number as
@@ -80,8 +82,9 @@ def _settings_once(tree, template, n_samples, n_features, n_classes):
     small tree's whole build.)  The caller copies the settings before changing them."""
     if template is None or template[1] != n_features:
         limits = check_tree_params(tree)
+        n_outputs = len(n_classes) if isinstance(n_classes, list) else 1
         return tree._builder_settings(n_samples, n_features, *limits,
-                                      n_classes=n_classes), n_features
+                                      n_classes=n_classes, n_outputs=n_outputs), n_features
     tree.max_features_ = template[0]["max_features"]
     return template
 
@@ -142,7 +145,28 @@ def warn_balanced_warm_start(est):
                       UserWarning)
 
 
-def check_warm_start(est, classes, n_samples, n_draws):
+def value_counts(classes, target):
+    """What a forest's fit calls ``n_values``: the classes of one output (an int; a
+    regressor's 1), or with several outputs the list of each one's (1s for a
+    regressor)."""
+    if target.ndim == 2:
+        return ([len(c) for c in classes] if classes is not None
+                else [1] * target.shape[1])
+    return 1 if classes is None else len(classes)
+
+
+def _same_classes(classes, fitted):
+    """Whether the classes of a fit (an array, or several outputs' list of arrays)
+    are the fitted ones."""
+    if isinstance(classes, list) != isinstance(fitted, list):
+        return False
+    if not isinstance(classes, list):
+        classes, fitted = [classes], [fitted]
+    return len(classes) == len(fitted) and all(
+        len(a) == len(b) and np.all(a == b) for a, b in zip(classes, fitted))
+
+
+def check_warm_start(est, classes, n_samples, n_draws, n_outputs=1):
     """With warm_start and fitted trees: the forest may only grow, on the same classes.
     Trees may be added on other data or draws (each tree's draw is recorded), but an
     out-of-bag score needs every tree drawn from the same samples.  (The number of
@@ -150,8 +174,10 @@ def check_warm_start(est, classes, n_samples, n_draws):
     if est.n_estimators < len(est.estimators_):
         raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
                          f"{len(est.estimators_)} trees already fitted when warm_start is on")
-    if classes is not None and (len(classes) != est.n_classes_
-                                or np.any(classes != est.classes_)):
+    if n_outputs != getattr(est, "n_outputs_", 1):
+        raise ValueError(f"warm_start: y has {n_outputs} output(s), the fitted forest "
+                         f"{est.n_outputs_}")
+    if classes is not None and not _same_classes(classes, est.classes_):
         raise ValueError("warm_start: y has other classes than the fitted forest")
     if est.oob_score:
         records = draw_records(est)[:, :3]
@@ -207,24 +233,47 @@ def check_oob_seen(seen):
 def oob_scored(est, y, sums, counts):
     """Set a classifying forest's ``oob_decision_function_`` and ``oob_score_`` (accuracy,
     or the callable ``oob_score``'s score) from the sums of the out-of-bag trees' class
-    probabilities and how many trees left each sample out."""
+    probabilities and how many trees left each sample out.  Several outputs: the
+    sums hold each output's (the most classes of one) in turn, the decision function
+    is (n_samples, classes, outputs) as scikit-learn's, and the accuracy is that of
+    every output right (scikit-learn's, which scores multilabel targets only)."""
     seen = counts > 0
+    m = est.n_outputs_
     with np.errstate(invalid="ignore", divide="ignore"):
-        est.oob_decision_function_ = sums / counts[:, None]
+        votes = sums / counts[:, None]
     check_oob_seen(seen)
-    predicted = est.classes_.take(np.argmax(est.oob_decision_function_[seen], axis=1),
-                                  axis=0)
+    if m == 1:
+        est.oob_decision_function_ = votes
+        predicted = est.classes_.take(np.argmax(votes[seen], axis=1), axis=0)
+    else:
+        votes = votes.reshape(votes.shape[0], m, -1)
+        est.oob_decision_function_ = np.ascontiguousarray(votes.transpose(0, 2, 1))
+        predicted = _stack_outputs([c.take(np.argmax(votes[seen, o, :len(c)], axis=1))
+                                    for o, c in enumerate(est.classes_)])
     scorer = est.oob_score if callable(est.oob_score) else accuracy_score
     est.oob_score_ = float(scorer(y[seen], predicted))
+
+
+def check_oob_target(est, y):
+    """scikit-learn's refusal of out-of-bag scores for several outputs of more than two
+    classes each (``type_of_target`` "multiclass-multioutput"), before the trees grow."""
+    if est.oob_score and y.ndim == 2:
+        kind = type_of_target(y)
+        if kind not in ("binary", "multiclass", "multilabel-indicator"):
+            raise ValueError(f"The type of target cannot be used to compute OOB estimates. "
+                             f"Got {kind} while only the following are supported: binary, "
+                             "multiclass, multilabel-indicator (several outputs: two "
+                             "classes each, 0 and 1).")
 
 
 def oob_regression_scored(est, y, sums, counts):
     """Set a regressing forest's ``oob_prediction_`` and ``oob_score_`` (R², or the
     callable ``oob_score``'s score) from the sums of the out-of-bag trees' predictions
-    and how many trees left each sample out."""
+    and how many trees left each sample out (several outputs: a column each)."""
     seen = counts > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        est.oob_prediction_ = sums[:, 0] / counts
+        prediction = sums / counts[:, None]
+    est.oob_prediction_ = prediction[:, 0] if est.n_outputs_ == 1 else prediction
     check_oob_seen(seen)
     scorer = est.oob_score if callable(est.oob_score) else r2_score
     est.oob_score_ = float(scorer(y[seen], est.oob_prediction_[seen]))
@@ -235,7 +284,8 @@ class _NumericTargets:
     weights, and no classes."""
 
     def _forest_data(self, X, y, sample_weight, warm):
-        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm)
+        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm,
+                                   multi_output=self._multi_output)
         check_targets(y, self.criterion, sw)
         return X, y, y, sw, None
 
@@ -350,6 +400,9 @@ class _VotingPredictions(_LogProba, _ForestStructure):
             Predicted labels, taken from ``classes_``.
         """
         proba = self.predict_proba(X)
+        if isinstance(proba, list):     # several outputs
+            return _stack_outputs([c.take(np.argmax(p, axis=1), axis=0)
+                                   for c, p in zip(self.classes_, proba)])
         return self.classes_.take(np.argmax(proba, axis=1), axis=0)
 
 
@@ -409,6 +462,7 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     _tree_class = DecisionTreeClassifier
     _grower = None      # the kind's worker: grow(job, indices) -> the trees of indices
+    _multi_output = False   # the kind takes several outputs (a 2-D y)
 
     # ------------------------------------------------- scikit-learn's ensemble protocol
     def __len__(self):
@@ -477,14 +531,15 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         scaled_by = weight_scale(sw)            # weights far from 1: see weight_scale
         sw = sw / scaled_by if scaled_by != 1.0 else sw
         if warm:
-            check_warm_start(self, classes, n, n_draws)
+            check_warm_start(self, classes, n, n_draws, 1 if y.ndim == 1 else y.shape[1])
             self._check_warm()
             base_seed = self._base_seed
         else:
             base_seed = int(check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max))
         return _Fit(warm=warm, X=X, y=y, target=target, sw=sw, classes=classes,
-                    n_values=1 if classes is None else len(classes), n_draws=n_draws,
+                    n_values=value_counts(classes, target), n_draws=n_draws,
+                    n_outputs=1 if target.ndim == 1 else target.shape[1],
                     scaled_by=scaled_by, base_seed=base_seed,
                     legacy_seeds=warm and getattr(self, "_seed_scheme", 1) < _SEED_SCHEME,
                     n_fitted=len(self.estimators_) if warm else 0,
@@ -517,8 +572,9 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         tree's draw record (older records padded with -1, unknown)."""
         if fit.classes is not None:
             self.classes_ = fit.classes
-            self.n_classes_ = len(fit.classes)
-        self.n_outputs_ = 1
+            # (several outputs: a list, as scikit-learn's forests keep it)
+            self.n_classes_ = (fit.n_values if fit.n_outputs > 1 else len(fit.classes))
+        self.n_outputs_ = fit.n_outputs
         self._base_seed = fit.base_seed
         if not fit.legacy_seeds:
             self._seed_scheme = _SEED_SCHEME

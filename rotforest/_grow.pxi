@@ -99,6 +99,21 @@ cdef int64_t _heap_pop(Builder* B) noexcept nogil:
     return top
 
 
+cdef void _output_values(const Builder* B, const double* counts, double w,
+                         double* out) noexcept nogil:
+    """A node's values with several outputs: per output its class fractions (padded
+    with zeros to the most classes of an output), or its mean target."""
+    cdef int64_t o, c, a, b, m = B.data.max_classes
+    for o in range(B.data.n_outputs):
+        if B.data.regression:
+            out[o] = counts[3 * o] / w
+            continue
+        a = B.data.offs[o]
+        b = B.data.offs[o + 1]
+        for c in range(m):
+            out[o * m + c] = counts[a + c] / w if c < b - a else 0.0
+
+
 cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     """Append the entry's node to the tree (as a leaf) and, if it may split, find its split."""
     cdef Entry* e = &B.front.ent[ei]
@@ -141,7 +156,9 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     nd.weighted_n_node_samples = e.weight
     if B.cat.mask != NULL:
         memset(B.out.left_codes + idx * CAT_WORDS, 0, CAT_WORDS * sizeof(uint64_t))
-    if B.data.regression:
+    if B.data.n_outputs > 1:
+        _output_values(B, counts, e.weight, B.out.values + idx * B.data.n_values)
+    elif B.data.regression:
         # the weighted mean (median), held within the bounds the constraints set
         if B.par.absolute:
             B.out.values[idx] = e.median

@@ -3,8 +3,12 @@ reads them (float64, NaN allowed, sparse input expanded, categorical columns of 
 DataFrame as codes), sample weights, class labels encoded, target checks per criterion,
 and X at predict time converted as the fit converted it."""
 import numbers
+import warnings
 
 import numpy as np
+from scipy.sparse import issparse
+from sklearn.base import is_regressor
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
@@ -107,36 +111,88 @@ def _check_total(sw, weights="the sample weights"):
                          "matter, so divide them by a large number")
 
 
-def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
+def _ndim(est, y):
+    """The dimensions of y as given (0 when unknown: validate_data will say why).  A
+    sparse y is refused as scikit-learn refuses it: a TypeError from a tree, a
+    ValueError from a forest."""
+    if issparse(y):
+        what = "the targets must be dense: convert y with y.toarray()"
+        if hasattr(est, "n_estimators"):
+            raise ValueError(f"sparse multilabel-indicator for y is not supported. ({what})")
+        raise TypeError(f"y is a sparse matrix: {what}")
+    ndim = getattr(y, "ndim", None)
+    if ndim is None and y is not None:
+        try:
+            ndim = np.asarray(y).ndim
+        except (TypeError, ValueError):
+            ndim = 0
+    return ndim or 0
+
+
+def _outputs(est, y, multi_output):
+    """y as one output (1-D) or several (2-D with at least two columns); a column vector
+    is flattened with scikit-learn's warning.  Without ``multi_output`` several outputs
+    are refused, naming the wrapper that fits one estimator per output."""
+    y = np.asarray(y) if not hasattr(y, "ndim") else y
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples,), for example using ravel().",
+                      DataConversionWarning, stacklevel=4)
+        return np.ravel(y)
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise ValueError("y has 0 columns: it needs at least one output")
+    if y.ndim > 2:
+        raise ValueError(f"y must be 1-D or 2-D (one column per output); got shape "
+                         f"{y.shape}")
+    if y.ndim == 2 and not multi_output:
+        kind = "Regressor" if is_regressor(est) else "Classifier"
+        raise ValueError(f"{type(est).__name__} takes one output (a 1-D y); y has "
+                         f"{y.shape[1]} columns: fit one estimator per output with "
+                         f"sklearn.multioutput.MultiOutput{kind}({type(est).__name__}())")
+    return y
+
+
+def training_data(est, X, y, sample_weight, class_weight=None, reset=True,
+                  multi_output=False):
     """The checks and conversions every classifier's fit starts with.
 
     Returns X and y (see _validated), the sorted classes, y as class codes, and the
     sample weights (ones when None) multiplied by ``class_weight`` (a dict or
-    "balanced"; None for none)."""
-    X, y, sw = _validated(est, X, y, sample_weight, reset)
+    "balanced"; None for none).  With ``multi_output`` y may have several columns
+    (outputs): the classes are then a list of arrays (one per output), the codes a 2-D
+    array and ``class_weight`` a list of dicts or "balanced"."""
+    if _ndim(est, y) >= 2:
+        y = _outputs(est, y, multi_output)
+    X, y, sw = _validated(est, X, y, sample_weight, reset, multi_output=multi_output)
     check_classification_targets(y)
-    classes, y_enc = _encode(y)
+    if y.ndim == 1:
+        classes, y_enc = _encode(y)
+    else:
+        encoded = [_encode(y[:, o]) for o in range(y.shape[1])]
+        classes = [c for c, _ in encoded]
+        y_enc = np.stack([e for _, e in encoded], axis=1)
     if class_weight is not None:
-        check_class_weight(class_weight, ("balanced",))
-        for label, value in (class_weight.items() if isinstance(class_weight, dict) else ()):
-            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value >= 0):
-                raise ValueError("class_weight values must be finite, non-negative "
-                                 f"numbers; got {value!r} for class {label!r}")
+        check_class_weight(class_weight, ("balanced",), 1 if y.ndim == 1 else y.shape[1])
+        for weights in ([class_weight] if isinstance(class_weight, dict)
+                        else class_weight if isinstance(class_weight, (list, tuple))
+                        else ()):
+            for label, value in weights.items():
+                if not (isinstance(value, numbers.Real) and np.isfinite(value)
+                        and value >= 0):
+                    raise ValueError("class_weight values must be finite, non-negative "
+                                     f"numbers; got {value!r} for class {label!r}")
         sw = sw * compute_sample_weight(class_weight, y)
     _check_total(sw, "the sample weights (times class_weight)")
     return X, y, classes, y_enc, sw
 
 
-def regression_data(est, X, y, sample_weight, reset=True):
-    """training_data for a numeric target: X, y (float64, finite, 1-D: a 2-D y of several
-    outputs is refused with a clear error, one target per estimator for now) and the
-    sample weights."""
-    shape = np.asarray(y).shape
-    if len(shape) == 2 and shape[1] != 1:
-        raise ValueError(f"y has {shape[1]} columns: rotforest's regressors take one "
-                         "target (a 1-D y); fit one estimator per output")
+def regression_data(est, X, y, sample_weight, reset=True, multi_output=False):
+    """training_data for a numeric target: X, y (float64, finite; 1-D, or with
+    ``multi_output`` 2-D for several outputs) and the sample weights."""
+    if _ndim(est, y) >= 2:
+        y = _outputs(est, y, multi_output)
     X, y, sw = _validated(est, X, y, sample_weight, reset, y_numeric=True,
-                          multi_output=False)       # (scikit-learn refuses NaN and inf)
+                          multi_output=multi_output)  # (scikit-learn refuses NaN and inf)
     _check_total(sw)
     return X, np.ascontiguousarray(y, dtype=np.float64), sw
 
@@ -151,7 +207,7 @@ def check_targets(y, criterion, sw):
         if np.any(y < 0):
             raise ValueError("Some value(s) of y are negative which is not allowed for "
                              "Poisson regression (criterion='poisson' needs non-negative y)")
-        if not float(np.dot(sw, y)) > 0:
+        if not float(np.sum(np.dot(sw, y))) > 0:
             raise ValueError("Sum of y is not strictly positive which is necessary for "
                              "Poisson regression (criterion='poisson' needs a positive "
                              "weighted sum of y)")

@@ -4,7 +4,20 @@
 
 cdef inline double _impurity(const Builder* B, const double* c, double w) noexcept nogil:
     """Impurity of a node with weighted class counts c and total weight w (as scikit-learn
-    computes it; entropy in bits)."""
+    computes it; entropy in bits); with several outputs, the mean of theirs."""
+    cdef int64_t o
+    cdef double acc = 0.0
+    if B.data.n_outputs == 1:
+        return _impurity_one(B, c, w, B.data.n_classes)
+    for o in range(B.data.n_outputs):
+        acc += _impurity_one(B, c + B.data.offs[o], w,
+                             B.data.offs[o + 1] - B.data.offs[o])
+    return acc / B.data.n_outputs
+
+
+cdef inline double _impurity_one(const Builder* B, const double* c, double w,
+                                 int64_t K) noexcept nogil:
+    """_impurity of one output, whose statistics are c[:K]."""
     cdef int64_t k
     cdef double acc = 0.0, p
     if B.data.regression:
@@ -16,17 +29,17 @@ cdef inline double _impurity(const Builder* B, const double* c, double w) noexce
             return (c[2] - c[0] * log(p)) / w
         return c[1] / w - p * p
     if B.par.criterion == CRIT_GINI:
-        for k in range(B.data.n_classes):
+        for k in range(K):
             acc += c[k] * c[k]
         return 1.0 - acc / (w * w)
     elif B.par.criterion == CRIT_ENTROPY:
-        for k in range(B.data.n_classes):
+        for k in range(K):
             if c[k] > 0.0:
                 p = c[k] / w
                 acc -= p * (log(p) / LN2)
         return acc
     elif B.par.criterion == CRIT_ERROR:
-        for k in range(B.data.n_classes):
+        for k in range(K):
             if c[k] > acc:
                 acc = c[k]
         return 1.0 - acc / w
@@ -51,7 +64,15 @@ cdef inline double _reg_proxy(int criterion, double sl, double wl, double sr,
 cdef inline double _proxy_counts(const Builder* B, const double* cl, const double* cr,
                                  double wl, double wr) noexcept nogil:
     """A quantity that orders the splits of one node as their impurity decrease does
-    (the same one the scans compute)."""
+    (the same one the scans compute); with several outputs, the sum of theirs."""
+    if B.data.n_outputs > 1:
+        return _proxy_outputs(B, cl, cr, wl, wr)
+    return _proxy_one(B, cl, cr, wl, wr, B.data.n_classes)
+
+
+cdef inline double _proxy_one(const Builder* B, const double* cl, const double* cr,
+                              double wl, double wr, int64_t K) noexcept nogil:
+    """_proxy_counts of one output, whose statistics are cl[:K] and cr[:K]."""
     cdef int64_t k
     cdef double a = 0.0, b = 0.0
     if B.data.regression:
@@ -59,22 +80,45 @@ cdef inline double _proxy_counts(const Builder* B, const double* cl, const doubl
             return -INFINITY      # a child of zero targets (counted: see _accumulate)
         return _reg_proxy(B.par.criterion, cl[0], wl, cr[0], wr)
     if B.par.criterion == CRIT_GINI:
-        for k in range(B.data.n_classes):
+        for k in range(K):
             a += cl[k] * cl[k]
             b += cr[k] * cr[k]
         return a / wl + b / wr
     elif B.par.criterion == CRIT_ENTROPY:
-        for k in range(B.data.n_classes):
+        for k in range(K):
             a += _xlogx(B, cl[k]) + _xlogx(B, cr[k])
         return a - _xlogx(B, wl) - _xlogx(B, wr)
     elif B.par.criterion == CRIT_ERROR:
-        for k in range(B.data.n_classes):
+        for k in range(K):
             if cl[k] > a:
                 a = cl[k]
             if cr[k] > b:
                 b = cr[k]
         return a + b
     return -INFINITY    # no other criterion passes build_tree's checks
+
+
+cdef double _proxy_outputs(const Builder* B, const double* cl, const double* cr,
+                           double wl, double wr) noexcept nogil:
+    """_proxy_counts of several outputs: the sum of each output's proxy (its impurity
+    decrease is the mean of theirs), except for Friedman's score, which takes the
+    outputs' sums of w y together (scikit-learn's until 1.9: its proxy is then the
+    squared error's of the summed target)."""
+    cdef int64_t o, a, b
+    cdef double acc = 0.0, sl = 0.0, sr = 0.0, p
+    if B.par.criterion == CRIT_FRIEDMAN:
+        for o in range(B.data.n_outputs):
+            sl += cl[3 * o]
+            sr += cr[3 * o]
+        return _reg_proxy(CRIT_SQUARED, sl, wl, sr, wr)
+    for o in range(B.data.n_outputs):
+        a = B.data.offs[o]
+        b = B.data.offs[o + 1]
+        p = _proxy_one(B, cl + a, cr + a, wl, wr, b - a)
+        if p == -INFINITY:
+            return p
+        acc += p
+    return acc
 
 
 cdef inline bint _is_leaf(const Builder* B, int64_t depth, int64_t n, double w,
@@ -113,7 +157,7 @@ cdef inline double _entropy_tie(const Builder* B, double best, double wtot) noex
     this margin missing values would go left at such a tie, against scikit-learn's rule
     (right).  The margin, 1e-12 of the node's largest term, is far below any real
     difference between cuts and far above the sums' rounding."""
-    return best + 1e-12 * (fabs(_xlogx(B, wtot)) + wtot)
+    return best + 1e-12 * B.data.n_outputs * (fabs(_xlogx(B, wtot)) + wtot)
 
 
 cdef inline double _missing_pick(double first, int64_t first_pos, double second,
@@ -185,7 +229,7 @@ cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, 
     cdef double* a = B.work.cr
     cdef double* b = B.work.fr
     cdef double wr, a1, r1
-    if B.par.criterion == CRIT_GINI and B.data.n_classes == 2:
+    if B.par.criterion == CRIT_GINI and B.data.n_classes == 2 and B.data.n_outputs == 1:
         a1 = cl[1] + (cm[1] if cm != NULL else 0.0)
         r1 = tot[1] - a1
         wr = wtot - wl

@@ -131,7 +131,8 @@ cdef inline bint _multi_int_counts(Builder* B, const double* counts,
     writes it only on the portable path)."""
     cdef int64_t c
     if not (B.par.criterion == CRIT_GINI and B.data.n_classes > 2 and B.key.packed
-            and B.par.min_weight_leaf == 0.0 and not B.par.random_split):
+            and B.par.min_weight_leaf == 0.0 and not B.par.random_split
+            and B.data.n_outputs == 1):
         return False
     t2[0] = 0
     for c in range(B.data.n_classes):
@@ -172,7 +173,7 @@ cdef inline double _perfect_proxy(const Builder* B, const Entry* e) noexcept nog
         perfect = -INFINITY
     elif B.par.absolute:
         perfect = 0.0
-    elif B.key.packed and not B.data.regression:
+    elif B.key.packed and not B.data.regression and B.data.n_outputs == 1:
         perfect = 0.0 if B.par.criterion == CRIT_ENTROPY else e.weight
     return perfect
 
@@ -215,7 +216,7 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
         _absolute_children(B, L, s, best_p, enm, end, best_ml, True, st6)
         wl = st6[0]
         wr = st6[3]
-    elif B.key.packed and K == 2 and not B.data.regression:
+    elif B.key.packed and K == 2 and not B.data.regression and B.data.n_outputs == 1:
         # integer sums in registers (the loop below carries a dependency through memory
         # whenever neighbours share a class); the same exact values
         _add_counts2(B, L, s, best_p, cleft, &wl)
@@ -311,8 +312,10 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
         proxy = _scan_absolute(B, L, s, end, nm, e.weight, best, pos, ml,
                                B.data.monotonic[f] if B.data.monotonic != NULL else 0,
                                e.lower, e.upper)
-    elif B.par.reference or (B.data.monotonic != NULL and B.data.monotonic[f] != 0):
-        # a constrained feature: the reference scan, checking every cut
+    elif (B.par.reference or B.data.n_outputs > 1
+            or (B.data.monotonic != NULL and B.data.monotonic[f] != 0)):
+        # a constrained feature: the reference scan, checking every cut; several
+        # outputs: the reference scan, which reads their targets from memory
         proxy = _scan_reference(B, L, s, end, nm, counts, e.weight, pos, ml,
                                 B.data.monotonic[f] if B.data.monotonic != NULL else 0,
                                 e.lower, e.upper)
@@ -371,10 +374,14 @@ cdef bint _improvement(const Builder* B, Entry* e, const double* cleft,
                        const double* cright) noexcept nogil:
     """Sets the split's improvement (scikit-learn's weighted impurity decrease); whether
     it reaches min_impurity_decrease."""
-    cdef double wl = e.split.weight_left, wr = e.split.weight_right, a
+    cdef double wl = e.split.weight_left, wr = e.split.weight_right, a = 0.0
+    cdef int64_t o
     if B.par.criterion == CRIT_FRIEDMAN:
-        # Friedman's improvement (scikit-learn's: not scaled by the node's weight share)
-        a = wr * cleft[0] - wl * cright[0]
+        # Friedman's improvement (scikit-learn's: not scaled by the node's weight share;
+        # several outputs: of their mean target)
+        for o in range(B.data.n_outputs):
+            a += wr * cleft[3 * o] - wl * cright[3 * o]
+        a /= B.data.n_outputs
         e.split.improvement = a * a / (wl * wr * e.weight)
     else:
         e.split.improvement = (e.weight / B.data.total_weight) * (

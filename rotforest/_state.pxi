@@ -87,12 +87,19 @@ cdef struct Problem:       # the data, borrowed from the caller's arrays
     const double* w
     int64_t n_total
     int64_t n_features
-    int64_t n_classes      # classification: the classes; regression: 3, the statistics
-                           # a node keeps (sums of w y, w y^2 and w y log y)
-    int64_t n_values       # values a node stores: n_classes, or 1 (the mean)
+    int64_t n_classes      # the statistics a node keeps: classification, its classes
+                           # (all outputs' together); regression, 3 per output (sums of
+                           # w y, w y^2 and w y log y)
+    int64_t n_values       # values a node stores: n_outputs x the most classes of an
+                           # output, or n_outputs (the means)
     bint regression        # a numeric target: yv[i] (the class field of the keys is empty)
-    const double* yv
-    const double* ylogy    # y log y per sample (Poisson), else NULL
+    const double* yv       # y[i, o] is yv[i * n_outputs + o]
+    const double* ylogy    # y log y per sample and output (Poisson), else NULL
+    int64_t n_outputs      # the targets; with more than one the keys carry no class, the
+                           # scans read the targets from memory (the reference scan), and
+    const int32_t* ycodes  # the class codes are ycodes[i * n_outputs + o]
+    const int64_t* offs    # output o's statistics are [offs[o], offs[o + 1])
+    int64_t max_classes    # the most classes of an output (classification)
     const int8_t* monotonic  # per feature: 1 / -1 when the class-0 fraction may only
                            # rise / fall from left to right child, 0 when free; NULL: none
     int64_t n_active       # samples with non-zero weight
@@ -250,9 +257,12 @@ cdef inline void _accumulate(const Builder* B, key_t k, double wi,
     numeric target the sums of w y and w y^2, or for Poisson the sum of w y, the number
     of samples whose w y is positive (exact: a child's sum of w y is zero exactly when
     it has none, which the sums' difference cannot tell once rounded) and the sum of
-    w y log y."""
+    w y log y.  Several outputs: the same for each, in its block of the statistics."""
     cdef uint64_t i
     cdef double wy
+    if B.data.n_outputs > 1:
+        _accumulate_outputs(B, k, wi, stats)
+        return
     if not B.data.regression:
         stats[(k >> B.key.cshift) & B.key.cmask] += wi
         return
@@ -264,6 +274,29 @@ cdef inline void _accumulate(const Builder* B, key_t k, double wi,
         stats[2] += wi * B.data.ylogy[i]
     else:
         stats[1] += wy * B.data.yv[i]
+
+
+cdef void _accumulate_outputs(const Builder* B, key_t k, double wi,
+                              double* stats) noexcept nogil:
+    """_accumulate for several outputs: the targets read from memory."""
+    cdef int64_t m = B.data.n_outputs, o
+    cdef int64_t i = <int64_t> (k & B.key.imask) * m
+    cdef double wy, y
+    cdef double* st
+    if not B.data.regression:
+        for o in range(m):
+            stats[B.data.offs[o] + B.data.ycodes[i + o]] += wi
+        return
+    for o in range(m):
+        st = stats + 3 * o
+        y = B.data.yv[i + o]
+        wy = wi * y
+        st[0] += wy
+        if B.data.ylogy != NULL:
+            st[1] += 1.0 if wy > 0.0 else 0.0
+            st[2] += wi * B.data.ylogy[i + o]
+        else:
+            st[1] += wy * y
 
 
 cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:

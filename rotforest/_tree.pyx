@@ -217,13 +217,15 @@ class Tree:
     Nodes are stored in a packed structured array with fixed-width fields (41 bytes a
     node, see ``NODE_DTYPE``); ``children_left``, ``feature``, ... are views into it
     (node ids, features and sample counts are 32-bit integers).  ``value`` holds the weighted
-    class fractions of every node, shape ``(node_count, 1, n_classes)``.
+    class fractions of every node, shape ``(node_count, n_outputs, max_n_classes)``
+    (a regression tree: the mean target of each output, ``max_n_classes`` 1).
     """
 
     def __init__(self, n_features, n_classes, nodes, value, max_depth, left_codes=None):
+        # n_classes: an int (one output), or one per output (1 for a regression output)
         self.n_features = int(n_features)
-        self.n_classes = np.array([n_classes], dtype=np.intp)
-        self.n_outputs = 1
+        self.n_classes = np.array(n_classes, dtype=np.intp).reshape(-1)
+        self.n_outputs = int(self.n_classes.shape[0])
         # arrays pickled on a machine of the other byte order are converted on load
         self.nodes = np.ascontiguousarray(nodes).astype(NODE_DTYPE, copy=False)
         self.value = np.ascontiguousarray(value, dtype=np.float64)
@@ -342,7 +344,8 @@ class Tree:
         return np.flatnonzero(bits[:255])
 
     def predict(self, X):
-        """Class fractions of the leaf reached by every row, shape (n, 1, n_classes)."""
+        """The values of the leaf reached by every row, shape (n, n_outputs,
+        max_n_classes)."""
         return self.value[self.apply(X)]
 
     def compute_feature_importances(self, normalize=True):
@@ -371,7 +374,8 @@ class Tree:
         return importances
 
     def __reduce__(self):
-        return (Tree, (self.n_features, int(self.n_classes[0]), self.nodes, self.value,
+        n_classes = int(self.n_classes[0]) if self.n_outputs == 1 else self.n_classes
+        return (Tree, (self.n_features, n_classes, self.nodes, self.value,
                        self.max_depth, self.left_codes))
 
 

@@ -68,10 +68,27 @@ def check_option(name, value, options):
     return value
 
 
-def check_class_weight(class_weight, presets):
-    """None, a dict, or one of the string ``presets``; returns the preset's name, else
-    None (an array is refused with this message, not numpy's truth-value error)."""
-    if class_weight is None or isinstance(class_weight, dict):
+def check_class_weight(class_weight, presets, n_outputs=1):
+    """None, a dict (several outputs: a list of as many dicts; ``n_outputs`` None: not
+    known yet, any number), or one of the string ``presets``; returns the preset's name,
+    else None (an array is refused with this message, not numpy's truth-value error)."""
+    if class_weight is None:
+        return None
+    if isinstance(class_weight, list) and n_outputs is None:
+        n_outputs = len(class_weight)
+    if isinstance(class_weight, list) or ((n_outputs or 1) > 1
+                                          and not isinstance(class_weight, str)):
+        if isinstance(class_weight, list) and len(class_weight) != n_outputs:
+            raise ValueError(f"For multi-output, the number of elements in class_weight "
+                             f"should match number of outputs: y has {n_outputs}, "
+                             f"class_weight {len(class_weight)} ({class_weight!r})")
+        if (not isinstance(class_weight, list)
+                or not all(isinstance(d, dict) for d in class_weight)):
+            raise ValueError(f"For multi-output, class_weight should be a list of "
+                             f"{n_outputs} dicts (one per output), or the string "
+                             f"'balanced'; got {class_weight!r}")
+        return None
+    if isinstance(class_weight, dict):
         return None
     if isinstance(class_weight, str) and class_weight in presets:
         return class_weight
@@ -151,13 +168,18 @@ def resolve_max_features(value, n_features, name="max_features"):
                     f"None; got {value!r}")
 
 
-def resolve_monotonic_cst(value, n_features, n_classes, regression=False):
+def resolve_monotonic_cst(value, n_features, n_classes, regression=False, n_outputs=1):
     """The builder's view of ``monotonic_cst`` (constraints on the positive class's
     probability): None, or int8 constraints on the class-0 fraction (signs flipped).
     Two classes only, as in scikit-learn; with one class there is nothing to constrain.
-    ``regression``: constraints on the predicted value, passed as they are."""
+    ``regression``: constraints on the predicted value, passed as they are.  One output
+    only, as in scikit-learn."""
     if value is None:
         return None
+    if n_outputs > 1:
+        raise ValueError("Monotonicity constraints are not supported with multiple "
+                         f"outputs (y has {n_outputs} columns): fit one estimator per "
+                         "output to constrain each")
     cst = np.asarray(value)
     if cst.ndim != 1 or cst.shape[0] != n_features:
         raise ValueError(f"monotonic_cst has shape {cst.shape} but X has {n_features} "

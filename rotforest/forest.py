@@ -16,7 +16,8 @@ from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _
                                  _TreeJob, _TreeSeeds, _VotingPredictions, _settings_once,
                                  _tree_rng,
                                  check_ensemble_params, draw_records, oob_regression_scored,
-                                 oob_scored, tree_template, warn_balanced_warm_start)
+                                 check_oob_target, oob_scored, tree_template,
+                                 warn_balanced_warm_start)
 from rotforest._parallel import _presort_in_threads, _ranks_in_threads, _sum_over_trees
 from rotforest._validation import (check_class_weight, check_real, check_tree_params,
                                    resolve_max_features, store_params)
@@ -110,7 +111,7 @@ class _ForestJob(_TreeJob):
     y: np.ndarray
     target: np.ndarray
     sw: np.ndarray
-    n_values: int
+    n_values: Any
     base_seed: int
     n_draws: int
     bootstrap: bool
@@ -157,10 +158,16 @@ def _grow_trees(job, indices):
         # features (frequent in small nodes) go to a random one, as in scikit-learn's
         # forests, not always to the first (more diverse trees)
         settings["shuffle_features"] = True
-        if not tree._regression:
-            tree.classes_ = np.arange(job.n_values)
-            tree.n_classes_ = job.n_values
-        tree.n_outputs_ = 1
+        if isinstance(job.n_values, list):      # several outputs
+            if not tree._regression:
+                tree.classes_ = [np.arange(k) for k in job.n_values]
+                tree.n_classes_ = np.array(job.n_values, dtype=np.intp)
+            tree.n_outputs_ = len(job.n_values)
+        else:
+            if not tree._regression:
+                tree.classes_ = np.arange(job.n_values)
+                tree.n_classes_ = job.n_values
+            tree.n_outputs_ = 1
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
         own = tree_categories(job.categories, job.base_seed, index, job.set_fraction)
@@ -179,8 +186,8 @@ def _grow_trees(job, indices):
 
 def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities, legacy):
     """Sum of the class probabilities that the trees ``indices`` give the samples they
-    did not see (the first n_classes columns), and how many trees voted for each sample
-    (the last column)."""
+    did not see (the first n_classes columns: every value of a leaf, see _leaf_values),
+    and how many trees voted for each sample (the last column)."""
     n = X.shape[0]
     sums = np.zeros((n, n_classes + 1))
     state = np.random.RandomState(0)
@@ -188,9 +195,14 @@ def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities, le
         drawn, _ = _draw_tree(base_seed, index, n, n_draws, True, p, legacy, state)
         out = np.bincount(drawn, minlength=n) == 0
         if np.any(out):
-            sums[out, :n_classes] += tree.tree_.value[tree.tree_.apply(X[out]), 0, :]
+            sums[out, :n_classes] += _leaf_values(tree.tree_)[tree.tree_.apply(X[out])]
             sums[out, n_classes] += 1
     return sums
+
+
+def _leaf_values(tree):
+    """A tree's node values as rows (several outputs: each output's in turn)."""
+    return tree.value.reshape(tree.value.shape[0], -1)
 
 
 class _BaseRandomForest(_BaseForest):
@@ -201,6 +213,7 @@ class _BaseRandomForest(_BaseForest):
 
     _pickle_defaults = dict(_BaseForest._pickle_defaults, categorical_set_fraction=1.0)
     _grower = staticmethod(_grow_trees)
+    _multi_output = True
 
     def fit(self, X, y, sample_weight=None):
         """Build the forest on (X, y), optionally weighting the samples.
@@ -346,10 +359,15 @@ class _BaseRandomForest(_BaseForest):
         def block(trees):
             total = np.zeros((X.shape[0], n_values))
             for tree in self.estimators_[trees.start:trees.stop]:
-                total += tree.tree_.value[tree.tree_.apply(X), 0, :]
+                total += _leaf_values(tree.tree_)[tree.tree_.apply(X)]
             return total
 
         return _sum_over_trees(len(self.estimators_), n_jobs, block) / len(self.estimators_)
+
+    def _value_width(self):
+        """The values of a leaf: each output's classes (the most of one), or 1."""
+        classes = np.max(self.n_classes_) if hasattr(self, "classes_") else 1
+        return self.n_outputs_ * int(classes)
 
     def _tree_rows(self, X):
         X = self._validate_X_predict(X)
@@ -568,7 +586,7 @@ default="from_dtype"
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        check_class_weight(self.class_weight, ("balanced", "balanced_subsample"))
+        check_class_weight(self.class_weight, ("balanced", "balanced_subsample"), None)
         super()._check_params()
 
     def _forest_data(self, X, y, sample_weight, warm):
@@ -577,20 +595,28 @@ default="from_dtype"
         # "balanced" from the weighted class totals, as scikit-learn 1.9's forests do
         whole = self.class_weight if isinstance(self.class_weight, dict) else None
         warn_balanced_warm_start(self)
+        if isinstance(self.class_weight, list):
+            whole = self.class_weight
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
-                                                 reset=not warm)
+                                                 reset=not warm, multi_output=True)
+        check_oob_target(self, y)
         if self._preset() == "balanced" or (self._preset() == "balanced_subsample"
                                             and not self.bootstrap):
             # (scikit-learn's formula, weighted; without bootstrap every tree's sample is
-            # the whole data, so balancing each is balancing it once, as scikit-learn does)
-            totals = np.bincount(y_enc, weights=sw, minlength=len(classes))
-            share = np.divide(totals.sum(), len(classes) * totals,
-                              out=np.zeros_like(totals), where=totals > 0)
-            sw = sw * share[y_enc]
-        return X, y, y_enc.astype(np.int32), sw, classes
+            # the whole data, so balancing each is balancing it once, as scikit-learn does;
+            # several outputs: the product of each one's)
+            codes = y_enc.reshape(y_enc.shape[0], -1)
+            factor = np.ones_like(sw)
+            for o, c in enumerate(classes if y_enc.ndim == 2 else [classes]):
+                totals = np.bincount(codes[:, o], weights=sw, minlength=len(c))
+                share = np.divide(totals.sum(), len(c) * totals,
+                                  out=np.zeros_like(totals), where=totals > 0)
+                factor *= share[codes[:, o]]
+            sw = sw * factor
+        return X, y, np.ascontiguousarray(y_enc, dtype=np.int32), sw, classes
 
     def _set_oob(self, X, y, n_jobs):
-        oob_scored(self, y, *self._oob_sums(X, n_jobs, self.n_classes_))
+        oob_scored(self, y, *self._oob_sums(X, n_jobs, self._value_width()))
 
     # --------------------------------------------------------------- prediction
     def predict_proba(self, X):
@@ -607,7 +633,11 @@ default="from_dtype"
             Columns in the order of ``classes_``.
         """
         check_is_fitted(self)
-        return self._mean_leaf_values(X, self.n_classes_)
+        mean = self._mean_leaf_values(X, self._value_width())
+        if self.n_outputs_ == 1:
+            return mean
+        mean = mean.reshape(mean.shape[0], self.n_outputs_, -1)
+        return [mean[:, o, :k] for o, k in enumerate(self.n_classes_)]
 
 
 class RandomForestRegressor(RecursionDependence, _NumericTargets, _ForestStructure,
@@ -772,7 +802,7 @@ default="from_dtype"
         store_params(self, locals())
 
     def _set_oob(self, X, y, n_jobs):
-        oob_regression_scored(self, y, *self._oob_sums(X, n_jobs, 1))
+        oob_regression_scored(self, y, *self._oob_sums(X, n_jobs, self.n_outputs_))
 
     def predict(self, X):
         """The mean of the trees' predictions.
@@ -787,7 +817,9 @@ default="from_dtype"
         y : ndarray of shape (n_samples,)
             Predicted values.
         """
-        return self._mean_leaf_values(X, 1)[:, 0]
+        check_is_fitted(self)
+        mean = self._mean_leaf_values(X, self.n_outputs_)
+        return mean[:, 0] if self.n_outputs_ == 1 else mean
 
 
 # scikit-learn's partial_dependence takes (by default) and accepts the "recursion" method

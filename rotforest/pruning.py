@@ -97,9 +97,10 @@ def prune_reduced_error(tree, X, y_codes, sample_weight, regression=False):
         :class:`~rotforest.DecisionTreeClassifier`); it is not modified.
     X : ndarray of shape (n_samples, n_features), float64
         Tuning data, C-contiguous.
-    y_codes : ndarray of shape (n_samples,), int
+    y_codes : ndarray of shape (n_samples,) or (n_samples, n_outputs), int
         Tuning labels as class codes, the indices into the estimator's ``classes_``; for
-        a regression tree, the tuning targets (float).
+        a regression tree, the tuning targets (float).  Several outputs: their errors
+        are summed.
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights of the tuning samples.
     regression : bool, default=False
@@ -136,22 +137,28 @@ def prune_reduced_error(tree, X, y_codes, sample_weight, regression=False):
     if sample_weight.size and sample_weight.max() > 0:
         # only ratios matter: divided by a power of two (exactly) to lie near 1
         sample_weight = sample_weight / power_of_two_below(sample_weight.max())
-    if regression:
-        # each node's weighted squared error from its own mean, term by term (sums of
-        # non-negative terms, as below)
-        rows = path.indices
-        node_of = np.repeat(np.arange(n_nodes), np.diff(path.indptr))
-        residual = np.asarray(y_codes, dtype=np.float64)[rows] - tree.value[node_of, 0, 0]
-        leaf_error = np.bincount(node_of, weights=sample_weight[rows] * residual * residual,
-                                 minlength=n_nodes)
-    else:
-        onehot = np.zeros((X.shape[0], n_classes))
-        onehot[np.arange(X.shape[0]), y_codes] = sample_weight
-        reached = np.asarray(path.T @ onehot)               # tuning weight per node, class
-        predicted = np.argmax(tree.value[:, 0, :], axis=1)   # a leaf's class, ties first
-        wrong = np.ones_like(reached, dtype=bool)
-        wrong[np.arange(n_nodes), predicted] = False
-        leaf_error = np.where(wrong, reached, 0.0).sum(axis=1)   # summed, not subtracted
+    targets = np.asarray(y_codes)
+    targets = targets.reshape(targets.shape[0], -1)    # a column per output
+    leaf_error = np.zeros(n_nodes)
+    for o in range(targets.shape[1]):       # several outputs: their errors summed
+        if regression:
+            # each node's weighted squared error from its own mean, term by term (sums
+            # of non-negative terms, as below)
+            rows = path.indices
+            node_of = np.repeat(np.arange(n_nodes), np.diff(path.indptr))
+            residual = (targets[rows, o].astype(np.float64)
+                        - tree.value[node_of, o, 0])
+            leaf_error += np.bincount(node_of, minlength=n_nodes,
+                                      weights=sample_weight[rows] * residual * residual)
+        else:
+            onehot = np.zeros((X.shape[0], n_classes))
+            onehot[np.arange(X.shape[0]), targets[:, o]] = sample_weight
+            reached = np.asarray(path.T @ onehot)           # tuning weight per node, class
+            predicted = np.argmax(tree.value[:, o, :], axis=1)  # a leaf's class, ties first
+            wrong = np.ones_like(reached, dtype=bool)
+            wrong[np.arange(n_nodes), predicted] = False
+            leaf_error += np.where(wrong, reached, 0.0).sum(axis=1)  # summed, not subtracted
+    n_classes *= targets.shape[1]
     # a leaf's and a branch's errors are sums of the same non-negative terms in other
     # groupings: they differ by at most their rounding (m terms: m * eps of the sums)
     # when equal, and such differences are ties, so that the pruned tree depends on the
@@ -178,4 +185,4 @@ def prune_reduced_error(tree, X, y_codes, sample_weight, regression=False):
 def _rebuilt(tree, leaves):
     nodes, value, depth, keep = keep_as_leaves(tree.nodes, tree.value, leaves)
     codes = None if tree.left_codes is None else tree.left_codes[keep]
-    return Tree(tree.n_features, int(tree.n_classes[0]), nodes, value, depth, codes)
+    return Tree(tree.n_features, tree.n_classes, nodes, value, depth, codes)

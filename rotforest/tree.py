@@ -63,8 +63,25 @@ class _LogProba:
         log_proba : ndarray of shape (n_samples, n_classes)
             ``-inf`` for a class of probability 0.
         """
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if isinstance(proba, list):     # several outputs
+                return [np.log(p) for p in proba]
+            return np.log(proba)
+
+
+def _stack_outputs(columns):
+    """The outputs' predictions as the columns of one array (n_samples, n_outputs), of
+    a dtype that holds every output's labels (numpy's promotion; object when they mix
+    strings and numbers)."""
+    try:
+        dtype = np.result_type(*[c.dtype for c in columns])
+    except TypeError:
+        dtype = object
+    out = np.empty((columns[0].shape[0], len(columns)), dtype=dtype)
+    for o, c in enumerate(columns):
+        out[:, o] = c
+    return out
 
 
 class _AtomicFit:
@@ -146,7 +163,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 raise ValueError("the sample weights of the tuning part held out by "
                                  "validation_fraction sum to zero: nothing to prune on")
         settings = self._builder_settings(X.shape[0], X.shape[1], *limits,
-                                          n_classes=fitted.get("n_classes_", 1))
+                                          n_classes=fitted.get("n_classes_", 1),
+                                          n_outputs=fitted["n_outputs_"])
         seed = builder_seed(rng)
         keys = _builder.presort(X)
         categories = category_table(self, X, keys)
@@ -160,7 +178,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         return self
 
     def _builder_settings(self, n_samples, n_features, max_depth, max_leaf_nodes, *,
-                          n_classes):
+                          n_classes, n_outputs=1):
         """Every parameter resolved to the plain numbers the builder takes (max_depth and
         max_leaf_nodes as check_tree_params returns them)."""
         # counts beyond the data mean the same as the largest useful ones (a leaf of more
@@ -187,7 +205,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                             else min(max_leaf_nodes, max(2, n_samples))),
             min_impurity_decrease=float(self.min_impurity_decrease),
             monotonic=resolve_monotonic_cst(self.monotonic_cst, n_features, n_classes,
-                                            regression=self._regression),
+                                            regression=self._regression,
+                                            n_outputs=n_outputs),
         )
 
     def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None,
@@ -207,12 +226,18 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         settings = dict(settings)
         frac = settings.pop("min_weight_fraction_leaf")
         n_values = 1 if self._regression else self.n_classes_
+        outputs = None
+        if target.ndim == 2:     # several outputs, passed row by row
+            n_values = [1] * target.shape[1] if self._regression else list(n_values)
+            outputs = target.shape[1] if self._regression else n_values
+            target = target.reshape(-1)
         if not self._regression:
             codes, numeric = target, None
         else:
             codes, numeric = None, target
         nodes, value, depth, left_codes = _builder.build_tree(
-            X, keys, codes, sw, n_values, seed=seed,
+            X, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
+            output_classes=outputs,
             min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
             categories=categories,
             # (more than the samples: the same as n + 1, which fits the builder's int64)
@@ -280,9 +305,17 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         the fitted tree pruned on it."""
         X = self._validate_X_predict(X)
         y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must be 1-D with {X.shape[0]} values; got shape {y.shape}")
-        targets = self._tuning_targets(y)
+        shape = (X.shape[0],) if self.n_outputs_ == 1 else (X.shape[0], self.n_outputs_)
+        if y.shape != shape:
+            raise ValueError(f"y must have shape {shape} (the tree's outputs); got shape "
+                             f"{y.shape}")
+        if y.ndim == 1:
+            targets = self._tuning_targets(y, self.classes_ if not self._regression
+                                           else None)
+        else:
+            targets = np.stack([self._tuning_targets(
+                y[:, o], self.classes_[o] if not self._regression else None)
+                for o in range(y.shape[1])], axis=1)
         sw = _check_sample_weight(sample_weight, X.shape[0])
         if not sw.sum() > 0:
             raise ValueError("the tuning sample weights sum to zero: nothing to prune on")
@@ -510,9 +543,13 @@ default="from_dtype"
     def _training_data(self, X, y, sample_weight):
         """X, the class codes (int32), the weights, and the attributes a fit sets."""
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
-                                                 self.class_weight)
-        fitted = dict(classes_=classes, n_classes_=len(classes), n_outputs_=1)
-        return X, y_enc.astype(np.int32), sw, fitted
+                                                 self.class_weight, multi_output=True)
+        if y.ndim == 1:
+            fitted = dict(classes_=classes, n_classes_=len(classes), n_outputs_=1)
+        else:
+            fitted = dict(classes_=classes, n_outputs_=y.shape[1],
+                          n_classes_=np.array([len(c) for c in classes], dtype=np.intp))
+        return X, np.ascontiguousarray(y_enc, dtype=np.int32), sw, fitted
 
     # ------------------------------------------------------------------ pruning
     def reduced_error_prune(self, X, y, sample_weight=None):
@@ -551,14 +588,15 @@ default="from_dtype"
         """
         return self._prune_on(X, y, sample_weight)
 
-    def _tuning_targets(self, y):
-        """The tuning labels as class codes; a clear error for labels not fitted on."""
+    def _tuning_targets(self, y, classes):
+        """The tuning labels (of one output, whose classes are ``classes``) as class
+        codes; a clear error for labels not fitted on."""
         try:
-            codes = np.searchsorted(self.classes_, y)
+            codes = np.searchsorted(classes, y)
         except TypeError as error:          # labels that do not compare with the classes
             raise ValueError(f"y holds labels the tree was not fitted on ({error})") from error
-        codes = np.minimum(codes, len(self.classes_) - 1)
-        unknown = self.classes_[codes] != y
+        codes = np.minimum(codes, len(classes) - 1)
+        unknown = classes[codes] != y
         if np.any(unknown):
             raise ValueError(f"y holds labels the tree was not fitted on: "
                              f"{np.unique(y[unknown])[:5].tolist()}")
@@ -579,7 +617,9 @@ default="from_dtype"
             Columns in the order of ``classes_``.
         """
         leaves = self.apply(X)
-        return self.tree_.value[leaves, 0, :]
+        if self.n_outputs_ == 1:
+            return self.tree_.value[leaves, 0, :]
+        return [self.tree_.value[leaves, o, :n] for o, n in enumerate(self.n_classes_)]
 
     def predict(self, X):
         """Most probable class of each sample (the first one on a tie).
@@ -595,8 +635,11 @@ default="from_dtype"
             Predicted labels, taken from ``classes_``.
         """
         leaves = self.apply(X)
-        leaf_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
-        return self.classes_.take(leaf_class[leaves], axis=0)
+        leaf_class = np.argmax(self.tree_.value, axis=2)[leaves]
+        if self.n_outputs_ == 1:
+            return self.classes_.take(leaf_class[:, 0], axis=0)
+        return _stack_outputs([c.take(leaf_class[:, o], axis=0)
+                               for o, c in enumerate(self.classes_)])
 
 
 class DecisionTreeRegressor(RecursionDependence, RegressorMixin, _BaseDecisionTree):
@@ -744,9 +787,9 @@ default="from_dtype"
 
     def _training_data(self, X, y, sample_weight):
         """X, the targets (float64), the weights, and the attributes a fit sets."""
-        X, y, sw = regression_data(self, X, y, sample_weight)
+        X, y, sw = regression_data(self, X, y, sample_weight, multi_output=True)
         check_targets(y, self.criterion, sw)
-        return X, y, sw, dict(n_outputs_=1)
+        return X, y, sw, dict(n_outputs_=1 if y.ndim == 1 else y.shape[1])
 
     def reduced_error_prune(self, X, y, sample_weight=None):
         """Prune the fitted tree by reduced-error pruning on the tuning set (X, y).
@@ -782,7 +825,7 @@ default="from_dtype"
         """
         return self._prune_on(X, y, sample_weight)
 
-    def _tuning_targets(self, y):
+    def _tuning_targets(self, y, classes=None):
         """The tuning targets as floats; a clear error for NaN or infinite ones."""
         y = y.astype(np.float64)
         if not np.all(np.isfinite(y)):
@@ -803,7 +846,9 @@ default="from_dtype"
             Predicted values.
         """
         leaves = self.apply(X)
-        return self.tree_.value[leaves, 0, 0]
+        if self.n_outputs_ == 1:
+            return self.tree_.value[leaves, 0, 0]
+        return self.tree_.value[leaves, :, 0]
 
 
 # scikit-learn's export_text and plot_tree accept only instances of its own tree classes

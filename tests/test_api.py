@@ -231,7 +231,8 @@ def test_bad_parameters(params, error, match):
     (X_OK, Y_OK, np.full(30, np.nan), ValueError, "NaN|finite"),
     (X_OK.astype(complex), Y_OK, None, ValueError, "[Cc]omplex"),
     (np.array([["a", "b", "c"]] * 30), Y_OK, None, ValueError, "could not convert"),
-    (X_OK, np.c_[Y_OK, Y_OK], None, ValueError, "1d array"),
+    (X_OK, Y_OK[:, None, None], None, ValueError, "1-D or 2-D"),
+    (X_OK, Y_OK[:, None][:, :0], None, ValueError, "0 columns"),
 ])
 def test_bad_data(X, y, sw, error, match):
     with pytest.raises(error, match=match):

@@ -401,7 +401,8 @@ def test_exporters_read_the_regressor():
     (np.r_[np.inf, np.zeros(9)], "infinity|infinite"),
     (np.array(list("abcdefghij")), "could not convert|numeric|string"),
     (np.zeros(7), "inconsistent|samples"),
-    (np.zeros((10, 2)), "one target|1-D|columns"),
+    (np.zeros((10, 2, 1)), "1-D or 2-D"),
+    (np.zeros((10, 0)), "0 columns"),
     (np.r_[1e200, np.zeros(9)], "1e150"),
 ])
 def test_bad_targets_give_clear_errors(y, message):
@@ -537,8 +538,8 @@ def test_forest_bad_targets():
     X = np.arange(40.0).reshape(20, 2)
     with pytest.raises(ValueError, match="NaN"):
         RandomForestRegressor(n_estimators=2).fit(X, np.r_[np.nan, np.zeros(19)])
-    with pytest.raises(ValueError, match="one target|columns"):
-        RandomForestRegressor(n_estimators=2).fit(X, np.zeros((20, 3)))
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        RandomForestRegressor(n_estimators=2).fit(X, np.zeros((20, 3, 1)))
     with pytest.raises(ValueError, match="criterion"):
         RandomForestRegressor(n_estimators=2, criterion="gini").fit(X, np.zeros(20))
     forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, np.arange(20.0))
