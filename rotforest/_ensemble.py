@@ -250,20 +250,25 @@ def oob_scored(est, y, sums, counts):
         est.oob_decision_function_ = np.ascontiguousarray(votes.transpose(0, 2, 1))
         predicted = _stack_outputs([c.take(np.argmax(votes[seen, o, :len(c)], axis=1))
                                     for o, c in enumerate(est.classes_)])
-    scorer = est.oob_score if callable(est.oob_score) else accuracy_score
-    est.oob_score_ = float(scorer(y[seen], predicted))
+    if callable(est.oob_score):
+        est.oob_score_ = float(est.oob_score(y[seen], predicted))
+    elif m == 1:
+        est.oob_score_ = float(accuracy_score(y[seen], predicted))
+    else:       # (accuracy_score takes no several outputs of any labels)
+        est.oob_score_ = float(np.mean(np.all(y[seen] == predicted, axis=1)))
 
 
 def check_oob_target(est, y):
-    """scikit-learn's refusal of out-of-bag scores for several outputs of more than two
-    classes each (``type_of_target`` "multiclass-multioutput"), before the trees grow."""
+    """scikit-learn's refusal of out-of-bag scores for several outputs of which one has
+    more than two classes (``type_of_target`` of the class codes ``y``
+    "multiclass-multioutput"), before the trees grow."""
     if est.oob_score and y.ndim == 2:
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass", "multilabel-indicator"):
             raise ValueError(f"The type of target cannot be used to compute OOB estimates. "
                              f"Got {kind} while only the following are supported: binary, "
                              "multiclass, multilabel-indicator (several outputs: two "
-                             "classes each, 0 and 1).")
+                             "classes each).")
 
 
 def oob_regression_scored(est, y, sums, counts):

@@ -29,6 +29,11 @@ def _check_sample_weight(sample_weight, n_samples):
     else:
         sw = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
                          input_name="sample_weight", ensure_min_samples=0)
+        if sw.ndim == 0:        # (scikit-learn's words and exception)
+            raise TypeError(f"Input should have at least 1 dimension i.e. satisfy "
+                            f"`len(x.shape) > 0`, got scalar `{sw!r}` instead. "
+                            f"(sample_weight must be a 1-D array of {n_samples} weights, "
+                            "or a number)")
         if sw.ndim != 1 or sw.shape[0] != n_samples:
             raise ValueError(f"sample_weight.shape == {sw.shape}, expected ({n_samples},)")
         sw = np.array(sw, dtype=np.float64, copy=True)
@@ -131,10 +136,12 @@ def _ndim(est, y):
 
 def _outputs(est, y, multi_output):
     """y as one output (1-D) or several (2-D with at least two columns); a column vector
-    is flattened with scikit-learn's warning.  Without ``multi_output`` several outputs
+    is flattened (by a forest with scikit-learn's warning).  Without ``multi_output`` several outputs
     are refused, naming the wrapper that fits one estimator per output."""
     y = np.asarray(y) if not hasattr(y, "ndim") else y
     if y.ndim == 2 and y.shape[1] == 1:
+        if not hasattr(est, "n_estimators"):     # (scikit-learn's trees do not warn)
+            return np.ravel(y)
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
                       "change the shape of y to (n_samples,), for example using ravel().",
                       DataConversionWarning, stacklevel=4)
@@ -236,7 +243,7 @@ def estimator_kinds():
 def fitted_kind(estimator, purpose):
     """The kind (see estimator_kinds) of a fitted rotforest estimator; a TypeError that
     starts with ``purpose`` ("explain takes", ...) for any other object, NotFittedError
-    for an unfitted one."""
+    for an unfitted one, a ValueError for one fitted on several outputs."""
     kinds = estimator_kinds()
     kind = next((k for cls, k in kinds.items() if isinstance(estimator, cls)), None)
     if kind is None:
@@ -244,4 +251,10 @@ def fitted_kind(estimator, purpose):
         raise TypeError(f"{purpose} a rotforest estimator ({names}); got "
                         f"{type(estimator).__name__!r}")
     check_is_fitted(estimator)
+    if getattr(estimator, "n_outputs_", 1) > 1:
+        raise ValueError(f"{purpose} models of one output; this "
+                         f"{type(estimator).__name__} was fitted on "
+                         f"{estimator.n_outputs_} (a 2-D y): fit one per output, for "
+                         "instance through sklearn.multioutput.MultiOutput"
+                         f"{'Regressor' if is_regressor(estimator) else 'Classifier'}")
     return kind

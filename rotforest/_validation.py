@@ -127,6 +127,10 @@ def check_real(name, value, low, high=math.inf, low_open=False, high_open=False)
 def resolve_min_samples_split(value, n_samples):
     """int >= 2, or a fraction in (0, 1] of the samples (rounded up, at least 2)."""
     if _is_int(value):
+        if value < 2:       # (scikit-learn's words: 1 is an int, not the float 1.0)
+            raise ValueError("The 'min_samples_split' parameter must be an int in the "
+                             "range [2, inf) or a float in the range (0.0, 1.0]; got "
+                             f"{value!r}")
         return check_int("min_samples_split", value, 2)
     if _is_real(value):
         frac = check_real("min_samples_split", value, 0.0, 1.0, low_open=True)

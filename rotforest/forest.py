@@ -599,7 +599,7 @@ default="from_dtype"
             whole = self.class_weight
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
                                                  reset=not warm, multi_output=True)
-        check_oob_target(self, y)
+        check_oob_target(self, y_enc)
         if self._preset() == "balanced" or (self._preset() == "balanced_subsample"
                                             and not self.bootstrap):
             # (scikit-learn's formula, weighted; without bootstrap every tree's sample is

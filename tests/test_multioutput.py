@@ -238,10 +238,10 @@ def test_regressor_poisson_counts_equals_sklearn():
         compare(ours, theirs, strict=False)
 
 
-@pytest.mark.skipif(not sklearn_at_least("1.9"),
-                    reason="scikit-learn 1.9 made friedman_mse the squared error; before, "
-                           "its multi-output improvement summed the outputs' mean "
-                           "differences before squaring")
+@pytest.mark.skipif(sklearn_at_least("1.9"),
+                    reason="scikit-learn 1.9 made friedman_mse the squared error; rotforest "
+                           "keeps Friedman's score, whose multi-output form (scikit-learn's "
+                           "before 1.9) sums the outputs' differences before squaring")
 @pytest.mark.parametrize("settings", SETTINGS[:2], ids=SETTING_IDS[:2])
 def test_regressor_friedman_mse_equals_sklearn(settings):
     X, y = mo_regression(seed=4)
@@ -446,10 +446,11 @@ def test_multi_output_trees_pickle():
 # ---------------------------------------------------------------------------- forests
 
 
-def oob_reference(trees, samples, X, n_outputs, classifier):
+def oob_reference(trees, samples, X, n_outputs, classifier, unseen=np.nan):
     """scikit-learn's out-of-bag estimate, computed here from fitted trees and their
     drawn samples: each sample's mean prediction (class probabilities stacked as
-    (n_classes, n_outputs)) over the trees it was not drawn for; 0 where there is none."""
+    (n_classes, n_outputs)) over the trees it was not drawn for; ``unseen`` where there
+    is none (rotforest's NaN; scikit-learn's 0)."""
     n = len(X)
     total, count = None, np.zeros(n)
     for tree, drawn in zip(trees, samples):
@@ -463,6 +464,7 @@ def oob_reference(trees, samples, X, n_outputs, classifier):
         total[out] += pred
         count[out] += 1
     total /= np.maximum(count, 1)[:, None, None]
+    total[count == 0] = unseen          # (rotforest's NaN, as for one output)
     return total if classifier else total[:, 0, :]
 
 
@@ -484,7 +486,7 @@ def test_oob_reference_is_sklearns():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)        # samples without OOB trees
         sk = SkForestClassifier(n_estimators=6, oob_score=True, random_state=0).fit(X, y)
-        ref = oob_reference(sk.estimators_, sk.estimators_samples_, X, 3, True)
+        ref = oob_reference(sk.estimators_, sk.estimators_samples_, X, 3, True, 0.0)
     assert sk.oob_decision_function_.shape == ref.shape == (300, 2, 3)
     np.testing.assert_allclose(sk.oob_decision_function_, ref, rtol=1e-12)
     assert sk.oob_score_ == pytest.approx(np.mean(np.all(ref.argmax(axis=1) == y, axis=1)))
@@ -492,7 +494,7 @@ def test_oob_reference_is_sklearns():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         skr = SkForestRegressor(n_estimators=6, oob_score=True, random_state=0).fit(Xr, yr)
-        ref = oob_reference(skr.estimators_, skr.estimators_samples_, Xr, 3, False)
+        ref = oob_reference(skr.estimators_, skr.estimators_samples_, Xr, 3, False, 0.0)
     assert skr.oob_prediction_.shape == ref.shape == (300, 3)
     np.testing.assert_allclose(skr.oob_prediction_, ref, rtol=1e-12)
     assert skr.oob_score_ == pytest.approx(r2_score(yr, ref))
@@ -524,7 +526,8 @@ def test_forest_regressor_equals_sklearn_trees_on_its_samples():
     ref = oob_reference(sk_trees, forest.estimators_samples_, X, 3, False)
     assert forest.oob_prediction_.shape == (len(X), 3)
     np.testing.assert_allclose(forest.oob_prediction_, ref, rtol=1e-10, atol=1e-12)
-    assert forest.oob_score_ == pytest.approx(r2_score(y, ref), rel=1e-10)
+    seen = ~np.isnan(ref[:, 0])
+    assert forest.oob_score_ == pytest.approx(r2_score(y[seen], ref[seen]), rel=1e-10)
     assert forest.score(Xt, forest.predict(Xt)) == pytest.approx(1.0)
 
 
@@ -567,8 +570,9 @@ def test_forest_classifier_equals_sklearn_trees_on_its_samples():
     ref = oob_reference(sk_trees, forest.estimators_samples_, X, 3, True)
     assert forest.oob_decision_function_.shape == sk_forest.oob_decision_function_.shape
     np.testing.assert_allclose(forest.oob_decision_function_, ref, rtol=1e-10, atol=1e-12)
-    assert forest.oob_score_ == pytest.approx(
-        np.mean(np.all(ref.argmax(axis=1) == encoded(y), axis=1)), rel=1e-12)
+    seen = ~np.isnan(ref[:, 0, 0])
+    assert forest.oob_score_ == pytest.approx(np.mean(np.all(
+        ref[seen].argmax(axis=1) == encoded(y)[seen], axis=1)), rel=1e-12)
 
 
 def test_forest_classifier_with_outputs_of_different_class_counts():
@@ -650,3 +654,20 @@ def test_monotonic_constraints_refused_with_multi_output(cls):
         y = y.astype(np.float64)
     with pytest.raises(ValueError):
         _make(cls, monotonic_cst=[1, 0, 0, 0, 0, 0]).fit(X, y)
+
+
+@pytest.mark.parametrize("classifier", [True, False])
+def test_explain_and_onnx_refuse_several_outputs_clearly(classifier):
+    """SHAP values and ONNX export take one output: a model of several gets a
+    ValueError naming the wrapper that fits one per output, not a wrong answer."""
+    from rotforest.explain import explain
+    from rotforest.onnx import to_onnx
+    X, y = (mo_classification(200, seed=30) if classifier
+            else mo_regression(200, seed=30))
+    model = (DecisionTreeClassifier if classifier else DecisionTreeRegressor)(
+        max_depth=3).fit(X, y)
+    wrapper = "MultiOutputClassifier" if classifier else "MultiOutputRegressor"
+    with pytest.raises(ValueError, match=f"models of one output.*{wrapper}"):
+        explain(model, X[:5])
+    with pytest.raises(ValueError, match=f"models of one output.*{wrapper}"):
+        to_onnx(model)
