@@ -48,11 +48,11 @@ cdef void _absolute_stats(const Builder* B, const key_t* Y, int64_t a, int64_t b
             qm = q
             break
         cum += wi
-    med = B.data.yv[Y[qm] & B.key.imask]
+    med = B.ab.y[Y[qm] & B.key.imask]
     if cum == half and qm > a:
-        med = 0.5 * (B.data.yv[Y[qm - 1] & B.key.imask] + med)
+        med = 0.5 * (B.ab.y[Y[qm - 1] & B.key.imask] + med)
     for q in range(a, b):
-        acc += _wt(B, Y[q]) * fabs(B.data.yv[Y[q] & B.key.imask] - med)
+        acc += _wt(B, Y[q]) * fabs(B.ab.y[Y[q] & B.key.imask] - med)
     weight[0] = W
     median[0] = med
     sad[0] = acc
@@ -67,7 +67,7 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
     cdef double c, wi, half
     cdef key_t k
     cdef bint unit = True
-    c = B.data.yv[B.ab.ylist[s + n // 2] & B.key.imask]
+    c = B.ab.y[B.ab.ylist[s + n // 2] & B.key.imask]
     R[0].w = 0.0
     R[0].y = 0.0
     R[n + 1].w = 0.0
@@ -80,7 +80,7 @@ cdef void _absolute_node(Builder* B, int64_t s, int64_t e) noexcept nogil:
         B.ab.rank[k & B.key.imask] = <int32_t> r
         wi = _wt(B, k)
         R[r].w = wi
-        R[r].y = B.data.yv[k & B.key.imask] - c
+        R[r].y = B.ab.y[k & B.key.imask] - c
         st.W += wi
         st.S += wi * R[r].y
         unit &= wi == 1.0
@@ -267,3 +267,115 @@ cdef void _absolute_children(Builder* B, const key_t* L, int64_t s, int64_t p,
     _absolute_stats(B, T, middle, e, &stats[3], &stats[4], &stats[5])
     if commit:
         memcpy(Y + s, T + s, (e - s) * sizeof(key_t))
+
+
+# ----------------------------------------------------------------------------------------
+# Several outputs.  The criterion is the mean over the outputs of each one's absolute
+# error (scikit-learn's): each output keeps its own state (its ylist in its own order of
+# y, ranks, records), held in B.ab_outputs and swapped into B.ab while it is used
+# (_abs_use), and a feature's cuts are scored by the sums over the outputs of their
+# children's SADs.  Not with monotonic constraints (one output only).
+# ----------------------------------------------------------------------------------------
+
+cdef inline void _abs_use(Builder* B, int64_t o) noexcept nogil:
+    """Make output o's state the current one (B.ab)."""
+    if o != B.ab_output:
+        B.ab_outputs[B.ab_output] = B.ab
+        B.ab = B.ab_outputs[o]
+        B.ab_output = o
+
+
+cdef void _absolute_node_outputs(Builder* B, int64_t s, int64_t e) noexcept nogil:
+    """_absolute_node for every output."""
+    cdef int64_t o
+    for o in range(B.data.n_outputs):
+        _abs_use(B, o)
+        _absolute_node(B, s, e)
+
+
+cdef double _scan_absolute_outputs(Builder* B, const key_t* L, int64_t s, int64_t e,
+                                   int64_t nm, double wtot, int64_t* pos,
+                                   int64_t* ml) noexcept nogil:
+    """_scan_absolute with several outputs: each output's runs (every cut, with and
+    without the missing samples, no bound from the features before), their costs summed
+    in B.ab_sum, then the same candidates, order and ties as _scan_absolute."""
+    cdef int64_t n = e - s, enm = e - nm, msl = B.par.min_samples_leaf, o, i, lo, hi
+    cdef int64_t lo2 = max(s + msl - nm, s + 1), hi2 = enm - msl, pos1 = -1, pos2 = -1
+    cdef double* S = B.ab_sum
+    cdef double* A
+    cdef double minw = B.par.min_weight_leaf, best1 = INFINITY, best2 = INFINITY, c
+    cdef double wm = 0.0, wl
+    cdef bint weighed = minw > 0.0
+    lo = max(s + msl, s + 1)
+    hi = min(enm - 1, e - msl)
+    memset(S, 0, 4 * (n + 1) * sizeof(double))
+    for o in range(B.data.n_outputs):
+        _abs_use(B, o)
+        A = B.ab.cost
+        _abs_run(B, L, enm, e, enm - 1, lo - 1, -1, A, NULL, s)
+        _abs_run(B, L, 0, 0, s, enm, 1, A + (n + 1), NULL, s - 1)
+        if nm > 0 and hi2 >= lo2:
+            _abs_run(B, L, 0, 0, enm - 1, lo2 - 1, -1, A + 2 * (n + 1), NULL, s)
+            _abs_run(B, L, enm, e, s, hi2, 1, A + 3 * (n + 1), NULL, s - 1)
+        for i in range(4 * (n + 1)):
+            S[i] += A[i]
+    # (entries a run did not write hold stale sums; _abs_pick reads only written ones)
+    if weighed:
+        for i in range(enm, e):
+            wm += _wt(B, L[i])
+    _abs_pick(B, L, s, lo, hi, 0.0, wtot, S, S + (n + 1), NULL, NULL, 0, 0.0, 0.0,
+              &best1, &pos1)
+    if nm > 0:
+        wl = wtot - wm
+        if (enm - s >= msl and nm >= msl
+                and (not weighed or (wl >= minw and wm >= minw))):
+            c = S[enm - s] + S[(n + 1) + enm - s]
+            if c < best1:
+                best1 = c
+                pos1 = enm
+        if hi2 >= lo2:
+            _abs_pick(B, L, s, lo2, hi2, wm, wtot, S + 2 * (n + 1), S + 3 * (n + 1),
+                      NULL, NULL, 0, 0.0, 0.0, &best2, &pos2)
+    if best2 < best1:
+        pos[0] = pos2
+        ml[0] = 1
+        return -best2
+    pos[0] = pos1
+    ml[0] = 0
+    return -best1 if pos1 >= 0 else -INFINITY
+
+
+cdef void _absolute_children_outputs(Builder* B, const key_t* L, int64_t s, int64_t p,
+                                     int64_t enm, int64_t e, bint missing_left,
+                                     bint commit, double* stats, double* cleft,
+                                     double* cright) noexcept nogil:
+    """_absolute_children with several outputs: stats as there, with the children's SADs
+    summed over the outputs and their medians (stats[1], stats[4]) 0; each output's
+    medians into cleft[3 o] and cright[3 o] (the values of the children's nodes, see
+    _output_values) when these are not NULL."""
+    cdef int64_t o
+    cdef double st6[6]
+    stats[1] = stats[2] = stats[4] = stats[5] = 0.0
+    for o in range(B.data.n_outputs):
+        _abs_use(B, o)
+        _absolute_children(B, L, s, p, enm, e, missing_left, commit, st6)
+        stats[0] = st6[0]
+        stats[3] = st6[3]
+        stats[2] += st6[2]
+        stats[5] += st6[5]
+        if cleft != NULL:
+            cleft[3 * o] = st6[1]
+            cright[3 * o] = st6[4]
+
+
+cdef void _absolute_root_outputs(Builder* B, int64_t n_act, double* counts,
+                                 double* impurity) noexcept nogil:
+    """The root's medians (into counts[3 o]) and impurity (the mean over the outputs)."""
+    cdef int64_t o
+    cdef double w, med, sad, acc = 0.0
+    for o in range(B.data.n_outputs):
+        _abs_use(B, o)
+        _absolute_stats(B, B.ab.ylist, 0, n_act, &w, &med, &sad)
+        counts[3 * o] = med
+        acc += sad / w
+    impurity[0] = acc / B.data.n_outputs

@@ -283,8 +283,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     ``target`` (regression) holds them row by row, ``y[i * m + o]``, and
     ``output_classes`` the number of classes of each output (classification; its
     length is m) or m itself (regression; ``n_classes`` is then 1).  Every criterion
-    but the absolute error takes them; not with monotonic constraints.  The impurity is
-    the mean of the outputs' (scikit-learn's), and the nodes' values per output.
+    takes them, not monotonic constraints.  The impurity is the mean of the outputs'
+    (scikit-learn's), and the nodes' values per output (the absolute error: medians).
 
     Returns ``(nodes, value, max_depth, left_codes)``: the node array (``NODE_DTYPE``),
     the class fractions (or the mean) of every node, shape ``(node_count, n_outputs,
@@ -334,8 +334,9 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         _allocate_growth(&B, n, n_act, categorical is not None)
         if categorical is not None:
             _allocate_categorical(&B, categorical, categories, min_category_samples)
-        y_order = _allocate_absolute(&B, target, monotonic is not None, n, n_act) \
-            if regression and criterion == CRIT_ABSOLUTE else None
+        y_order, y_columns = (_allocate_absolute(&B, target, monotonic is not None, n,
+                                                 n_act)
+                              if regression and criterion == CRIT_ABSOLUTE else (None, None))
         ylogy = _poisson_terms(&B, target) if regression and criterion == CRIT_POISSON \
             else None
         _allocate_tables(&B, integral, col_top_arr, categorical)
@@ -356,8 +357,6 @@ def _checked_outputs(y, target, int64_t n, output_classes, int64_t n_classes,
         if m < 1 or n_classes != 1 or np.asarray(target).shape[0] != n * m:
             raise ValueError("several numeric outputs: output_classes=m, n_classes=1 and "
                              "a target of n * m values")
-        if criterion == CRIT_ABSOLUTE and m > 1:
-            raise ValueError("the absolute error takes one output")
         offs = np.arange(0, 3 * m + 1, 3, dtype=np.int64)
     else:
         counts = np.asarray(output_classes, dtype=np.int64).reshape(-1)
@@ -599,12 +598,31 @@ cdef int _allocate_categorical(Builder* B, const uint8_t[::1] categorical,
 
 cdef object _allocate_absolute(Builder* B, const double[::1] target, bint monotonic,
                                int64_t n, int64_t n_act):
-    """The state of the absolute error (see _absolute.pxi); returns the samples in
-    order of their targets."""
+    """The state of the absolute error (see _absolute.pxi), one per output; returns the
+    samples in order of each output's targets (one output after the other) and the
+    targets one output after the other (which the states point into)."""
+    cdef int64_t m = B.data.n_outputs, o
+    cdef const double[:, ::1] cols
     B.par.absolute = True
-    if _absolute_alloc(&B.ab, n, n_act, monotonic) < 0:
+    columns = np.ascontiguousarray(np.asarray(target).reshape(n, m).T)
+    cols = columns
+    order = np.argsort(columns, axis=1, kind="stable").astype(np.int64).reshape(-1)
+    if m == 1:
+        if _absolute_alloc(&B.ab, n, n_act, monotonic) < 0:
+            _nomem()
+        B.ab.y = &cols[0, 0]
+        return order, columns
+    B.ab_outputs = <AbsoluteState*> calloc(m, sizeof(AbsoluteState))
+    B.ab_sum = <double*> malloc(4 * (n_act + 1) * sizeof(double))
+    if B.ab_outputs == NULL or B.ab_sum == NULL:
         _nomem()
-    return np.argsort(np.asarray(target), kind="stable").astype(np.int64)
+    for o in range(m):
+        if _absolute_alloc(&B.ab_outputs[o], n, n_act, False) < 0:
+            _nomem()
+        B.ab_outputs[o].y = &cols[o, 0]
+    B.ab = B.ab_outputs[0]
+    B.ab_output = 0
+    return order, columns
 
 
 cdef object _poisson_terms(Builder* B, const double[::1] target):
@@ -689,11 +707,14 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
                     q += 1
             # (dense_ranks checked that every row of keys orders all the samples)
         if B.par.absolute:
-            q = 0
-            for i in range(n):
-                if payload[y_order[i]] != INACTIVE:
-                    B.ab.ylist[q] = payload[y_order[i]]
-                    q += 1
+            for f in range(B.data.n_outputs):     # (each output's list, in its y order)
+                if B.ab_outputs != NULL:
+                    _abs_use(B, f)
+                q = 0
+                for i in range(f * n, (f + 1) * n):
+                    if payload[y_order[i]] != INACTIVE:
+                        B.ab.ylist[q] = payload[y_order[i]]
+                        q += 1
     if B.error == 3:
         raise ValueError("keys do not belong to X")
     return payload_arr
@@ -727,7 +748,10 @@ cdef int _grow_from_root(Builder* B, const uint64_t[::1] payload,
         for i in range(n):
             if B.data.w[i] > 0.0:
                 _accumulate(B, payload[i], B.data.w[i], B.front.counts + root * 3 * K)
-        if B.par.absolute:
+        if B.ab_outputs != NULL:
+            _absolute_root_outputs(B, n_act, B.front.counts + root * 3 * K,
+                                   &B.front.ent[root].impurity)
+        elif B.par.absolute:
             _absolute_stats(B, B.ab.ylist, 0, n_act, &wi, &B.front.ent[root].median,
                             &B.front.ent[root].impurity)
             B.front.ent[root].impurity /= wi

@@ -467,7 +467,6 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     _tree_class = DecisionTreeClassifier
     _grower = None      # the kind's worker: grow(job, indices) -> the trees of indices
-    _multi_output = False   # the kind takes several outputs (a 2-D y)
 
     # ------------------------------------------------- scikit-learn's ensemble protocol
     def __len__(self):

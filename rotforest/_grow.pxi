@@ -105,6 +105,9 @@ cdef void _output_values(const Builder* B, const double* counts, double w,
     with zeros to the most classes of an output), or its mean target."""
     cdef int64_t o, c, a, b, m = B.data.max_classes
     for o in range(B.data.n_outputs):
+        if B.par.absolute:      # (its medians, see _absolute_children_outputs)
+            out[o] = counts[3 * o]
+            continue
         if B.data.regression:
             out[o] = counts[3 * o] / w
             continue

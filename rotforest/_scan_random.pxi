@@ -47,7 +47,10 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
         return -INFINITY
     if B.par.absolute:
-        _absolute_children(B, L, s, p, enm, e, ml[0], False, st6)
+        if B.ab_outputs != NULL:
+            _absolute_children_outputs(B, L, s, p, enm, e, ml[0], False, st6, NULL, NULL)
+        else:
+            _absolute_children(B, L, s, p, enm, e, ml[0], False, st6)
         if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
                 and not _values_ok(st6[1], st6[4], B.data.monotonic[f], lower, upper)):
             return -INFINITY

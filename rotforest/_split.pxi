@@ -26,7 +26,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef bint best_cat = False, best_counted = False, counted
     cdef CatSplit cat
     perfect = _perfect_proxy(B, e)
-    if B.par.absolute:
+    if B.ab_outputs != NULL:
+        _absolute_node_outputs(B, s, end)
+    elif B.par.absolute:
         _absolute_node(B, s, end)
     multi_int = _multi_int_counts(B, counts, &t2)
     i = 0
@@ -213,7 +215,11 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
         # the children measured exactly (not from the scan's running sums): weights,
         # medians, summed absolute deviations; the node's slice of ylist partitioned for
         # them (their sums of w y are not needed)
-        _absolute_children(B, L, s, best_p, enm, end, best_ml, True, st6)
+        if B.ab_outputs != NULL:
+            _absolute_children_outputs(B, L, s, best_p, enm, end, best_ml, True, st6,
+                                       cleft, cright)
+        else:
+            _absolute_children(B, L, s, best_p, enm, end, best_ml, True, st6)
         wl = st6[0]
         wr = st6[3]
     elif B.key.packed and K == 2 and not B.data.regression and B.data.n_outputs == 1:
@@ -251,8 +257,8 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
     e.split.weight_left = wl
     e.split.weight_right = wr
     if B.par.absolute:
-        e.split.impurity_left = st6[2] / wl
-        e.split.impurity_right = st6[5] / wr
+        e.split.impurity_left = st6[2] / wl / B.data.n_outputs
+        e.split.impurity_right = st6[5] / wr / B.data.n_outputs
         e.split.value_left = st6[1]
         e.split.value_right = st6[4]
     else:
@@ -308,6 +314,8 @@ cdef inline double _scan_numeric(Builder* B, Entry* e, const key_t* L, int64_t f
     if B.par.random_split:
         proxy = _random_split(B, L, f, s, end, nm, counts, e.weight, pos, thr, ml,
                               e.lower, e.upper)
+    elif B.ab_outputs != NULL:
+        proxy = _scan_absolute_outputs(B, L, s, end, nm, e.weight, pos, ml)
     elif B.par.absolute:
         proxy = _scan_absolute(B, L, s, end, nm, e.weight, best, pos, ml,
                                B.data.monotonic[f] if B.data.monotonic != NULL else 0,

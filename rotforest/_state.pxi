@@ -184,7 +184,9 @@ cdef struct Output:        # the tree grown so far
     int64_t cap
     int64_t depth
 
-cdef struct AbsoluteState:  # the absolute-error criterion (see _absolute.pxi)
+cdef struct AbsoluteState:  # the absolute-error criterion (see _absolute.pxi): of one
+                           # output (several: one state each, see Builder.ab_outputs)
+    const double* y        # the output's target of every sample
     key_t* ylist           # the samples in increasing y, each node's [start, end)
     key_t* ytmp            # room to partition ylist
     int32_t* rank          # per sample index: its rank in the current node's y order
@@ -221,7 +223,10 @@ cdef struct Builder:
     Work work
     Frontier front
     Output out
-    AbsoluteState ab
+    AbsoluteState ab       # the absolute error's state (several outputs: the current
+    AbsoluteState* ab_outputs  # one's, each output's kept here between uses; NULL
+    int64_t ab_output      # for one output; see _abs_use)
+    double* ab_sum         # several outputs: the scans' costs summed over them
     CategoryState cat
     uint64_t rng           # the random generator's state
     int error              # set by the growth: 1 out of memory, 2 too many nodes,
@@ -477,6 +482,15 @@ cdef void _categories_free(CategoryState* S) noexcept nogil:
 cdef void _free_builder(Builder* B) noexcept nogil:
     """Releases every part (each pointer is NULL or its own block: safe to call once on
     a builder zeroed before its allocations)."""
+    cdef int64_t o
+    if B.ab_outputs != NULL:
+        # B.ab is a copy of the current output's state: freed there, once
+        B.ab_outputs[B.ab_output] = B.ab
+        memset(&B.ab, 0, sizeof(AbsoluteState))
+        for o in range(B.data.n_outputs):
+            _absolute_free(&B.ab_outputs[o])
+        free(B.ab_outputs)
+    free(B.ab_sum)
     _columns_free(&B.col)
     _work_free(&B.work)
     _frontier_free(&B.front)

@@ -38,12 +38,16 @@ def builder_seed(rng):
 
 class _AcceptsNaN:
     """Missing values (NaN) are accepted in X; infinities are not. Sparse X is accepted
-    and expanded to a dense array."""
+    and expanded to a dense array.  (Also the tag of several outputs, for the estimators
+    whose ``_multi_output`` says they take a 2-D y.)"""
+
+    _multi_output = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
+        tags.target_tags.multi_output = self._multi_output
         return tags
 
 
@@ -114,6 +118,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
     importances).  Subclasses check the targets and say what the leaves hold."""
 
     _regression = False      # a numeric target (leaves hold means), not class codes
+    _multi_output = True     # y may have several columns (outputs)
     _criteria = _builder.CRITERIA    # the criteria the tree takes, and their codes
 
     # ------------------------------------------------------------------ fitting
