@@ -671,3 +671,70 @@ def test_explain_and_onnx_refuse_several_outputs_clearly(classifier):
         explain(model, X[:5])
     with pytest.raises(ValueError, match=f"models of one output.*{wrapper}"):
         to_onnx(model)
+
+
+@pytest.mark.parametrize("classifier, criterion", [
+    (True, "gini"), (False, "squared_error"), (False, "friedman_mse")])
+def test_multi_output_scan_equals_the_reference_scan(classifier, criterion):
+    """The multi-output scan of the common criteria (_scan_outputs) grows the trees the
+    reference scan grows, bit for bit, with ties, weights and min_samples_leaf."""
+    from rotforest import _builder
+    rng = np.random.RandomState(40)
+    X = np.round(rng.normal(size=(600, 5)), 1)          # many ties
+    if classifier:
+        _, y = mo_classification(600, seed=40)
+        make = DecisionTreeClassifier
+    else:
+        _, y = mo_regression(600, seed=40)
+        make = DecisionTreeRegressor
+    sw = rng.uniform(0.5, 2.0, 600)
+    for settings, weight in [({}, None), (dict(min_samples_leaf=4), sw),
+                             (dict(max_features=2, random_state=3), None)]:
+        fast = make(criterion=criterion, **settings).fit(X, y, weight).tree_
+        previous = _builder._set_reference_scan(True)
+        try:
+            ref = make(criterion=criterion, **settings).fit(X, y, weight).tree_
+        finally:
+            _builder._set_reference_scan(previous)
+        assert fast.nodes.tobytes() == ref.nodes.tobytes()
+        np.testing.assert_array_equal(fast.value, ref.value)
+
+
+def _brute_force_root(codes, y, n_levels):
+    """The best root split of categorical feature 0 over every partition of its levels
+    (each side non-empty), scored by the mean over the outputs of the children's
+    weighted Gini impurities: (the lowest score, the set of levels of the left side
+    that scores it)."""
+    best, best_set = np.inf, None
+    n = len(y)
+    for mask in range(1, 2 ** (n_levels - 1)):
+        left = np.isin(codes, [c for c in range(n_levels) if (mask >> c) & 1])
+        score = 0.0
+        for part in (left, ~left):
+            for o in range(y.shape[1]):     # (np.unique: the classes present)
+                share = np.unique(y[part, o], return_counts=True)[1] / part.sum()
+                score += part.sum() / n * (1.0 - np.sum(share ** 2))
+        score /= y.shape[1]
+        if score < best - 1e-12:
+            best, best_set = score, {c for c in range(n_levels) if (mask >> c) & 1}
+    return best, best_set
+
+
+def test_multi_output_categorical_split_is_the_best_partition():
+    """A categorical feature of 6 levels and two outputs: the root's split is the
+    partition of the levels that a brute-force search over all of them finds best."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(41)
+    codes = rng.randint(0, 6, 400)
+    y = np.column_stack([(np.isin(codes, [0, 2, 5]) ^ (rng.rand(400) < 0.1)).astype(int),
+                         np.where(codes < 3, rng.randint(0, 3, 400), 2)])
+    X = pd.DataFrame({"c": pd.Categorical(codes), "x": rng.normal(size=400) * 1e-3})
+    tree = DecisionTreeClassifier(max_depth=1, min_category_samples=1).fit(X, y)
+    best, best_set = _brute_force_root(codes, y, 6)
+    assert tree.tree_.feature[0] == 0
+    left = set(tree.tree_.categories_left(0).tolist())
+    assert left in (best_set, set(range(6)) - best_set)
+    root = tree.tree_
+    children = (root.weighted_n_node_samples[1:3] / root.weighted_n_node_samples[0]
+                * root.impurity[1:3]).sum()
+    assert children == pytest.approx(best, rel=1e-12)
