@@ -258,6 +258,11 @@ def oob_scored(est, y, sums, counts):
         est.oob_score_ = float(np.mean(np.all(y[seen] == predicted, axis=1)))
 
 
+def _leaf_values(tree):
+    """A tree's node values as rows (several outputs: each output's in turn)."""
+    return tree.value.reshape(tree.value.shape[0], -1)
+
+
 def check_oob_target(est, y):
     """scikit-learn's refusal of out-of-bag scores for several outputs of which one has
     more than two classes (``type_of_target`` of the class codes ``y``
@@ -467,6 +472,11 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     _tree_class = DecisionTreeClassifier
     _grower = None      # the kind's worker: grow(job, indices) -> the trees of indices
+
+    def _value_width(self):
+        """The values of a leaf: each output's classes (the most of one), or 1."""
+        classes = np.max(self.n_classes_) if hasattr(self, "classes_") else 1
+        return self.n_outputs_ * int(classes)
 
     # ------------------------------------------------- scikit-learn's ensemble protocol
     def __len__(self):

@@ -12,12 +12,12 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _builder
-from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _BaseForest, _ForestStructure, _NumericTargets,
-                                 _TreeJob, _TreeSeeds, _VotingPredictions, _settings_once,
-                                 _tree_rng,
-                                 check_ensemble_params, draw_records, oob_regression_scored,
-                                 check_oob_target, oob_scored, tree_template,
-                                 warn_balanced_warm_start)
+from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _BaseForest,
+                                 _ForestStructure, _NumericTargets, _TreeJob, _TreeSeeds,
+                                 _VotingPredictions, _leaf_values, _settings_once,
+                                 _tree_rng, check_ensemble_params, check_oob_target,
+                                 draw_records, oob_regression_scored, oob_scored,
+                                 tree_template, warn_balanced_warm_start)
 from rotforest._parallel import _presort_in_threads, _ranks_in_threads, _sum_over_trees
 from rotforest._validation import (check_class_weight, check_real, check_tree_params,
                                    resolve_max_features, store_params)
@@ -200,11 +200,6 @@ def _oob_votes(trees, indices, X, base_seed, draws, n_classes, probabilities, le
     return sums
 
 
-def _leaf_values(tree):
-    """A tree's node values as rows (several outputs: each output's in turn)."""
-    return tree.value.reshape(tree.value.shape[0], -1)
-
-
 class _BaseRandomForest(_BaseForest):
     """What both random forests share: bagging on one shared presort, trees built in
     threads, warm starts, out-of-bag sums, importances and draws: the random forest's
@@ -363,11 +358,6 @@ class _BaseRandomForest(_BaseForest):
             return total
 
         return _sum_over_trees(len(self.estimators_), n_jobs, block) / len(self.estimators_)
-
-    def _value_width(self):
-        """The values of a leaf: each output's classes (the most of one), or 1."""
-        classes = np.max(self.n_classes_) if hasattr(self, "classes_") else 1
-        return self.n_outputs_ * int(classes)
 
     def _tree_rows(self, X):
         X = self._validate_X_predict(X)

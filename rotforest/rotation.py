@@ -34,9 +34,11 @@ from rotforest._ensemble import (
     _TreeJob,
     _TreeSeeds,
     _VotingPredictions,
+    _leaf_values,
     _settings_once,
     _tree_rng,
     check_ensemble_params,
+    check_oob_target,
     draw_records,
     oob_regression_scored,
     oob_scored,
@@ -294,10 +296,7 @@ def _grow_rotated(job, indices):
         tree = job.tree_class(random_state=random_state, **params)
         templates[k] = _settings_once(tree, templates[k], n, P.shape[1], job.n_values)
         settings = templates[k][0]
-        if not regression:
-            tree.classes_ = np.arange(job.n_values)
-            tree.n_classes_ = job.n_values
-        tree.n_outputs_ = 1
+        _tree_outputs(tree, job.n_values)
         tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
         tree.is_categorical_, categories = project.categories(P, keys)
@@ -314,12 +313,43 @@ def _grow_rotated(job, indices):
     return out
 
 
+def _tree_outputs(tree, n_values):
+    """A forest's tree's classes (codes) and outputs before it grows: ``n_values`` is
+    the fit's (see value_counts)."""
+    if isinstance(n_values, list):          # several outputs
+        if not tree._regression:
+            tree.classes_ = [np.arange(k) for k in n_values]
+            tree.n_classes_ = np.array(n_values, dtype=np.intp)
+        tree.n_outputs_ = len(n_values)
+    else:
+        if not tree._regression:
+            tree.classes_ = np.arange(n_values)
+            tree.n_classes_ = n_values
+        tree.n_outputs_ = 1
+
+
+def pca_groups(target, classes):
+    """The groups whose random subsets a tree's PCA draws its rows from: the classes (a
+    classifier), the quantile bins of the target (a regressor).  Several outputs: each
+    combination of the outputs' classes is a group; a regressor's outputs are
+    standardised and averaged, and that mean is binned."""
+    if target.ndim == 2:
+        if classes is not None:
+            return np.unique(target, axis=0, return_inverse=True)[1].reshape(-1)
+        spread = target.std(axis=0)
+        target = ((target - target.mean(axis=0))
+                  / np.where(spread > 0, spread, 1.0)).mean(axis=1)
+    return target if classes is not None else target_bins(target)
+
+
 class _BaseRotationForest(_BaseForest):
     """What both rotation forests share: the normalisation, each tree's draws and
     rotation, trees built in threads, warm starts, out-of-bag sums, prediction by blocks
     of trees and importances: the rotation forest's hooks of the shared fit (see
     _BaseForest).  Subclasses check the targets, say which trees they grow and how
     out-of-bag sums become a score."""
+
+    _multi_output = True
 
     # how models pickled before these parameters were fitted: uniform subsets (before
     # subset_sampling), every feature rotated (a classifier before
@@ -469,11 +499,10 @@ class _BaseRotationForest(_BaseForest):
         Z, mask = _normalise(fit.X, fit.mean, fit.scale, fit.constant, fit.n_jobs)
         project = _Rotated(self.missing, fit.missing_features, self._categorical(),
                            fit.mean, fit.scale)
-        pca_groups = np.ascontiguousarray(
-            fit.target if fit.classes is not None else target_bins(fit.target),
-            dtype=np.int32)
+        groups = np.ascontiguousarray(pca_groups(fit.target, fit.classes),
+                                      dtype=np.int32)
         return _RotationJob(
-            self._tree_class, fit.kinds, Z, mask, project, fit.target, pca_groups, fit.sw,
+            self._tree_class, fit.kinds, Z, mask, project, fit.target, groups, fit.sw,
             fit.n_values, fit.base_seed, self.bootstrap, fit.n_draws, self.group_size,
             self.rotation, fit.features, fit.n_rotated, self._progress(len(new)),
             fit.scaled_by, fit.legacy_seeds)
@@ -527,7 +556,7 @@ class _BaseRotationForest(_BaseForest):
             if np.any(out):
                 P = np.ascontiguousarray(self._projector()(
                     rotation, Z[out], None if mask is None else mask[out]))
-                sums[out] += tree.tree_.value[tree.tree_.apply(P), 0, :]
+                sums[out] += _leaf_values(tree.tree_)[tree.tree_.apply(P)]
                 votes[out] += 1
         return sums, votes
 
@@ -853,7 +882,7 @@ default="from_dtype"
         store_params(self, locals())
 
     def _check_params(self):
-        check_class_weight(self.class_weight, ("balanced",))
+        check_class_weight(self.class_weight, ("balanced",), None)
         super()._check_params()
 
     def _forest_data(self, X, y, sample_weight, warm):
@@ -861,11 +890,13 @@ default="from_dtype"
         classes."""
         warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
-                                                 self.class_weight, reset=not warm)
-        return X, y, y_enc.astype(np.int32), sw, classes
+                                                 self.class_weight, reset=not warm,
+                                                 multi_output=True)
+        check_oob_target(self, y_enc)
+        return X, y, np.ascontiguousarray(y_enc, dtype=np.int32), sw, classes
 
     def _set_oob(self, Z, mask, y):
-        oob_scored(self, y, *self._oob_sums(Z, mask, self.n_classes_))
+        oob_scored(self, y, *self._oob_sums(Z, mask, self._value_width()))
 
     def predict_proba(self, X):
         """Class probabilities: the mean of the trees' leaf class fractions, each tree
@@ -881,9 +912,14 @@ default="from_dtype"
         proba : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        check_is_fitted(self)
         total = self._per_tree(
-            X, lambda tree, P: tree.tree_.value[tree.tree_.apply(P), 0, :])
-        return total / len(self.estimators_)
+            X, lambda tree, P: _leaf_values(tree.tree_)[tree.tree_.apply(P)])
+        mean = total / len(self.estimators_)
+        if self.n_outputs_ == 1:
+            return mean
+        mean = mean.reshape(mean.shape[0], self.n_outputs_, -1)
+        return [mean[:, o, :k] for o, k in enumerate(self.n_classes_)]
 
 
 class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
@@ -1068,7 +1104,7 @@ default="from_dtype"
         store_params(self, locals())
 
     def _set_oob(self, Z, mask, y):
-        oob_regression_scored(self, y, *self._oob_sums(Z, mask, 1))
+        oob_regression_scored(self, y, *self._oob_sums(Z, mask, self.n_outputs_))
 
     def predict(self, X):
         """The mean of the trees' predictions, each tree reading the rows projected onto
@@ -1084,6 +1120,8 @@ default="from_dtype"
         y : ndarray of shape (n_samples,)
             Predicted values.
         """
+        check_is_fitted(self)
         total = self._per_tree(
-            X, lambda tree, P: tree.tree_.value[tree.tree_.apply(P), 0, 0])
-        return total / len(self.estimators_)
+            X, lambda tree, P: _leaf_values(tree.tree_)[tree.tree_.apply(P)])
+        mean = total / len(self.estimators_)
+        return mean[:, 0] if self.n_outputs_ == 1 else mean

@@ -51,8 +51,6 @@ _ALLOCATION = ("scikit-learn sizes its node arrays by max_leaf_nodes and fails o
 _SPARSE_NAN = "rotforest accepts missing values in sparse X, which scikit-learn refuses"
 
 # Expected-failure reasons.
-_MULTI_OUTPUT = ("rotation forests take one output (a 1-D y): several are refused with an "
-                 "error that names MultiOutputClassifier/MultiOutputRegressor")
 _ROTATED_APPLY = ("a rotation forest's trees split rotated features: the test applies "
                   "them to the forest's unrotated X")
 _NEAR_CONSTANT = ("a feature whose range is below 1e-7 is not treated as constant "
@@ -132,16 +130,6 @@ FOREST_XFAIL = _FOREST_XFAIL
 ROTATION_DESELECT = FOREST_DESELECT
 ROTATION_XFAIL = {
     **_FOREST_XFAIL,
-    _MULTI_OUTPUT: [
-        "test_forest_classifier_oob[*-X3-y3-*]",
-        "test_forest_regressor_oob[*-X1-y1-*]",
-        "test_classifier_error_oob_score_multiclass_multioutput",
-        "test_multioutput",
-        "test_multioutput_string",
-        "test_classes_shape",
-        "test_sparse_input",                    # a multilabel y
-        "test_class_weight_balanced_and_bootstrap_multi_output",
-    ],
     _ROTATED_APPLY: ["test_min_samples_leaf", "test_min_weight_fraction_leaf"],
     "rotation forests have no estimators_samples_": ["test_estimators_samples"],
     ("rotation forests default to bootstrap=False (scikit-learn's forests: True), and "
@@ -151,6 +139,7 @@ ROTATION_XFAIL = {
     ],
     "rotation forests do not take class_weight='balanced_subsample'": [
         "test_round_samples_to_one_when_samples_too_low[balanced_subsample]",
+        "test_class_weight_balanced_and_bootstrap_multi_output",
     ],
 }
 

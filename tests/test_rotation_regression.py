@@ -125,8 +125,8 @@ def test_feature_importances_follow_the_signal(data):
 
 def test_bad_input_gives_clear_errors_and_leaves_the_forest(data):
     X, y = data
-    with pytest.raises(ValueError, match="one target|columns"):
-        RotationForestRegressor(n_estimators=2).fit(X, np.column_stack([y, y]))
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        RotationForestRegressor(n_estimators=2).fit(X, y[:, None, None])
     with pytest.raises(ValueError, match="NaN"):
         RotationForestRegressor(n_estimators=2).fit(X, np.r_[np.nan, y[1:]])
     with pytest.raises(ValueError, match="non-negative"):
