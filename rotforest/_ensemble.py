@@ -406,7 +406,7 @@ class _VotingPredictions(_LogProba, _ForestStructure):
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predicted labels, taken from ``classes_``.
         """
         proba = self.predict_proba(X)

@@ -218,9 +218,10 @@ class _BaseRandomForest(_BaseForest):
         X : array-like of shape (n_samples, n_features)
             Training data (converted to float64; NaN marks a missing value; a scipy
             sparse matrix is expanded to a dense array).
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels (strings or numbers) for a classifier; numeric targets for a
-            regressor (finite, and non-negative for ``criterion="poisson"``).
+            regressor (finite, and non-negative for ``criterion="poisson"``).  A 2-D y
+            holds several outputs, one per column, fitted together.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights. With bootstrap, unequal weights (times class weights)
             set the probabilities with which each tree draws the samples, and the trees
@@ -449,9 +450,11 @@ class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomFor
         1 reports progress every tenth of the trees, 2 after every tree.
     warm_start : bool, default=False
         Keep the fitted trees and add new ones up to ``n_estimators``.
-    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+    class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, \
+default=None
         Weights of the classes; "balanced_subsample" balances each tree's bootstrap
-        sample (without bootstrap it is "balanced").
+        sample (without bootstrap it is "balanced").  Several outputs: a list of one
+        dict per output, whose weights multiply, or a preset.
     max_samples : int, float or None, default=None
         Size of each bootstrap sample, as in scikit-learn 1.9: an int is the number of
         draws, a float that share of the number of samples, or of the sample weights'
@@ -501,16 +504,16 @@ default="from_dtype"
     estimator_ : DecisionTreeClassifier
         The unfitted template of the trees: the forest's tree parameters (each fitted
         tree also has its own ``random_state``).
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_classes_ : int
-        Number of classes.
+    classes_ : ndarray of shape (n_classes,) or list of ndarray
+        The class labels, sorted (several outputs: one array per output).
+    n_classes_ : int or list of int
+        Number of classes (several outputs: of each output).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen during fit; only when X had string column names.
     n_outputs_ : int
-        Always 1 (one target).
+        Number of outputs (columns of a 2-D y; 1 for a 1-D y).
     feature_importances_ : ndarray of shape (n_features,)
         Mean of the trees' normalised impurity-decrease importances.
     oob_score_ : float
@@ -519,7 +522,9 @@ default="from_dtype"
         receives the labels as they are.
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         Mean out-of-bag class probabilities of every training sample (NaN for a sample
-        that every tree drew); only with ``oob_score``.
+        that every tree drew); only with ``oob_score``.  Several outputs (two classes
+        each, as in scikit-learn): shape (n_samples, 2, n_outputs), and ``oob_score_``
+        the share of samples with every output right.
     estimators_samples_ : list of ndarray of int32
         The in-bag sample indices (with repeats) of every tree.
 
@@ -619,8 +624,9 @@ default="from_dtype"
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        proba : ndarray of shape (n_samples, n_classes), or a list of such arrays
+            Columns in the order of ``classes_`` (several outputs: one array per
+            output).
         """
         check_is_fitted(self)
         mean = self._mean_leaf_values(X, self._value_width())
@@ -731,13 +737,13 @@ default="from_dtype"
     feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen during fit; only when X had string column names.
     n_outputs_ : int
-        Always 1 (one target).
+        Number of outputs (columns of a 2-D y; 1 for a 1-D y).
     feature_importances_ : ndarray of shape (n_features,)
         Mean of the trees' normalised impurity-decrease importances.
     oob_score_ : float
         Out-of-bag score over the samples that some tree left out; only with
         ``oob_score``.
-    oob_prediction_ : ndarray of shape (n_samples,)
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         Mean out-of-bag prediction of every training sample (NaN for a sample that
         every tree drew); only with ``oob_score``.
     estimators_samples_ : list of ndarray of int32
@@ -804,7 +810,7 @@ default="from_dtype"
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predicted values.
         """
         check_is_fitted(self)

@@ -367,9 +367,10 @@ class _BaseRotationForest(_BaseForest):
         X : array-like of shape (n_samples, n_features)
             Training data (converted to float64; NaN marks a missing value; a scipy
             sparse matrix is expanded to a dense array).
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels (strings or numbers) for a classifier; numeric targets for a
-            regressor (finite, and non-negative for ``criterion="poisson"``).
+            regressor (finite, and non-negative for ``criterion="poisson"``).  A 2-D y
+            holds several outputs, one per column, fitted together.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights (also used by the normalisation).
 
@@ -773,8 +774,9 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
         Keep the fitted trees (and the normalisation, and the screen's relevance on
         wide data) and add new ones up to
         ``n_estimators``.
-    class_weight : dict, "balanced" or None, default=None
-        Weights of the classes, multiplied into the sample weights.
+    class_weight : dict, list of dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights (several outputs: a
+        list of one dict per output, whose weights multiply, or "balanced").
     categorical_features : "from_dtype", None or array-like of bool, int or str, \
 default="from_dtype"
         Features whose values are categories: "from_dtype" takes the ``category``
@@ -825,16 +827,16 @@ default="from_dtype"
         their value).
     missing_features_ : ndarray of int
         Features that had missing values (NaN) in training.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_classes_ : int
-        Number of classes.
+    classes_ : ndarray of shape (n_classes,) or list of ndarray
+        The class labels, sorted (several outputs: one array per output).
+    n_classes_ : int or list of int
+        Number of classes (several outputs: of each output).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen during fit; only when X had string column names.
     n_outputs_ : int
-        Always 1 (one target).
+        Number of outputs (columns of a 2-D y; 1 for a 1-D y).
     feature_importances_ : ndarray of shape (n_features,)
         Impurity-decrease importances of the rotated axes, shared back among the
         original features by the squares of their loadings.
@@ -909,8 +911,9 @@ default="from_dtype"
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        proba : ndarray of shape (n_samples, n_classes), or a list of such arrays
+            Columns in the order of ``classes_`` (several outputs: one array per
+            output).
         """
         check_is_fitted(self)
         total = self._per_tree(
@@ -1058,14 +1061,14 @@ default="from_dtype"
     feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen during fit; only when X had string column names.
     n_outputs_ : int
-        Always 1 (one target).
+        Number of outputs (columns of a 2-D y; 1 for a 1-D y).
     feature_importances_ : ndarray of shape (n_features,)
         Impurity-decrease importances of the rotated axes, shared back among the
         original features by the squares of their loadings.
     oob_score_ : float
         Out-of-bag score over the samples that some tree left out; only with
         ``oob_score``.
-    oob_prediction_ : ndarray of shape (n_samples,)
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         Mean out-of-bag prediction of every training sample (NaN for a sample that
         every tree drew); only with ``oob_score``.
 
@@ -1117,7 +1120,7 @@ default="from_dtype"
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predicted values.
         """
         check_is_fitted(self)

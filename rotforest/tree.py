@@ -64,8 +64,9 @@ class _LogProba:
 
         Returns
         -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            ``-inf`` for a class of probability 0.
+        log_proba : ndarray of shape (n_samples, n_classes), or a list of such arrays
+            ``-inf`` for a class of probability 0 (several outputs: one array per
+            output).
         """
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
@@ -130,9 +131,10 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Training data (converted to float64; NaN marks a missing value; a scipy
             sparse matrix is expanded to a dense array).
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels (strings or numbers) for a classifier; numeric targets for a
-            regressor (finite, and non-negative for ``criterion="poisson"``).
+            regressor (finite, and non-negative for ``criterion="poisson"``).  A 2-D y
+            holds several outputs, one per column, fitted together.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; samples of weight zero are ignored.
 
@@ -277,7 +279,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels (a classifier) or numeric targets (a regressor).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative sample weights.
@@ -438,8 +440,9 @@ class DecisionTreeClassifier(_LogProba, ClassifierMixin, _BaseDecisionTree):
         Grow best-first (largest impurity decrease first) up to this many leaves.
     min_impurity_decrease : float, default=0.0
         A node is split only if the weighted impurity decrease is at least this.
-    class_weight : dict, "balanced" or None, default=None
-        Weights of the classes, multiplied into the sample weights.
+    class_weight : dict, list of dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights (several outputs: a
+        list of one dict per output, whose weights multiply, or "balanced").
     ccp_alpha : float, default=0.0
         Complexity parameter of minimal cost-complexity pruning: the grown tree is pruned
         to the subtree of largest cost complexity not above ``ccp_alpha`` (as in
@@ -473,10 +476,10 @@ default="from_dtype"
     ----------
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_classes_ : int
-        Number of classes.
+    classes_ : ndarray of shape (n_classes,) or list of ndarray
+        The class labels, sorted (several outputs: one array per output).
+    n_classes_ : int or list of int
+        Number of classes (several outputs: of each output).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -484,7 +487,7 @@ default="from_dtype"
     max_features_ : int
         The resolved number of features drawn at each node.
     n_outputs_ : int
-        Always 1 (one target).
+        Number of outputs (columns of a 2-D y; 1 for a 1-D y).
     tree_ : rotforest._tree.Tree
         The fitted nodes, with scikit-learn's field names (``children_left``,
         ``children_right``, ``feature``, ``threshold``, ``impurity``,
@@ -568,7 +571,7 @@ default="from_dtype"
         ----------
         X : array-like of shape (n_samples, n_features)
             Tuning data, not used to grow the tree.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Labels of the tuning data, among the classes the tree was fitted on.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the tuning samples.
@@ -618,8 +621,9 @@ default="from_dtype"
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        proba : ndarray of shape (n_samples, n_classes), or a list of such arrays
+            Columns in the order of ``classes_`` (several outputs: one array per
+            output).
         """
         leaves = self.apply(X)
         if self.n_outputs_ == 1:
@@ -636,7 +640,7 @@ default="from_dtype"
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predicted labels, taken from ``classes_``.
         """
         leaves = self.apply(X)
@@ -732,7 +736,7 @@ default="from_dtype"
     max_features_ : int
         The resolved number of features drawn at each node.
     n_outputs_ : int
-        Always 1 (one target).
+        Number of outputs (columns of a 2-D y; 1 for a 1-D y).
     tree_ : rotforest._tree.Tree
         The fitted nodes, with scikit-learn's field names (``value`` of shape
         (node_count, 1, 1) holds each node's weighted mean, or median), so scikit-learn's
@@ -807,7 +811,7 @@ default="from_dtype"
         ----------
         X : array-like of shape (n_samples, n_features)
             Tuning data, not used to grow the tree.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Targets of the tuning data.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the tuning samples.
@@ -847,7 +851,7 @@ default="from_dtype"
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predicted values.
         """
         leaves = self.apply(X)
