@@ -304,7 +304,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     if output_classes is not None:
         offs, n_out = _checked_outputs(y, target, n, output_classes, n_classes, criterion,
                                        monotonic)
-        K = offs[-1]
+        K = int(offs[len(offs) - 1])     # (no negative index: wraparound is off)
         n_values = n_out * (1 if regression else int(np.max(np.diff(offs))))
     n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight,
                                                     n_classes if n_out == 1 else 1,

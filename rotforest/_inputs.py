@@ -136,8 +136,9 @@ def _ndim(est, y):
 
 def _outputs(est, y, multi_output):
     """y as one output (1-D) or several (2-D with at least two columns); a column vector
-    is flattened (by a forest with scikit-learn's warning).  Without ``multi_output`` several outputs
-    are refused, naming the wrapper that fits one estimator per output."""
+    is flattened (by a forest with scikit-learn's warning).  Without ``multi_output``
+    several outputs are refused, naming the wrapper that fits one estimator per
+    output."""
     y = np.asarray(y) if not hasattr(y, "ndim") else y
     if y.ndim == 2 and y.shape[1] == 1:
         if not hasattr(est, "n_estimators"):     # (scikit-learn's trees do not warn)
