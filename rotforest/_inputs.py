@@ -172,7 +172,13 @@ def training_data(est, X, y, sample_weight, class_weight=None, reset=True,
     if _ndim(est, y) >= 2:
         y = _outputs(est, y, multi_output)
     X, y, sw = _validated(est, X, y, sample_weight, reset, multi_output=multi_output)
-    check_classification_targets(y)
+    # (output by output: the columns of a data frame may hold labels of different
+    # types, which no one sort of the whole y orders; a column of such a y is an
+    # object array, checked as the array of its own values)
+    for column in (y.T if y.ndim == 2 else [y]):
+        if y.ndim == 2 and column.dtype == object:
+            column = np.array(column.tolist())
+        check_classification_targets(column)
     if y.ndim == 1:
         classes, y_enc = _encode(y)
     else:

@@ -760,3 +760,20 @@ def test_multi_output_categorical_split_is_the_best_partition():
     children = (root.weighted_n_node_samples[1:3] / root.weighted_n_node_samples[0]
                 * root.impurity[1:3]).sum()
     assert children == pytest.approx(best, rel=1e-12)
+
+
+def test_data_frame_outputs_of_different_label_types():
+    """A data frame y whose columns hold labels of different types (text and integers:
+    an object array that no one sort orders, on which scikit-learn's forest fails):
+    each output keeps its own labels, and the fit equals the one on integer codes."""
+    pd = pytest.importorskip("pandas")
+    X, y = mo_classification(300, seed=50, labels="int")
+    frame = pd.DataFrame({"text": np.array(["a", "b", "c", "d"])[y[:, 1]],
+                          "number": y[:, 0]})
+    forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, frame)
+    codes = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y[:, 1::-1])
+    assert [list(c) for c in forest.classes_] == [["a", "b", "c", "d"], [0, 1]]
+    predicted = forest.predict(X)
+    np.testing.assert_array_equal(predicted[:, 0],
+                                  np.array(["a", "b", "c", "d"])[codes.predict(X)[:, 0]])
+    np.testing.assert_array_equal(predicted[:, 1].astype(int), codes.predict(X)[:, 1])
