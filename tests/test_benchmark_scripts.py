@@ -543,3 +543,31 @@ def test_common_tables_registry_and_loading(tmp_path):
     # 15 of class 0, 4 of class 1, and class 2 (2 rows, fewer than 3 folds) dropped
     assert np.bincount(ys).tolist() == [15, 4] and len(Xs) == 19
     assert common.header("x", "a machine").startswith("# x: ")
+
+
+def test_bench_multioutput_quick_run(capsys):
+    """bench_multioutput.py --quick: every part, both libraries, a row per model with
+    its ratios and held-out scores; --sides times one library alone."""
+    bench = _load("bench_multioutput")
+    X, y = bench.classification_data(300, seed=1)
+    assert X.shape == (300, 20) and y.shape == (300, 3)
+    assert [np.unique(y[:, k]).size for k in range(3)] == [3, 4, 2]
+    rows = bench.main(["--quick", "--n-jobs", "1"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_multioutput: ")
+    assert "## Multi-output targets: best of 1 fits" in out
+    labels = [row[0] for row in rows]
+    assert labels == ["RandomForestRegressor (10 trees, n_jobs=1)",
+                      "RandomForestClassifier (10 trees, n_jobs=1)",
+                      "DecisionTreeRegressor", "DecisionTreeClassifier"]
+    for row in rows:
+        assert f"| {row[0]} | 4,000 x 20 x 3 |" in out
+        assert float(row[2]) > 0 and float(row[3]) > 0 and float(row[4]) > 0
+        ours, theirs = (float(v) for v in row[8].split(": ")[1].split(" / "))
+        assert abs(ours - theirs) < 0.1          # the same kind of model, seeded
+        assert ours > (0.3 if "Classifier" in row[0] else 0.0)
+    alone = bench.main(["--quick", "--parts", "trees", "--sides", "ours", "--n-jobs", "1"])
+    capsys.readouterr()
+    assert len(alone) == 2 and all(row[3] == "-" and row[4] == "-" for row in alone)
+    with pytest.raises(SystemExit):
+        bench.main(["--parts", "trees,no-such-part"])
