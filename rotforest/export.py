@@ -72,8 +72,9 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
         Names of the features; default the names it was fitted with
         (``feature_names_in_``), else ``feature_0``, ``feature_1``, ...
     class_names : list of str, default=None
-        Names of the classes in the order of ``classes_`` (classifiers); default
-        ``classes_``.
+        Names of the classes in the order of ``classes_`` (classifiers; several
+        outputs: a list of such lists, one per output); default ``classes_``.  A leaf
+        of several outputs shows each output's class (and its values) in a list.
     max_depth : int, default=10
         Levels shown; deeper branches are summarised as truncated.
     spacing : int, default=3
@@ -115,12 +116,20 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
         raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
     tree = decision_tree.tree_
     classifier = is_classifier(decision_tree)
+    outputs = tree.n_outputs
     if classifier:
+        # (several outputs: a list of names per output, as classes_ is)
+        classes = decision_tree.classes_ if outputs > 1 else [decision_tree.classes_]
         if class_names is None:
-            class_names = decision_tree.classes_
-        elif len(class_names) != len(decision_tree.classes_):
-            raise ValueError(f"class_names has {len(class_names)} names, but the tree has "
-                             f"{len(decision_tree.classes_)} classes")
+            class_names = classes
+        elif outputs == 1:
+            class_names = [class_names]
+        if len(class_names) != outputs or any(
+                len(names) != len(c) for names, c in zip(class_names, classes)):
+            have = [len(n) for n in class_names]
+            want = [len(c) for c in classes]
+            raise ValueError(f"class_names has {have[0] if outputs == 1 else have} names, "
+                             f"but the tree has {want[0] if outputs == 1 else want} classes")
     if feature_names is None:
         feature_names = getattr(decision_tree, "feature_names_in_", None)
         if feature_names is None:
@@ -131,17 +140,24 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     maps = getattr(decision_tree, "_category_maps", None) or {}
     lines = []
 
+    def numbers(values):
+        return "[" + ", ".join(f"{v:.{decimals}f}" for v in values) + "]"
+
     def leaf(node, indent):
-        value = tree.value[node][0]
-        if classifier:
-            text = ""
-            if show_weights:
-                counts = value * tree.weighted_n_node_samples[node]
-                text = " weights: [" + ", ".join(f"{v:.{decimals}f}" for v in counts) + "]"
-            lines.append(f"{indent}{text} class: {class_names[int(np.argmax(value))]}")
-        else:
-            lines.append(f"{indent} value: [" + ", ".join(f"{v:.{decimals}f}"
-                                                           for v in value) + "]")
+        if not classifier:      # the value of every output
+            lines.append(f"{indent} value: {numbers(tree.value[node][:, 0])}")
+            return
+        weights, labels = [], []
+        for o, names in enumerate(class_names):
+            value = tree.value[node][o][:len(names)]
+            weights.append(numbers(value * tree.weighted_n_node_samples[node]))
+            labels.append(names[int(np.argmax(value))])
+        text = ""
+        if show_weights:
+            text = " weights: " + (weights[0] if outputs == 1
+                                   else "[" + ", ".join(weights) + "]")
+        shown = labels[0] if outputs == 1 else "[" + ", ".join(map(str, labels)) + "]"
+        lines.append(f"{indent}{text} class: {shown}")
 
     def visit(node, depth):
         bar = ("|" + " " * spacing) * depth

@@ -52,7 +52,39 @@ class _AcceptsNaN:
 
 
 class _LogProba:
-    """predict_log_proba of every classifier, from its predict_proba."""
+    """predict_log_proba of every classifier, from its predict_proba; and its score with
+    several outputs."""
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y); several outputs: the (weighted) share of samples
+        whose every output is predicted right.
+
+        scikit-learn's ``score`` computes the latter only for outputs of 0s and 1s
+        (``accuracy_score`` refuses other labels); this one takes any labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        if self.n_outputs_ == 1:
+            return super().score(X, y, sample_weight=sample_weight)
+        predicted = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != predicted.shape:
+            raise ValueError(f"y has shape {y.shape}; the model predicts "
+                             f"{predicted.shape} (one column per output)")
+        right = np.all(predicted == y, axis=1)
+        return float(np.average(right, weights=sample_weight))
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.

@@ -777,3 +777,45 @@ def test_data_frame_outputs_of_different_label_types():
     np.testing.assert_array_equal(predicted[:, 0],
                                   np.array(["a", "b", "c", "d"])[codes.predict(X)[:, 0]])
     np.testing.assert_array_equal(predicted[:, 1].astype(int), codes.predict(X)[:, 1])
+
+
+def test_export_text_shows_every_output():
+    """rotforest's export_text on trees of several outputs: a regressor's leaves show
+    every output's value, a classifier's every output's class (and weights), as the
+    tree's own values say."""
+    from rotforest.export import export_text
+    X, y = mo_regression(200, seed=60)
+    reg = DecisionTreeRegressor(max_depth=1).fit(X, y)
+    leaf = reg.tree_.children_left[0]
+    text = export_text(reg, decimals=3)
+    assert "value: [" + ", ".join(f"{v:.3f}" for v in reg.tree_.value[leaf, :, 0]) + "]" in text
+    X, y = mo_classification(200, seed=60, labels="str")
+    clf = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    leaf = clf.tree_.children_left[0]
+    shown = [c[np.argmax(clf.tree_.value[leaf, o, :len(c)])]
+             for o, c in enumerate(clf.classes_)]
+    text = export_text(clf, show_weights=True)
+    assert "class: [" + ", ".join(shown) + "]" in text
+    assert text.count("weights: [[") == 2
+    with pytest.raises(ValueError, match="class_names"):
+        export_text(clf, class_names=[["x", "y"]])
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier, RandomForestClassifier,
+                                 RotationForestClassifier])
+def test_score_of_several_outputs(cls):
+    """score() of a multi-output classifier: scikit-learn's subset accuracy where
+    scikit-learn computes it (outputs of 0s and 1s), and the same share of rows with
+    every output right for any labels (where scikit-learn's refuses them)."""
+    from sklearn.metrics import accuracy_score
+    X, y = mo_binary(300, seed=70)
+    params = {} if cls is DecisionTreeClassifier else dict(n_estimators=3)
+    model = cls(max_depth=2, random_state=0, **params).fit(X, y)
+    sw = np.random.RandomState(0).uniform(0.5, 2.0, 300)
+    assert model.score(X, y, sw) == pytest.approx(
+        accuracy_score(y, model.predict(X), sample_weight=sw))
+    X, y = mo_classification(300, seed=70)
+    model = cls(max_depth=2, random_state=0, **params).fit(X, y)
+    assert model.score(X, y) == pytest.approx(np.mean(np.all(model.predict(X) == y, 1)))
+    with pytest.raises(ValueError, match="one column per output"):
+        model.score(X, y[:, :2])
