@@ -22,7 +22,7 @@ from rotforest._inputs import check_targets, regression_data, weight_scale
 from rotforest._parallel import _Progress, _grow_in_threads
 from rotforest._validation import _is_int, _is_real, check_int, check_tree_params
 from rotforest.tree import (DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, _LogProba,
-                            _stack_outputs, builder_seed)
+                            _stack_outputs, builder_seed, subset_accuracy)
 
 # the parameters that a forest passes on to its trees (the rotation forests take all but
 # monotonic_cst: see rotation.py)
@@ -155,6 +155,21 @@ def value_counts(classes, target):
     return 1 if classes is None else len(classes)
 
 
+def set_tree_outputs(tree, n_values):
+    """A forest's tree's classes (codes) and outputs before it grows: ``n_values`` is
+    the fit's (see value_counts)."""
+    if isinstance(n_values, list):          # several outputs
+        if not tree._regression:
+            tree.classes_ = [np.arange(k) for k in n_values]
+            tree.n_classes_ = np.array(n_values, dtype=np.intp)
+        tree.n_outputs_ = len(n_values)
+    else:
+        if not tree._regression:
+            tree.classes_ = np.arange(n_values)
+            tree.n_classes_ = n_values
+        tree.n_outputs_ = 1
+
+
 def _same_classes(classes, fitted):
     """Whether the classes of a fit (an array, or several outputs' list of arrays)
     are the fitted ones."""
@@ -254,8 +269,8 @@ def oob_scored(est, y, sums, counts):
         est.oob_score_ = float(est.oob_score(y[seen], predicted))
     elif m == 1:
         est.oob_score_ = float(accuracy_score(y[seen], predicted))
-    else:       # (accuracy_score takes no several outputs of any labels)
-        est.oob_score_ = float(np.mean(np.all(y[seen] == predicted, axis=1)))
+    else:
+        est.oob_score_ = subset_accuracy(y[seen], predicted)
 
 
 def _leaf_values(tree):
@@ -294,8 +309,7 @@ class _NumericTargets:
     weights, and no classes."""
 
     def _forest_data(self, X, y, sample_weight, warm):
-        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm,
-                                   multi_output=self._multi_output)
+        X, y, sw = regression_data(self, X, y, sample_weight, reset=not warm)
         check_targets(y, self.criterion, sw)
         return X, y, y, sw, None
 
@@ -477,6 +491,17 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         """The values of a leaf: each output's classes (the most of one), or 1."""
         classes = np.max(self.n_classes_) if hasattr(self, "classes_") else 1
         return self.n_outputs_ * int(classes)
+
+    def _by_output(self, mean):
+        """The trees' mean leaf values (_value_width columns) as predict_proba (a
+        classifier: an array, or one per output) or predict (a regressor: a column, or
+        one per output) returns them."""
+        if not hasattr(self, "classes_"):
+            return mean[:, 0] if self.n_outputs_ == 1 else mean
+        if self.n_outputs_ == 1:
+            return mean
+        mean = mean.reshape(mean.shape[0], self.n_outputs_, -1)
+        return [mean[:, o, :k] for o, k in enumerate(self.n_classes_)]
 
     # ------------------------------------------------- scikit-learn's ensemble protocol
     def __len__(self):

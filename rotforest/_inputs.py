@@ -116,62 +116,48 @@ def _check_total(sw, weights="the sample weights"):
                          "matter, so divide them by a large number")
 
 
-def _ndim(est, y):
-    """The dimensions of y as given (0 when unknown: validate_data will say why).  A
-    sparse y is refused as scikit-learn refuses it: a TypeError from a tree, a
-    ValueError from a forest."""
+def _outputs(est, y):
+    """y as one output (1-D) or several (2-D, a column per output), before validate_data
+    (which says what else is wrong with it): a column vector is flattened (by a forest
+    with scikit-learn's warning), no column or more than two dimensions are refused,
+    and a sparse y as scikit-learn refuses it (a TypeError from a tree, a ValueError
+    from a forest)."""
+    forest = hasattr(est, "n_estimators")
     if issparse(y):
         what = "the targets must be dense: convert y with y.toarray()"
-        if hasattr(est, "n_estimators"):
+        if forest:
             raise ValueError(f"sparse multilabel-indicator for y is not supported. ({what})")
         raise TypeError(f"y is a sparse matrix: {what}")
-    ndim = getattr(y, "ndim", None)
-    if ndim is None and y is not None:
-        try:
-            ndim = np.asarray(y).ndim
-        except (TypeError, ValueError):
-            ndim = 0
-    return ndim or 0
-
-
-def _outputs(est, y, multi_output):
-    """y as one output (1-D) or several (2-D with at least two columns); a column vector
-    is flattened (by a forest with scikit-learn's warning).  Without ``multi_output``
-    several outputs are refused, naming the wrapper that fits one estimator per
-    output."""
-    y = np.asarray(y) if not hasattr(y, "ndim") else y
+    if y is None or getattr(y, "ndim", 2) < 2:
+        return y                # (1-D, or left to validate_data)
+    try:
+        y = y if hasattr(y, "ndim") else np.asarray(y)
+    except (TypeError, ValueError):
+        return y                # (ragged: validate_data says why)
     if y.ndim == 2 and y.shape[1] == 1:
-        if not hasattr(est, "n_estimators"):     # (scikit-learn's trees do not warn)
-            return np.ravel(y)
-        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
-                      "change the shape of y to (n_samples,), for example using ravel().",
-                      DataConversionWarning, stacklevel=4)
+        if forest:              # (scikit-learn's trees do not warn)
+            warnings.warn("A column-vector y was passed when a 1d array was expected. "
+                          "Please change the shape of y to (n_samples,), for example "
+                          "using ravel().", DataConversionWarning, stacklevel=4)
         return np.ravel(y)
     if y.ndim == 2 and y.shape[1] == 0:
         raise ValueError("y has 0 columns: it needs at least one output")
     if y.ndim > 2:
         raise ValueError(f"y must be 1-D or 2-D (one column per output); got shape "
                          f"{y.shape}")
-    if y.ndim == 2 and not multi_output:
-        kind = "Regressor" if is_regressor(est) else "Classifier"
-        raise ValueError(f"{type(est).__name__} takes one output (a 1-D y); y has "
-                         f"{y.shape[1]} columns: fit one estimator per output with "
-                         f"sklearn.multioutput.MultiOutput{kind}({type(est).__name__}())")
     return y
 
 
-def training_data(est, X, y, sample_weight, class_weight=None, reset=True,
-                  multi_output=False):
+def training_data(est, X, y, sample_weight, class_weight=None, reset=True):
     """The checks and conversions every classifier's fit starts with.
 
     Returns X and y (see _validated), the sorted classes, y as class codes, and the
     sample weights (ones when None) multiplied by ``class_weight`` (a dict or
-    "balanced"; None for none).  With ``multi_output`` y may have several columns
-    (outputs): the classes are then a list of arrays (one per output), the codes a 2-D
-    array and ``class_weight`` a list of dicts or "balanced"."""
-    if _ndim(est, y) >= 2:
-        y = _outputs(est, y, multi_output)
-    X, y, sw = _validated(est, X, y, sample_weight, reset, multi_output=multi_output)
+    "balanced"; None for none).  y may have several columns (outputs): the classes are
+    then a list of arrays (one per output), the codes a 2-D array and ``class_weight``
+    a list of dicts or "balanced"."""
+    y = _outputs(est, y)
+    X, y, sw = _validated(est, X, y, sample_weight, reset, multi_output=True)
     # (output by output: the columns of a data frame may hold labels of different
     # types, which no one sort of the whole y orders; a column of such a y is an
     # object array, checked as the array of its own values)
@@ -200,13 +186,11 @@ def training_data(est, X, y, sample_weight, class_weight=None, reset=True,
     return X, y, classes, y_enc, sw
 
 
-def regression_data(est, X, y, sample_weight, reset=True, multi_output=False):
-    """training_data for a numeric target: X, y (float64, finite; 1-D, or with
-    ``multi_output`` 2-D for several outputs) and the sample weights."""
-    if _ndim(est, y) >= 2:
-        y = _outputs(est, y, multi_output)
-    X, y, sw = _validated(est, X, y, sample_weight, reset, y_numeric=True,
-                          multi_output=multi_output)  # (scikit-learn refuses NaN and inf)
+def regression_data(est, X, y, sample_weight, reset=True):
+    """training_data for a numeric target: X, y (float64, finite; 1-D, or 2-D for
+    several outputs) and the sample weights."""
+    X, y, sw = _validated(est, X, _outputs(est, y), sample_weight, reset, y_numeric=True,
+                          multi_output=True)  # (scikit-learn refuses NaN and inf)
     _check_total(sw)
     return X, np.ascontiguousarray(y, dtype=np.float64), sw
 

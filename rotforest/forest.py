@@ -17,7 +17,8 @@ from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _
                                  _VotingPredictions, _leaf_values, _settings_once,
                                  _tree_rng, check_ensemble_params, check_oob_target,
                                  draw_records, oob_regression_scored, oob_scored,
-                                 tree_template, warn_balanced_warm_start)
+                                 set_tree_outputs, tree_template,
+                                 warn_balanced_warm_start)
 from rotforest._parallel import _presort_in_threads, _ranks_in_threads, _sum_over_trees
 from rotforest._validation import (check_class_weight, check_real, check_tree_params,
                                    resolve_max_features, store_params)
@@ -158,16 +159,7 @@ def _grow_trees(job, indices):
         # features (frequent in small nodes) go to a random one, as in scikit-learn's
         # forests, not always to the first (more diverse trees)
         settings["shuffle_features"] = True
-        if isinstance(job.n_values, list):      # several outputs
-            if not tree._regression:
-                tree.classes_ = [np.arange(k) for k in job.n_values]
-                tree.n_classes_ = np.array(job.n_values, dtype=np.intp)
-            tree.n_outputs_ = len(job.n_values)
-        else:
-            if not tree._regression:
-                tree.classes_ = np.arange(job.n_values)
-                tree.n_classes_ = job.n_values
-            tree.n_outputs_ = 1
+        set_tree_outputs(tree, job.n_values)
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
         own = tree_categories(job.categories, job.base_seed, index, job.set_fraction)
@@ -208,7 +200,6 @@ class _BaseRandomForest(_BaseForest):
 
     _pickle_defaults = dict(_BaseForest._pickle_defaults, categorical_set_fraction=1.0)
     _grower = staticmethod(_grow_trees)
-    _multi_output = True
 
     def fit(self, X, y, sample_weight=None):
         """Build the forest on (X, y), optionally weighting the samples.
@@ -593,7 +584,7 @@ default="from_dtype"
         if isinstance(self.class_weight, list):
             whole = self.class_weight
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
-                                                 reset=not warm, multi_output=True)
+                                                 reset=not warm)
         check_oob_target(self, y_enc)
         if self._preset() == "balanced" or (self._preset() == "balanced_subsample"
                                             and not self.bootstrap):
@@ -629,11 +620,7 @@ default="from_dtype"
             output).
         """
         check_is_fitted(self)
-        mean = self._mean_leaf_values(X, self._value_width())
-        if self.n_outputs_ == 1:
-            return mean
-        mean = mean.reshape(mean.shape[0], self.n_outputs_, -1)
-        return [mean[:, o, :k] for o, k in enumerate(self.n_classes_)]
+        return self._by_output(self._mean_leaf_values(X, self._value_width()))
 
 
 class RandomForestRegressor(RecursionDependence, _NumericTargets, _ForestStructure,
@@ -814,8 +801,7 @@ default="from_dtype"
             Predicted values.
         """
         check_is_fitted(self)
-        mean = self._mean_leaf_values(X, self.n_outputs_)
-        return mean[:, 0] if self.n_outputs_ == 1 else mean
+        return self._by_output(self._mean_leaf_values(X, self.n_outputs_))
 
 
 # scikit-learn's partial_dependence takes (by default) and accepts the "recursion" method

@@ -42,6 +42,7 @@ from rotforest._ensemble import (
     draw_records,
     oob_regression_scored,
     oob_scored,
+    set_tree_outputs,
     tree_template,
     warn_balanced_warm_start,
 )
@@ -296,7 +297,7 @@ def _grow_rotated(job, indices):
         tree = job.tree_class(random_state=random_state, **params)
         templates[k] = _settings_once(tree, templates[k], n, P.shape[1], job.n_values)
         settings = templates[k][0]
-        _tree_outputs(tree, job.n_values)
+        set_tree_outputs(tree, job.n_values)
         tree.n_features_in_ = P.shape[1]
         keys = _builder.presort(P)                        # one sort per tree
         tree.is_categorical_, categories = project.categories(P, keys)
@@ -311,21 +312,6 @@ def _grow_rotated(job, indices):
         if job.progress is not None:
             job.progress()
     return out
-
-
-def _tree_outputs(tree, n_values):
-    """A forest's tree's classes (codes) and outputs before it grows: ``n_values`` is
-    the fit's (see value_counts)."""
-    if isinstance(n_values, list):          # several outputs
-        if not tree._regression:
-            tree.classes_ = [np.arange(k) for k in n_values]
-            tree.n_classes_ = np.array(n_values, dtype=np.intp)
-        tree.n_outputs_ = len(n_values)
-    else:
-        if not tree._regression:
-            tree.classes_ = np.arange(n_values)
-            tree.n_classes_ = n_values
-        tree.n_outputs_ = 1
 
 
 def pca_groups(target, classes):
@@ -348,8 +334,6 @@ class _BaseRotationForest(_BaseForest):
     of trees and importances: the rotation forest's hooks of the shared fit (see
     _BaseForest).  Subclasses check the targets, say which trees they grow and how
     out-of-bag sums become a score."""
-
-    _multi_output = True
 
     # how models pickled before these parameters were fitted: uniform subsets (before
     # subset_sampling), every feature rotated (a classifier before
@@ -892,8 +876,7 @@ default="from_dtype"
         classes."""
         warn_balanced_warm_start(self)
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
-                                                 self.class_weight, reset=not warm,
-                                                 multi_output=True)
+                                                 self.class_weight, reset=not warm)
         check_oob_target(self, y_enc)
         return X, y, np.ascontiguousarray(y_enc, dtype=np.int32), sw, classes
 
@@ -918,11 +901,7 @@ default="from_dtype"
         check_is_fitted(self)
         total = self._per_tree(
             X, lambda tree, P: _leaf_values(tree.tree_)[tree.tree_.apply(P)])
-        mean = total / len(self.estimators_)
-        if self.n_outputs_ == 1:
-            return mean
-        mean = mean.reshape(mean.shape[0], self.n_outputs_, -1)
-        return [mean[:, o, :k] for o, k in enumerate(self.n_classes_)]
+        return self._by_output(total / len(self.estimators_))
 
 
 class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
@@ -1126,5 +1105,4 @@ default="from_dtype"
         check_is_fitted(self)
         total = self._per_tree(
             X, lambda tree, P: _leaf_values(tree.tree_)[tree.tree_.apply(P)])
-        mean = total / len(self.estimators_)
-        return mean[:, 0] if self.n_outputs_ == 1 else mean
+        return self._by_output(total / len(self.estimators_))

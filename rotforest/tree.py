@@ -38,16 +38,14 @@ def builder_seed(rng):
 
 class _AcceptsNaN:
     """Missing values (NaN) are accepted in X; infinities are not. Sparse X is accepted
-    and expanded to a dense array.  (Also the tag of several outputs, for the estimators
-    whose ``_multi_output`` says they take a 2-D y.)"""
-
-    _multi_output = False
+    and expanded to a dense array.  (Also the tag of several outputs: every estimator
+    takes a 2-D y.)"""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
-        tags.target_tags.multi_output = self._multi_output
+        tags.target_tags.multi_output = True
         return tags
 
 
@@ -83,8 +81,7 @@ class _LogProba:
         if y.shape != predicted.shape:
             raise ValueError(f"y has shape {y.shape}; the model predicts "
                              f"{predicted.shape} (one column per output)")
-        right = np.all(predicted == y, axis=1)
-        return float(np.average(right, weights=sample_weight))
+        return subset_accuracy(y, predicted, sample_weight)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
@@ -105,6 +102,13 @@ class _LogProba:
             if isinstance(proba, list):     # several outputs
                 return [np.log(p) for p in proba]
             return np.log(proba)
+
+
+def subset_accuracy(y, predicted, sample_weight=None):
+    """The (weighted) share of rows of several outputs whose every output is right,
+    for labels of any kind (scikit-learn's accuracy_score computes it for 0/1 outputs
+    only)."""
+    return float(np.average(np.all(predicted == y, axis=1), weights=sample_weight))
 
 
 def _stack_outputs(columns):
@@ -151,7 +155,6 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
     importances).  Subclasses check the targets and say what the leaves hold."""
 
     _regression = False      # a numeric target (leaves hold means), not class codes
-    _multi_output = True     # y may have several columns (outputs)
     _criteria = _builder.CRITERIA    # the criteria the tree takes, and their codes
 
     # ------------------------------------------------------------------ fitting
@@ -583,7 +586,7 @@ default="from_dtype"
     def _training_data(self, X, y, sample_weight):
         """X, the class codes (int32), the weights, and the attributes a fit sets."""
         X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight,
-                                                 self.class_weight, multi_output=True)
+                                                 self.class_weight)
         if y.ndim == 1:
             fitted = dict(classes_=classes, n_classes_=len(classes), n_outputs_=1)
         else:
@@ -828,7 +831,7 @@ default="from_dtype"
 
     def _training_data(self, X, y, sample_weight):
         """X, the targets (float64), the weights, and the attributes a fit sets."""
-        X, y, sw = regression_data(self, X, y, sample_weight, multi_output=True)
+        X, y, sw = regression_data(self, X, y, sample_weight)
         check_targets(y, self.criterion, sw)
         return X, y, sw, dict(n_outputs_=1 if y.ndim == 1 else y.shape[1])
 
