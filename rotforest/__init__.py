@@ -9,6 +9,8 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
     ) from exc
 
 from rotforest.forest import RandomForestClassifier, RandomForestRegressor
+from rotforest.extra import (ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
+                             ExtraTreesRegressor)
 from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from rotforest.export import export_text
@@ -57,6 +59,7 @@ def to_onnx(estimator, *, target_opset=None):
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
-           "RandomForestRegressor", "RotationForestClassifier",
+           "RandomForestRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor",
+           "ExtraTreesClassifier", "ExtraTreesRegressor", "RotationForestClassifier",
            "RotationForestRegressor", "export_text", "explain", "Explanation",
            "to_onnx", "__version__"]
