@@ -357,7 +357,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         if values:
             B.par.method = METHOD_SORT
             B.par.values = True
-            if _values_alloc(&B.col, n_act) < 0:
+            if _values_alloc(&B.col, n_act, regression and n_out == 1
+                             and criterion in (CRIT_SQUARED, CRIT_FRIEDMAN)) < 0:
                 _nomem()
         else:
             ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
@@ -744,6 +745,8 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
             for i in range(n):
                 if payload[i] != INACTIVE:
                     B.col.samples[q] = payload[i]
+                    if B.col.ys != NULL:
+                        B.col.ys[q] = B.data.yv[i]
                     q += 1
             # (dense_ranks checked that every row of keys orders all the samples)
         if B.par.absolute:

@@ -131,7 +131,7 @@ cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s
     mispredicted half the time): the counts of the classes with integer weights in
     registers (two classes) or exact integers, anything else added times 0 or 1."""
     cdef int64_t K = B.data.n_classes, q, g, n_left = 0, c, w1 = 0, wn = 0, wi_int
-    cdef double wl = 0.0, wi, v
+    cdef double wl = 0.0, wi, v, wy, s0 = 0.0, s1 = 0.0
     cdef key_t k
     cdef int cs = B.key.cshift, ws = B.key.wshift
     cdef uint64_t cm = B.key.cmask, wm = B.key.wmask
@@ -160,6 +160,21 @@ cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s
         return n_left
     for c in range(K):
         B.work.cl[c] = 0.0
+    if B.col.ys != NULL:
+        # one numeric target, read in the samples' order: _accumulate's sums, in order
+        for q in range(s, end):
+            v = V[q]
+            g = (v <= t) | (ml & isnan(v))
+            wi = _wt(B, S[q]) * g
+            wy = wi * B.col.ys[q]
+            s0 += wy
+            s1 += wy * B.col.ys[q]
+            wl += wi
+            n_left += g
+        B.work.cl[0] = s0
+        B.work.cl[1] = s1
+        wl_out[0] = wl
+        return n_left
     for q in range(s, end):
         v = V[q]
         k = S[q]
@@ -185,14 +200,56 @@ cdef void _finish_values_split(Builder* B, Entry* e, int64_t f, double t, int64_
     cdef key_t* S = B.col.samples
     cdef key_t* R = B.work.scratch
     cdef const double* V = B.col.vals[1]
-    cdef double wl = 0.0, wr = 0.0, wi, v
+    cdef double* Y = B.col.ys
+    cdef double* YR = B.col.vals[0]        # (free once the split is found)
+    cdef double wl = 0.0, wr = 0.0, wi, v, wy, yi
     cdef int64_t n_left
     cdef key_t k
     for c in range(K):
         cleft[c] = 0.0
         cright[c] = 0.0
     il = s
-    for q in range(s, end):
+    if Y != NULL:
+        # one numeric target in the samples' order (see _values_left), moved with them
+        for q in range(s, end):
+            k = S[q]
+            v = V[q]
+            yi = Y[q]
+            g = (v <= t) | (ml & isnan(v))
+            wi = _wt(B, k)
+            wy = wi * g * yi
+            cleft[0] += wy
+            cleft[1] += wy * yi
+            wy = wi * (1 - g) * yi
+            cright[0] += wy
+            cright[1] += wy * yi
+            wl += wi * g
+            wr += wi * (1 - g)
+            S[il] = k
+            R[ir] = k
+            Y[il] = yi
+            YR[ir] = yi
+            il += g
+            ir += 1 - g
+        memcpy(Y + il, YR, ir * sizeof(double))
+    elif not B.data.regression and B.data.n_outputs == 1:
+        # one class output: its class weights (what _accumulate adds)
+        for q in range(s, end):
+            k = S[q]
+            v = V[q]
+            g = (v <= t) | (ml & isnan(v))
+            wi = _wt(B, k)
+            c = <int64_t> ((k >> B.key.cshift) & B.key.cmask)
+            cleft[c] += wi * g
+            cright[c] += wi * (1 - g)
+            wl += wi * g
+            wr += wi * (1 - g)
+            S[il] = k
+            R[ir] = k
+            il += g
+            ir += 1 - g
+    for q in range(s, end if Y == NULL and (B.data.regression or B.data.n_outputs > 1)
+                   else s):
         k = S[q]
         v = V[q]
         g = (v <= t) | (ml & isnan(v))
