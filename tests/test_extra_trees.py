@@ -11,6 +11,7 @@
   categorical features, missing values, accuracy on a par with scikit-learn's extra trees,
   pickling and the functions that take a fitted estimator.
 """
+import importlib
 import pickle
 
 import numpy as np
@@ -537,6 +538,28 @@ def test_to_onnx_takes_them(name, data):
     X = np.ascontiguousarray(data[0][:40], dtype=np.float64)
     out = session.run(None, {session.get_inputs()[0].name: X})
     np.testing.assert_allclose(np.asarray(out[0]).reshape(-1), est.predict(X), rtol=1e-9)
+
+
+@pytest.mark.xfail(raises=RuntimeError, strict=True,
+                   reason="skl2onnx finds converters by exact class: rotforest.onnx "
+                          "registers those of rotforest._inputs.estimator_kinds, which "
+                          "lists none of the extra trees")
+@pytest.mark.parametrize("name", ["ExtraTreeClassifier", "ExtraTreeRegressor",
+                                  "ExtraTreesClassifier", "ExtraTreesRegressor"])
+def test_skl2onnx_converts_them_in_a_pipeline(name, data):
+    skl2onnx = pytest.importorskip("skl2onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    importlib.import_module("rotforest.onnx")       # registers the converters
+    X, y = data
+    pipe = make_pipeline(StandardScaler(), _fitted(name, data)).fit(X, y)
+    model = skl2onnx.to_onnx(pipe, X[:1].astype(np.float64))
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    out = session.run(None, {session.get_inputs()[0].name: X})
+    np.testing.assert_allclose(np.ravel(out[0]), pipe.predict(X), rtol=1e-9)
 
 
 def test_export_text_takes_them(data):
