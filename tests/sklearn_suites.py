@@ -37,8 +37,8 @@ import pytest
 # --------------------------------------------------------------------------- the lists
 
 # Deselection reasons.
-_EXTRA_TREES_ELSEWHERE = ("ExtraTreesClassifier/Regressor only (rotforest's extra trees are "
-                          "tested by the random-forest suite)")
+_EXTRA_TREES_ELSEWHERE = ("ExtraTreesClassifier/Regressor only (rotforest's extra trees "
+                          "are tested by the random-forest suite)")
 _EMBEDDING = "RandomTreesEmbedding only (an embedding by extremely randomized trees)"
 _TREE_INTERNALS = ("scikit-learn's Cython internals (its Tree class and node arrays, "
                    "splitters, criteria, memory helpers), not its estimators")
@@ -65,7 +65,8 @@ _SEED = ("the same algorithm as scikit-learn's, but another random generator: th
 _N_SAMPLES_BOOTSTRAP = ("the test reads scikit-learn's private attribute "
                         "_n_samples_bootstrap (the draws themselves are scikit-learn's)")
 
-# sklearn/tree/tests/test_tree.py with our DecisionTreeClassifier/Regressor.
+# sklearn/tree/tests/test_tree.py with our DecisionTreeClassifier/Regressor and
+# ExtraTreeClassifier/Regressor.
 TREE_DESELECT = {
     _TREE_INTERNALS: [
         "test_realloc",                         # sklearn.tree._utils._realloc_test
@@ -87,8 +88,8 @@ TREE_DESELECT = {
 TREE_XFAIL = {
     ("y's Poisson check comes after the check that X and y have as many samples, so "
      "the test's X of 1 row and y of 3 values gets the shape error"): ["test_error"],
-    # (ExtraTreeClassifier passes: drawing one of the two features per node, its
-    # random_state=0 never cuts the near-constant one)
+    # (ExtraTreeClassifier passes by its draws: one of the two features per node, and at
+    # random_state=0 the near-constant one gets no importance)
     _NEAR_CONSTANT: ["test_almost_constant_feature[DecisionTree*]",
                      "test_almost_constant_feature[ExtraTreeRegressor]"],
     _SEED + ("an ExtraTreeClassifier whose third informative feature has an importance "
@@ -102,7 +103,8 @@ TREE_XFAIL = {
     _FRIEDMAN_DEPRECATION: ["test_friedman_mse_deprecation"],
 }
 
-# sklearn/ensemble/tests/test_forest.py with our RandomForestClassifier/Regressor.
+# sklearn/ensemble/tests/test_forest.py with our RandomForestClassifier/Regressor and
+# ExtraTreesClassifier/Regressor.
 FOREST_DESELECT = {
     _EMBEDDING: [
         "test_random_hasher",

@@ -16,7 +16,8 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine, make_classification
+from sklearn.datasets import (load_breast_cancer, load_diabetes, load_wine,
+                              make_classification)
 from sklearn.model_selection import train_test_split
 
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
