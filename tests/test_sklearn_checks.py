@@ -1,9 +1,10 @@
 """scikit-learn's estimator contract, checked by scikit-learn's own test generator."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
-                       RandomForestRegressor, RotationForestClassifier,
-                       RotationForestRegressor)
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                       ExtraTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
+                       RandomForestClassifier, RandomForestRegressor,
+                       RotationForestClassifier, RotationForestRegressor)
 
 # Expected failures, each with its reason.
 _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not the same as "
@@ -20,6 +21,9 @@ EXPECTED_FAILED_CHECKS = {
 
 
 def _expected_failed_checks(estimator):
+    if type(estimator).__name__.startswith("ExtraTrees") and estimator.bootstrap:
+        return {"check_sample_weight_equivalence_on_dense_data": _BAGGING,
+                "check_sample_weight_equivalence_on_sparse_data": _BAGGING}
     if (type(estimator).__name__.startswith("RotationForest")
             and (estimator.rotation == "pca" or estimator.bootstrap)):
         return {"check_sample_weight_equivalence_on_dense_data": _PCA_SUBSAMPLE,
@@ -43,6 +47,17 @@ def _expected_failed_checks(estimator):
         RandomForestRegressor(n_estimators=5, n_jobs=2, oob_score=True, max_features=0.5,
                               random_state=0),
         RandomForestRegressor(n_estimators=5, criterion="absolute_error", random_state=0),
+        ExtraTreeClassifier(random_state=0),
+        ExtraTreeClassifier(criterion="entropy", max_leaf_nodes=8, max_features=None,
+                            random_state=0),
+        ExtraTreeRegressor(random_state=0),
+        ExtraTreeRegressor(criterion="absolute_error", random_state=0),   # presorted
+        ExtraTreesClassifier(n_estimators=5, random_state=0),
+        ExtraTreesClassifier(n_estimators=5, bootstrap=True, oob_score=True, n_jobs=2,
+                             random_state=0),
+        ExtraTreesRegressor(n_estimators=5, random_state=0),
+        ExtraTreesRegressor(n_estimators=5, bootstrap=True, oob_score=True, n_jobs=2,
+                            max_features=0.5, random_state=0),
         RotationForestClassifier(n_estimators=5, random_state=0),
         RotationForestClassifier(n_estimators=5, rotation="gaussian", bootstrap=True,
                                  oob_score=True, n_jobs=2, random_state=0),
