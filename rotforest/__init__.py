@@ -29,7 +29,8 @@ def to_onnx(estimator, *, target_opset=None):
     Parameters
     ----------
     estimator : fitted rotforest estimator
-        Any of the six: DecisionTree*, RandomForest*, RotationForest*.
+        Any of rotforest's estimators: DecisionTree*, ExtraTree*, RandomForest*,
+        ExtraTrees*, RotationForest*.
     target_opset : int or dict, default=None
         The opset of the main domain (an int), or ``{"": n, "ai.onnx.ml": m}`` with
         ``m >= 5``; None: the module's default.

@@ -222,12 +222,17 @@ def weight_scale(sw):
 
 
 def estimator_kinds():
-    """rotforest's six estimators: class -> "tree", "forest" or "rotation"."""
+    """rotforest's estimators: class -> "tree", "forest" or "rotation" (the extra
+    trees are trees, their forests forests)."""
+    from rotforest.extra import (ExtraTreeClassifier, ExtraTreeRegressor,
+                                 ExtraTreesClassifier, ExtraTreesRegressor)
     from rotforest.forest import RandomForestClassifier, RandomForestRegressor
     from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
     from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
     return {DecisionTreeClassifier: "tree", DecisionTreeRegressor: "tree",
+            ExtraTreeClassifier: "tree", ExtraTreeRegressor: "tree",
             RandomForestClassifier: "forest", RandomForestRegressor: "forest",
+            ExtraTreesClassifier: "forest", ExtraTreesRegressor: "forest",
             RotationForestClassifier: "rotation", RotationForestRegressor: "rotation"}
 
 

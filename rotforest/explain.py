@@ -341,7 +341,8 @@ def explain(estimator, X, *, background=None, n_jobs=None):
     Parameters
     ----------
     estimator : fitted rotforest estimator
-        Any of the six: DecisionTree*, RandomForest*, RotationForest*.
+        Any of rotforest's estimators: DecisionTree*, ExtraTree*, RandomForest*,
+        ExtraTrees*, RotationForest*.
     X : array-like or DataFrame of shape (n_samples, n_features)
         The rows to explain.
     background : array-like or DataFrame of shape (n_background, n_features), default=None

@@ -66,7 +66,7 @@ overflows, and infinite values, are not reproduced exactly.
 
 skl2onnx
 --------
-Importing this module registers converters for the six estimators with skl2onnx when
+Importing this module registers converters for the estimators with skl2onnx when
 it is installed, so that ``skl2onnx.to_onnx`` converts pipelines holding them (with
 their ColumnTransformers, scalers, ...).  A classifier gives ``label`` and
 ``probabilities``, never a ZipMap: the ``zipmap`` option is accepted (skl2onnx's
@@ -149,7 +149,7 @@ def onnx_input(estimator, X):
     Parameters
     ----------
     estimator : fitted rotforest estimator
-        One of the six estimators that :func:`to_onnx` converts.
+        One of the estimators that :func:`to_onnx` converts.
     X : array-like or DataFrame of shape (n_samples, n_features)
         Rows, as ``estimator.predict`` takes them.
 

@@ -12,20 +12,6 @@ def pytest_configure(config):
         "sets ROTFOREST_SKLEARN_SUITES=0 (CI's oldest-versions leg)")
 
 
-def pytest_collection_modifyitems(config, items):
-    """ROTFOREST_SKLEARN_SUITES=0 skips the tests marked sklearn_suite: CI's leg of the
-    oldest supported versions runs the rest of the suite on scikit-learn 1.6.  (A module
-    that cannot even be imported there should check the variable itself, with
-    pytest.skip(..., allow_module_level=True).)"""
-    if os.environ.get("ROTFOREST_SKLEARN_SUITES", "1") != "0":
-        return
-    skip = pytest.mark.skip(reason="ROTFOREST_SKLEARN_SUITES=0: tuned to another "
-                                   "scikit-learn release")
-    for item in items:
-        if item.get_closest_marker("sklearn_suite") is not None:
-            item.add_marker(skip)
-
-
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
@@ -57,7 +43,18 @@ def binary_data():
 
 def pytest_collection_modifyitems(config, items):
     """scikit-learn's own test suites (test_sklearn_*.py): deselect and mark xfail the
-    tests listed in sklearn_suites.py."""
+    tests listed in sklearn_suites.py.  ROTFOREST_SKLEARN_SUITES=0 skips the tests marked
+    sklearn_suite: CI's leg of the oldest supported versions runs the rest of the suite
+    on scikit-learn 1.6.  (A module that cannot even be imported there checks the
+    variable itself, with pytest.skip(..., allow_module_level=True), as the suites'
+    loader does.)"""
     import sklearn_suites
 
     sklearn_suites.apply_lists(config, items)
+    if os.environ.get("ROTFOREST_SKLEARN_SUITES", "1") != "0":
+        return
+    skip = pytest.mark.skip(reason="ROTFOREST_SKLEARN_SUITES=0: tuned to another "
+                                   "scikit-learn release")
+    for item in items:
+        if item.get_closest_marker("sklearn_suite") is not None:
+            item.add_marker(skip)

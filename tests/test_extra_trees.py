@@ -491,13 +491,6 @@ def test_pickle_round_trip(make, data):
 
 # --------------------------------------------------------------------------- the tools
 
-_ESTIMATOR_KINDS = pytest.mark.xfail(
-    raises=TypeError, strict=True,
-    reason="rotforest._inputs.estimator_kinds does not list ExtraTreesClassifier/"
-           "Regressor, which are no RandomForest* subclasses: explain and to_onnx refuse "
-           "them")
-
-
 def _fitted(name, data):
     X, y = data
     return {"ExtraTreeClassifier": lambda: ExtraTreeClassifier(random_state=0),
@@ -509,9 +502,8 @@ def _fitted(name, data):
             }[name]().fit(X, y)
 
 
-_ALL = ["ExtraTreeClassifier", "ExtraTreeRegressor",
-        pytest.param("ExtraTreesClassifier", marks=_ESTIMATOR_KINDS),
-        pytest.param("ExtraTreesRegressor", marks=_ESTIMATOR_KINDS)]
+_ALL = ["ExtraTreeClassifier", "ExtraTreeRegressor", "ExtraTreesClassifier",
+        "ExtraTreesRegressor"]
 
 
 @pytest.mark.parametrize("name", _ALL)
@@ -541,10 +533,6 @@ def test_to_onnx_takes_them(name, data):
     np.testing.assert_allclose(np.asarray(out[0]).reshape(-1), est.predict(X), rtol=1e-9)
 
 
-@pytest.mark.xfail(raises=RuntimeError, strict=True,
-                   reason="skl2onnx finds converters by exact class: rotforest.onnx "
-                          "registers those of rotforest._inputs.estimator_kinds, which "
-                          "lists none of the extra trees")
 @pytest.mark.parametrize("name", ["ExtraTreeClassifier", "ExtraTreeRegressor",
                                   "ExtraTreesClassifier", "ExtraTreesRegressor"])
 def test_skl2onnx_converts_them_in_a_pipeline(name, data):
