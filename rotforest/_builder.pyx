@@ -101,6 +101,12 @@ cdef extern from "_values.h":
     int64_t rf_gather_values(const double* xf, int64_t rs, const uint64_t* S, uint64_t im,
                              int64_t s, int64_t e, double* V, double* lo_out,
                              double* hi_out) noexcept nogil
+    int64_t rf_gather_codes8(const uint8_t* cf, const uint64_t* S, uint64_t im, int64_t s,
+                             int64_t e, int64_t missing, double* V, double* lo_out,
+                             double* hi_out) noexcept nogil
+    int64_t rf_gather_codes16(const uint16_t* cf, const uint64_t* S, uint64_t im, int64_t s,
+                              int64_t e, int64_t missing, double* V, double* lo_out,
+                              double* hi_out) noexcept nogil
     int64_t rf_values_left2(const double* V, const uint64_t* S, int64_t s, int64_t e,
                             double t, int ml, int cs, int ws, uint64_t wm, int64_t* wn,
                             int64_t* w1) noexcept nogil
@@ -256,13 +262,15 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                const int8_t[::1] monotonic=None, ranks=None,
                const double[::1] target=None, bint shuffle_features=False,
                const int16_t[:, ::1] categories=None, int64_t min_category_samples=0,
-               output_classes=None):
+               output_classes=None, codes=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
     ``keys`` is what :func:`presort` returns for ``X`` (it may be shared by many trees: it
     is only read), or None for random splits without categorical features or the
-    absolute error (see ``needs_presort``), which are grown on the values alone.  Samples whose weight is zero take no part in this tree.
+    absolute error (see ``needs_presort``), which are grown on the values alone; those
+    read the features that ``codes`` (what :func:`integer_codes` returns for ``X``, or
+    None) codes from the codes, a few bytes a value, and the others from X.  Samples whose weight is zero take no part in this tree.
     ``max_leaf_nodes <= 0`` grows depth-first, otherwise best-first.
     ``monotonic`` (two classes only; None for none) holds per feature 1, -1 or 0: a split
     on a feature marked 1 (-1) must not lower (raise) the class-0 fraction from the left
@@ -334,6 +342,13 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             raise ValueError("ranks without keys")
     else:
         col_top_arr, max_rank = _checked_column_tops(keys, n)
+    if codes is not None:
+        code_arr, coded_arr, code_missing = codes
+        if (not values or code_arr.shape != (F, n) or not code_arr.flags.c_contiguous
+                or code_arr.dtype not in (np.uint8, np.uint16)
+                or coded_arr.shape != (F,) or coded_arr.dtype != np.uint8
+                or code_missing not in (255, 256, 65535)):
+            raise ValueError("codes must be integer_codes(X), and keys None")
     categorical = _checked_categories(categories, col_top_arr, monotonic, regression,
                                       criterion)
     if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
@@ -360,6 +375,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             if _values_alloc(&B.col, n_act, regression and n_out == 1
                              and criterion in (CRIT_SQUARED, CRIT_FRIEDMAN)) < 0:
                 _nomem()
+            if codes is not None:
+                _set_codes(&B, code_arr, coded_arr, code_missing)
         else:
             ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
         _allocate_growth(&B, n, n_act, categorical is not None)
@@ -376,6 +393,98 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         return _export(&B, categorical is not None)
     finally:
         _free_builder(&B)
+
+
+cdef void _set_codes(Builder* B, code_arr, const uint8_t[::1] coded, int64_t missing):
+    """Point the builder at integer_codes' codes (kept alive by build_tree's caller)."""
+    cdef const uint8_t[:, ::1] c1
+    cdef const uint16_t[:, ::1] c2
+    B.col.code_bytes = code_arr.dtype.itemsize
+    if B.col.code_bytes == 1:
+        c1 = code_arr
+        B.col.codes = &c1[0, 0]
+    else:
+        c2 = code_arr
+        B.col.codes = &c2[0, 0]
+    B.col.coded = &coded[0]
+    B.col.code_missing = missing
+
+
+def integer_codes(const double[:, :] X):
+    """The features of X whose values are all small non-negative integers (counts,
+    pixels, 0/1 columns; NaN allowed), as codes that random cuts on the values read in
+    place of X (see _scan_random.pxi): ``(codes, coded, missing)``, codes of shape
+    (n_features,
+    n_samples), uint8 when every such feature's values are at most 254, else uint16 (at
+    most 65534), each value's code the value itself and NaN the dtype's largest value
+    (where no such feature has a missing value, uint8 takes values up to 255);
+    ``coded[f]`` 1 for those features (their rows of codes; the others' rows are
+    zeros); ``missing`` the code of NaN (256, beyond uint8, when no value needs it).  None when no feature is such.  A feature's codes take 1 or 2 bytes a value
+    against X's 8, in one row: a node reads them from cache where it would read X from
+    memory."""
+    cdef int64_t n = X.shape[0], F = X.shape[1], i, f
+    cdef double v, top = 0.0
+    cdef bint any_nan = False
+    coded_arr = np.ones(F, dtype=np.uint8)
+    cdef uint8_t[::1] coded = coded_arr
+    cdef bint by_rows = X.strides[0] >= X.strides[1]
+    if n == 0:
+        return None
+    with nogil:
+        if by_rows:
+            for i in range(n):
+                for f in range(F):
+                    v = X[i, f]
+                    if coded[f] and isnan(v):
+                        any_nan = True
+                    elif coded[f]:
+                        if v >= 0.0 and v <= 65534.0 and v == <double> (<int64_t> v):
+                            top = v if v > top else top
+                        else:
+                            coded[f] = 0
+        else:
+            for f in range(F):
+                for i in range(n):
+                    v = X[i, f]
+                    if isnan(v):
+                        any_nan = True
+                    elif v >= 0.0 and v <= 65534.0 and v == <double> (<int64_t> v):
+                        top = v if v > top else top
+                    else:
+                        coded[f] = 0
+                        break
+    if not coded_arr.any():
+        return None
+    # (top and any_nan may come from a feature that failed later: at worst uint16 where
+    # uint8 would do)
+    one = top <= (254.0 if any_nan else 255.0)
+    return (_fill_codes(X, coded_arr, np.uint8 if one else np.uint16), coded_arr,
+            (255 if any_nan else 256) if one else 65535)
+
+
+def _fill_codes(const double[:, :] X, const uint8_t[::1] coded, dtype):
+    cdef int64_t n = X.shape[0], F = X.shape[1], i, f
+    cdef double v
+    codes = np.zeros((F, n), dtype=dtype)
+    cdef uint8_t[:, ::1] c1
+    cdef uint16_t[:, ::1] c2
+    cdef bint one = dtype == np.uint8
+    # (NaN as the dtype's largest value, which no value takes when any is missing)
+    if one:
+        c1 = codes
+    else:
+        c2 = codes
+    with nogil:
+        for f in range(F):
+            if not coded[f]:
+                continue
+            for i in range(n):
+                v = X[i, f]
+                if one:
+                    c1[f, i] = 255 if isnan(v) else <uint8_t> v
+                else:
+                    c2[f, i] = 65535 if isnan(v) else <uint16_t> v
+    return codes
 
 
 def needs_presort(bint random_split, bint categorical, int criterion, bint regression):

@@ -97,7 +97,16 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     cdef int64_t g
     cdef double v, lo = INFINITY, hi = -INFINITY, t, wl = 0.0, wi, wtot = e.weight
     cdef key_t k
-    nm = rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
+    if B.col.coded != NULL and B.col.coded[f]:
+        # (a feature of small integers: read from its codes, which hold the same values)
+        if B.col.code_bytes == 1:
+            nm = rf_gather_codes8((<const uint8_t*> B.col.codes) + f * B.data.n_total, S,
+                                  im, s, end, B.col.code_missing, V, &lo, &hi)
+        else:
+            nm = rf_gather_codes16((<const uint16_t*> B.col.codes) + f * B.data.n_total,
+                                   S, im, s, end, B.col.code_missing, V, &lo, &hi)
+    else:
+        nm = rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
     if nm == end - s or (lo == hi and nm == 0):
         nm_out[0] = -1
         return -INFINITY

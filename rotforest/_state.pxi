@@ -148,6 +148,10 @@ cdef struct Columns:       # what the nodes read their features from
     int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
     double* vals[2]        # values: a drawn feature's values of the node's samples, at
                            # [start, end); the other buffer holds the best feature's
+    const void* codes      # values: integer_codes' codes (code_bytes each, a row per
+    int code_bytes         # feature), read for the features marked in coded (NULL:
+    const uint8_t* coded   # every feature read from X)
+    int64_t code_missing   # the code of NaN, or one beyond the dtype when none is NaN
     double* ys             # values, one numeric target: the samples' targets in the
                            # order of samples (NULL otherwise)
     uint8_t* few           # few[f]: feature f has at most COUNT_BINS values in the tree,

@@ -39,6 +39,31 @@ static inline int64_t rf_gather_values(const double *xf, int64_t rs, const uint6
     return nm;
 }
 
+/* The same from a feature's integer codes (see _builder.integer_codes: the values
+   themselves, small non-negative integers, in one byte or two; the code `missing`, the
+   dtype's largest or, where no value is missing, one beyond it, marks NaN): V[q] holds
+   the value as a double, or NaN. */
+#define RF_GATHER_CODES(NAME, CODE_T)                                                   \
+static inline int64_t NAME(const CODE_T *cf, const uint64_t *S, uint64_t im, int64_t s, \
+                           int64_t e, int64_t missing, double *V, double *lo_out,       \
+                           double *hi_out) {                                            \
+    double lo = INFINITY, hi = -INFINITY, v;                                            \
+    int64_t nm = 0, q;                                                                  \
+    for (q = s; q < e; q++) {                                                           \
+        int64_t c = cf[S[q] & im];                                                      \
+        v = c == missing ? NAN : (double)c;                                             \
+        V[q] = v;                                                                       \
+        lo = v < lo ? v : lo;                                                           \
+        hi = v > hi ? v : hi;                                                           \
+        nm += c == missing;                                                             \
+    }                                                                                   \
+    *lo_out = lo;                                                                       \
+    *hi_out = hi;                                                                       \
+    return nm;                                                                          \
+}
+RF_GATHER_CODES(rf_gather_codes8, uint8_t)
+RF_GATHER_CODES(rf_gather_codes16, uint16_t)
+
 /* Of the samples S[s:e) (keys with integer weights: field (k >> ws) & wm, class bit
    (k >> cs) & 1), those whose value V[q] is at most t, or missing when ml: their
    count (returned), total weight (*wn) and weight of class 1 (*w1). */

@@ -103,7 +103,8 @@ class _ForestJob(_TreeJob):
     ``n_draws``, ``bootstrap``, ``p``: draw_probabilities); ``categories``:
     category_table's, or None, of which each tree keeps a feature with probability
     ``set_fraction`` (see tree_categories); ``template``: the fit's tree_template;
-    ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds)."""
+    ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds);
+    ``codes``: _builder.integer_codes' (trees of random cuts on the values, no keys)."""
 
     tree_class: type
     params: dict
@@ -126,6 +127,7 @@ class _ForestJob(_TreeJob):
     set_fraction: float
     template: tuple
     legacy_seeds: bool = False
+    codes: Optional[tuple] = None
 
     @property
     def cells(self):
@@ -165,7 +167,8 @@ def _grow_trees(job, indices):
         own = tree_categories(job.categories, job.base_seed, index, job.set_fraction)
         tree.is_categorical_ = None if own is None else own[:, 0] >= 0
         tree._grow(X, job.keys, target, weights, settings, seed,
-                   job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own)
+                   job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own,
+                   value_codes=job.codes)
         if job.oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, np.ascontiguousarray(X[out]), target[out], sw[out],
@@ -255,12 +258,15 @@ class _BaseRandomForest(_BaseForest):
         """The new trees' _ForestJob: the one presort of the fit (and its dense ranks,
         when the trees' nodes may sort), shared by every tree, and the category table."""
         X = fit.X
-        ranks = keys = None
+        ranks = keys = codes = None
         template = self._tree_class(**self._tree_params())
         template.is_categorical_ = getattr(self, "is_categorical_", None)
-        if template._needs_presort():           # (extra trees grow on the values)
+        if template._needs_presort():
             keys = _presort_in_threads(X, fit.n_jobs)   # one sort per forest, every tree's
             keys.setflags(write=False)
+        else:
+            # extra trees grow on the values: features of small integers read as codes
+            codes = _builder.integer_codes(X)
         categories = category_table(self, X, keys)
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)
@@ -274,7 +280,7 @@ class _BaseRandomForest(_BaseForest):
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
             categories, float(self.categorical_set_fraction), fit.template,
-            fit.legacy_seeds)
+            fit.legacy_seeds, codes)
 
     def _share_of(self, sw):
         """A float max_samples is a share of the weights' total, as in scikit-learn 1.9

@@ -208,6 +208,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                           n_classes=fitted.get("n_classes_", 1),
                                           n_outputs=fitted["n_outputs_"])
         seed = builder_seed(rng)
+        # (random cuts grow on the values: no presort; a forest of them also codes its
+        # features of small integers, a pass over X that one tree would not win back)
         keys = _builder.presort(X) if self._needs_presort() else None
         categories = category_table(self, X, keys)
         for name, value in fitted.items():
@@ -260,12 +262,13 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         )
 
     def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None,
-              categories=None):
+              categories=None, value_codes=None):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them, and their dense ``ranks``, between its trees).  ``target``: class
         codes (int32) or numeric targets (float64); ``scaled_by``: the power of two by
         which the caller already divided the weights; ``categories``: category_table's
-        for X, or None."""
+        for X, or None; ``value_codes``: _builder.integer_codes' for X, or None (keys
+        None: random cuts on the values)."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
@@ -287,7 +290,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             codes, numeric = None, target
         nodes, value, depth, left_codes = _builder.build_tree(
             X, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
-            output_classes=outputs,
+            output_classes=outputs, codes=value_codes,
             min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
             categories=categories,
             # (more than the samples: the same as n + 1, which fits the builder's int64)

@@ -167,6 +167,47 @@ def test_values_with_real_weights_predict_as_the_lists():
                                    nodes["weighted_n_node_samples"], rtol=1e-12)
 
 
+def test_integer_codes_grow_the_trees_of_the_values(simd):
+    """Features of small non-negative integers read from integer_codes' one- or two-byte
+    codes grow the trees that reading them from X grows, node for node: with values up
+    to 255 and none missing (one byte, NaN's code beyond it), with missing values (one
+    byte up to 254), with larger values (two bytes), beside features of other values
+    (read from X), in C and Fortran order, with several outputs."""
+    rng = np.random.default_rng(7)
+    kinds = set()
+    for seed in range(60):
+        X, y, target, w, *rest = _configuration(2000 + seed, regression=bool(seed % 3 == 1))
+        n, F = X.shape
+        top = (255, 254, 3000, 1)[seed % 4]
+        X = rng.integers(0, top + 1, size=(n, F)).astype(float)
+        if seed % 4 == 1:
+            X[rng.random(X.shape) < 0.1] = np.nan
+        if seed % 5 == 2 and F > 1:
+            X[:, 0] = rng.normal(size=n)         # a feature of other values: from X
+        if seed % 2:
+            X = np.asfortranarray(X)
+        codes = _builder.integer_codes(X)
+        assert codes is not None
+        kinds.add((codes[0].dtype.name, codes[2]))
+        kw = dict(rest[3], criterion=rest[1], target=target, output_classes=rest[2])
+        plain = _builder.build_tree(X, None, y, w, rest[0], **kw)
+        coded = _builder.build_tree(X, None, y, w, rest[0], codes=codes, **kw)
+        for field in FIELDS:
+            np.testing.assert_array_equal(coded[0][field], plain[0][field],
+                                          err_msg=f"seed {seed}: {field}")
+        np.testing.assert_array_equal(coded[1], plain[1], err_msg=f"seed {seed}")
+    assert {("uint8", 256), ("uint8", 255), ("uint16", 65535)} <= kinds
+
+
+def test_integer_codes_refuse_what_they_cannot_code():
+    """Negative, fractional or large values leave a feature to X; none coded: None."""
+    X = np.array([[0.0, -1.0, 0.5, 70000.0, 3.0], [1.0, 2.0, 1.0, 1.0, np.nan]])
+    codes, coded, missing = _builder.integer_codes(X)
+    assert coded.tolist() == [1, 0, 0, 0, 1] and missing == 255
+    assert codes[0].tolist() == [0, 1] and codes[4].tolist() == [3, 255]
+    assert _builder.integer_codes(X[:, 1:4]) is None
+
+
 def test_estimators_grow_on_the_values_unless_they_need_the_lists(monkeypatch):
     """No presort for extra trees and forests, except with categorical features or the
     absolute error; the trees are those of the presorted path."""
