@@ -9,19 +9,29 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_classification
+from sklearn import ensemble
 from sklearn.ensemble import RandomForestClassifier as SkClassifier
 from sklearn.ensemble import RandomForestRegressor as SkRegressor
 from sklearn.exceptions import NotFittedError
 
 from helpers import sklearn_at_least
-from rotforest import (RandomForestClassifier, RandomForestRegressor,
-                       RotationForestClassifier, RotationForestRegressor)
+from rotforest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                       RandomForestRegressor, RotationForestClassifier,
+                       RotationForestRegressor)
 from rotforest._ensemble import _TREE_SEED_BOUND, draw_records
 from rotforest.forest import _draw_tree
 
 FORESTS = [RandomForestClassifier, RandomForestRegressor, RotationForestClassifier,
-           RotationForestRegressor]
+           RotationForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor]
 RANDOM = [(RandomForestClassifier, SkClassifier), (RandomForestRegressor, SkRegressor)]
+
+
+def _peer(cls):
+    """scikit-learn's forest of the same kind: its extra trees for ours, else its random
+    forest (the rotation forests have none)."""
+    kind = "ExtraTrees" if cls.__name__.startswith("ExtraTrees") else "RandomForest"
+    return getattr(ensemble, kind + ("Regressor" if cls._tree_class._regression
+                                     else "Classifier"))
 # our max_samples follows scikit-learn 1.9 (floats above 1.0, a share of the weights'
 # total, the warning of few draws); older releases, the oracle here, refuse or differ
 _MAX_SAMPLES_RULE = "scikit-learn 1.9's max_samples rule, which older releases lack"
@@ -52,8 +62,7 @@ def test_a_fitted_forest_is_the_sequence_of_its_trees_as_scikit_learns(cls, data
     X, y = data
     y = _targets(cls, y)
     forest = cls(n_estimators=4, random_state=0).fit(X, y)
-    sk = (SkRegressor if cls._tree_class._regression else SkClassifier)(
-        n_estimators=4, random_state=0).fit(X, y)
+    sk = _peer(cls)(n_estimators=4, random_state=0).fit(X, y)
     assert len(forest) == len(sk) == 4
     assert forest[0] is forest.estimators_[0] and forest[-1] is forest.estimators_[-1]
     assert type(forest[1:3]) is type(sk[1:3]) is list
@@ -84,7 +93,7 @@ def test_an_unfitted_forest_has_no_trees_to_count_as_scikit_learns(cls):
 def test_estimator_is_the_kind_of_tree_unfitted_with_defaults(cls, data):
     X, y = data
     forest = cls(n_estimators=2, max_depth=3, random_state=0)
-    sk = (SkRegressor if cls._tree_class._regression else SkClassifier)()
+    sk = _peer(cls)()
     assert type(forest.estimator).__name__ == type(sk.estimator).__name__
     assert isinstance(forest.estimator, cls._tree_class)
     assert forest.estimator.get_params() == cls._tree_class().get_params()

@@ -14,6 +14,8 @@ ESTIMATORS = [
     rotforest.DecisionTreeRegressor(random_state=0),
     rotforest.RandomForestClassifier(n_estimators=4, random_state=0),
     rotforest.RandomForestRegressor(n_estimators=4, random_state=0),
+    rotforest.ExtraTreesClassifier(n_estimators=4, random_state=0),
+    rotforest.ExtraTreesRegressor(n_estimators=4, random_state=0),
     rotforest.RotationForestClassifier(n_estimators=4, random_state=0),
     rotforest.RotationForestRegressor(n_estimators=4, random_state=0),
 ]

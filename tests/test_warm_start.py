@@ -11,12 +11,13 @@ import pytest
 from sklearn.datasets import make_classification
 
 from helpers import tie_free_data
-from rotforest import (RandomForestClassifier, RandomForestRegressor, RotationForestClassifier,
+from rotforest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                       RandomForestRegressor, RotationForestClassifier,
                        RotationForestRegressor)
 
 FORESTS = [RandomForestClassifier, RotationForestClassifier]
 ALL_FORESTS = [RandomForestClassifier, RotationForestClassifier, RandomForestRegressor,
-               RotationForestRegressor]
+               RotationForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor]
 
 
 @pytest.fixture(scope="module")
