@@ -11,6 +11,8 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
 from rotforest.forest import RandomForestClassifier, RandomForestRegressor
 from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from rotforest.quantile import (RandomForestQuantileRegressor,
+                                RotationForestQuantileRegressor)
 from rotforest.export import export_text
 from rotforest.explain import Explanation, explain
 
@@ -59,4 +61,5 @@ __version__ = "0.1.0"
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
            "RandomForestRegressor", "RotationForestClassifier",
            "RotationForestRegressor", "export_text", "explain", "Explanation",
-           "to_onnx", "__version__"]
+           "to_onnx", "__version__", "RandomForestQuantileRegressor",
+           "RotationForestQuantileRegressor"]
