@@ -36,6 +36,9 @@ _METHODS = tuple(_quantile.METHODS)
 _MEAN = 5                       # the kernel's weighted mean (out-of-bag "mean")
 # rows predicted per task (threads over rows): bounds the leaves held at once
 _ROWS_PER_TASK = 2048
+# the fit keeps the training rows' leaves for its out-of-bag scores up to this many
+# (rows x trees, 8 bytes each); beyond, they are found again
+_KEEP_LEAVES = 1 << 24
 
 
 def _check_quantiles(quantiles, name="quantiles"):
@@ -163,6 +166,8 @@ class _QuantileForest:
             raise ValueError("warm_start is not supported by the quantile forests: the "
                              "leaves' training rows are those of one fit; refit with "
                              "warm_start=False")
+        if y is None:           # the base forest's error
+            return super().fit(X, y, sample_weight)
         y = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
         if y.ndim == 2:
             if y.shape[1] != 1:
@@ -175,7 +180,7 @@ class _QuantileForest:
             y = y[:, 0]
         super().fit(X, y, sample_weight)
         Xc = predict_input(self, X)
-        yf = np.asarray(y, dtype=np.float64)
+        yf = np.ascontiguousarray(y, dtype=np.float64)
         n = yf.shape[0]
         sw = (np.ones(n) if sample_weight is None
               else np.asarray(sample_weight, dtype=np.float64).reshape(-1))
@@ -188,10 +193,18 @@ class _QuantileForest:
         uses_sw = self._uses_weights(sw)
         sw_rank = sw[order]
 
+        draws = self._draws(n)
+        keep = n * len(self.estimators_) <= _KEEP_LEAVES      # for the scores below
+        leaves = (np.empty((n, len(self.estimators_)), dtype=np.int64) if keep
+                  else None)
+
         def lists(chunk):
             out = []
+            state = np.random.RandomState(0)
             for t, leaf in zip(chunk, self._tree_leaves(Xc, chunk)):
-                count = self._tree_counts(t, n, sw)
+                if keep:
+                    leaves[:, t] = leaf
+                count = draws(t, state)
                 weight = count * sw if uses_sw else count
                 o, r, c = _quantile.leaf_lists(
                     np.ascontiguousarray(leaf[order], dtype=np.int64),
@@ -204,8 +217,8 @@ class _QuantileForest:
         trees = np.arange(len(self.estimators_))
         chunks = [trees[k::max(1, n_jobs)] for k in range(min(n_jobs, trees.size))]
         done = {}
-        for chunk, parts in zip(chunks, _in_workers(lambda c: lists(c),
-                                                    [(c,) for c in chunks], n_jobs)):
+        for chunk, parts in zip(chunks, _in_workers(lists, [(c,) for c in chunks],
+                                                    n_jobs)):
             done.update(zip(chunk.tolist(), parts))
         parts = [done[t] for t in range(trees.size)]
         self._leaf_lists = _LeafLists(
@@ -213,22 +226,30 @@ class _QuantileForest:
             sw_rank if uses_sw and not np.all(sw == sw[0]) else None,
             [p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts])
         self._train_fingerprint = _fingerprint(Xc)
-        self.calibration_scores_ = (self._scores(Xc, yf, rank) if self.bootstrap
-                                    else None)
+        self.calibration_scores_ = (self._scores(Xc, yf, oob=True, leaves=leaves)
+                                    if self.bootstrap else None)
         return self
 
-    def _tree_counts(self, t, n, sw):
-        """Tree t's multiplicity of every training row (float64)."""
+    def _draws(self, n):
+        """``count(t, state)``: tree t's multiplicity of every training row (float64),
+        regenerated from its seeds as the fit drew it (``state``: a RandomState to
+        reseed)."""
         records = draw_records(self)
         if isinstance(self, _BaseRotationForest):
-            if not self.bootstrap:
-                return np.ones(n)
-            return _tree_draws(self._base_seed, t, n, int(records[t, 1]), True)[2]
-        n_fit, draws, boot = (int(v) for v in records[t, :3])
-        p = self._tree_probabilities()[t]
-        drawn = _draw_tree(self._base_seed, t, n, draws, bool(boot), p,
-                           self._legacy_draws())[0]
-        return np.bincount(drawn, minlength=n).astype(np.float64)
+            def count(t, state):
+                if not self.bootstrap:
+                    return np.ones(n)
+                return _tree_draws(self._base_seed, t, n, int(records[t, 1]), True)[2]
+            return count
+        probabilities = self._tree_probabilities()
+        legacy = self._legacy_draws()
+
+        def count(t, state):
+            draws, boot = int(records[t, 1]), bool(records[t, 2])
+            drawn = _draw_tree(self._base_seed, t, n, draws, boot, probabilities[t],
+                               legacy, state)[0]
+            return np.bincount(drawn, minlength=n).astype(np.float64)
+        return count
 
     def _uses_weights(self, sw):
         """Whether the trees were grown with counts times sample weights (a random
@@ -254,9 +275,10 @@ class _QuantileForest:
         return leaves
 
     # --------------------------------------------------------------- prediction
-    def _weighted(self, Xc, quantiles, method, oob=False, ytrue=None):
-        """The kernel's output for the checked rows Xc, in tasks of rows run by
-        ``n_jobs`` threads (the same numbers for any n_jobs: each row alone)."""
+    def _weighted(self, Xc, quantiles, method, oob=False, ytrue=None, leaves=None):
+        """The kernel's output for the checked rows Xc (or their ``leaves``, rows x
+        trees, when known), in tasks of rows run by ``n_jobs`` threads (the same
+        numbers for any n_jobs: each row alone)."""
         lists = self._leaf_lists
         n = Xc.shape[0]
         n_jobs = effective_n_jobs(self.n_jobs)
@@ -265,7 +287,9 @@ class _QuantileForest:
         q = np.ascontiguousarray(quantiles, dtype=np.float64)
 
         def run(start, stop):
-            return lists.predict(self._leaves(Xc[start:stop]), q, method,
+            rows = (self._leaves(Xc[start:stop]) if leaves is None
+                    else leaves[start:stop])
+            return lists.predict(rows, q, method,
                                  lists.rank[start:stop] if oob else None,
                                  None if ytrue is None else ytrue[start:stop])
 
@@ -330,11 +354,10 @@ default="linear"
         return Xc
 
     # ----------------------------------------------------------------- intervals
-    def _scores(self, Xc, y, rank=None):
+    def _scores(self, Xc, y, oob=False, leaves=None):
         """Every row's conformity score: how far from 1/2 the levels lie whose
-        quantile (linear interpolation) is its target (out of bag with ``rank``)."""
-        oob = rank is not None
-        return self._weighted(Xc, np.zeros(1), 0, oob=oob, ytrue=y)[:, 0]
+        quantile (linear interpolation) is its target (out of bag: training rows)."""
+        return self._weighted(Xc, np.zeros(1), 0, oob=oob, ytrue=y, leaves=leaves)[:, 0]
 
     def calibrate(self, X, y):
         """Calibrate ``predict_interval`` on held-out rows.

@@ -14,7 +14,7 @@ import pytest
 import rotforest
 
 MODULES = ["rotforest", "rotforest.tree", "rotforest.forest", "rotforest.rotation",
-           "rotforest.pruning", "rotforest.explain"]
+           "rotforest.pruning", "rotforest.explain", "rotforest.quantile"]
 
 
 def _public_objects():
@@ -66,8 +66,10 @@ def test_the_public_api_is_what_the_docs_list():
         "rotforest.RotationForestClassifier", "rotforest.RotationForestRegressor",
         "rotforest.explain", "rotforest.export_text", "rotforest.pruning.cost_complexity_path",
         "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
-        "rotforest.to_onnx",
-    ])
+        "rotforest.to_onnx", "rotforest.RandomForestQuantileRegressor",
+        "rotforest.RotationForestQuantileRegressor",
+    ] + (["rotforest.ExtraTreesQuantileRegressor"]
+         if hasattr(rotforest, "ExtraTreesQuantileRegressor") else []))
 
 
 @pytest.mark.parametrize("test", DOCTESTS, ids=[t.name for t in DOCTESTS])

@@ -4,6 +4,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
                        RandomForestRegressor, RotationForestClassifier,
                        RotationForestRegressor)
+from rotforest import RandomForestQuantileRegressor, RotationForestQuantileRegressor
+import rotforest
 
 # Expected failures, each with its reason.
 _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not the same as "
@@ -51,7 +53,14 @@ def _expected_failed_checks(estimator):
         RotationForestRegressor(n_estimators=5, rotation="gaussian", bootstrap=True,
                                 oob_score=True, n_jobs=2, random_state=0),
         RotationForestRegressor(n_estimators=5, rotation="gaussian", random_state=0),
-    ],
+        RandomForestQuantileRegressor(n_estimators=5, random_state=0),
+        RandomForestQuantileRegressor(n_estimators=5, bootstrap=False, max_features=0.5,
+                                      default_quantiles=0.3, random_state=0),
+        RotationForestQuantileRegressor(n_estimators=5, random_state=0),
+        RotationForestQuantileRegressor(n_estimators=5, rotation="gaussian",
+                                        default_quantiles="mean", random_state=0),
+    ] + ([rotforest.ExtraTreesQuantileRegressor(n_estimators=5, random_state=0)]
+         if hasattr(rotforest, "ExtraTreesQuantileRegressor") else []),
     expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):
