@@ -28,7 +28,8 @@ from rotforest._inputs import predict_input
 from rotforest._parallel import _in_workers
 from rotforest._validation import store_params
 from rotforest.forest import RandomForestRegressor, _draw_tree, draw_probabilities
-from rotforest.rotation import RotationForestRegressor, _BaseRotationForest, _tree_draws
+from rotforest.rotation import (_BATCH_CELLS, RotationForestRegressor, _BaseRotationForest,
+                                _tree_draws)
 
 __all__ = ["RandomForestQuantileRegressor", "RotationForestQuantileRegressor"]
 
@@ -214,13 +215,11 @@ class _QuantileForest:
                 out.append((o, r, c))
             return out
 
-        trees = np.arange(len(self.estimators_))
-        chunks = [trees[k::max(1, n_jobs)] for k in range(min(n_jobs, trees.size))]
-        done = {}
-        for chunk, parts in zip(chunks, _in_workers(lists, [(c,) for c in chunks],
-                                                    n_jobs)):
-            done.update(zip(chunk.tolist(), parts))
-        parts = [done[t] for t in range(trees.size)]
+        T = len(self.estimators_)
+        step = -(-T // max(1, min(n_jobs, T)))
+        chunks = [range(a, min(T, a + step)) for a in range(0, T, step)]
+        parts = [part for chunk in _in_workers(lists, [(c,) for c in chunks], n_jobs)
+                 for part in chunk]
         self._leaf_lists = _LeafLists(
             yf[order], rank,
             sw_rank if uses_sw and not np.all(sw == sw[0]) else None,
@@ -259,13 +258,34 @@ class _QuantileForest:
         return draw_probabilities(sw, self.bootstrap) is None
 
     def _tree_leaves(self, Xc, trees):
-        """The leaf of every row of the checked rows Xc in each of ``trees``."""
+        """The leaf of every row of the checked rows Xc in each of ``trees`` (a
+        range)."""
         if isinstance(self, _BaseRotationForest):
-            Z, mask = self._normalise_checked(Xc)
-            project = self._projector()
-            return [self.estimators_[t].tree_.apply(np.ascontiguousarray(
-                project(self.rotations_[t], Z, mask))) for t in trees]
+            return self._rotated_leaves(Xc, trees)
         return [self.estimators_[t].tree_.apply(Xc) for t in trees]
+
+    def _rotated_leaves(self, Xc, trees):
+        """A rotation forest's leaves: the rows projected onto all the trees' axes at
+        once (one sparse product, as its prediction does), in batches of rows."""
+        Z, mask = self._normalise_checked(Xc)
+        if mask is not None:
+            mask = np.asfortranarray(mask, dtype=np.float64)
+        project = self._projector()
+        first, last = self._axis_starts[trees.start], self._axis_starts[trees.stop]
+        starts = self._axis_starts[trees.start:trees.stop + 1] - first
+        R = self._stacked()[:, first:last]
+        step = max(1, _BATCH_CELLS // max(1, int(last - first)))
+        parts = [[] for _ in trees]
+        for start in range(0, Z.shape[0], step):
+            M = None if mask is None else mask[start:start + step]
+            P = project.axes(R, Z[start:start + step], M)
+            extra = project.extra(Z[start:start + step], M)
+            for k, t in enumerate(trees):
+                Pk = P[:, starts[k]:starts[k + 1]]
+                if extra is not None:
+                    Pk = np.hstack([Pk, extra])
+                parts[k].append(self.estimators_[t].tree_.apply(np.ascontiguousarray(Pk)))
+        return [np.concatenate(p) if len(p) != 1 else p[0] for p in parts]
 
     def _leaves(self, Xc):
         """Leaves of the rows Xc in every tree, (rows, trees) int64."""
