@@ -19,7 +19,7 @@ Models: ``rf`` RandomForestQuantileRegressor, ``rot`` RotationForestQuantileRegr
 ``et`` ExtraTreesQuantileRegressor (when rotforest has it), each with its defaults, and
 --variants (``key:Class:param=value,...``) beside them; ``qf`` quantile-forest's
 RandomForestQuantileRegressor with its defaults (skipped when quantile-forest is not
-installed: ``pip install "rotforest[benchmarks]"``). Missing values: imputed with the
+installed: ``pip install "rotforest[benchmark]"``). Missing values: imputed with the
 training means for quantile-forest, kept as NaN for ours.
 
     python benchmarks/bench_quantile.py                 # the docs' table
