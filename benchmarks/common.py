@@ -284,12 +284,16 @@ def available_models(n_estimators, n_jobs, task="classification"):
     ``n_estimators`` trees and ``n_jobs`` threads; everything else is each library's
     default, with ``random_state=0``."""
     tree, forest, rotation, sk_tree, sk_forest, sk_extra, sk_hgb, aeon = _classes(task)
+    extra = (rotforest.ExtraTreesClassifier if task == "classification"
+             else rotforest.ExtraTreesRegressor)
     models = {
         "tree": ("rotforest tree", lambda: tree(random_state=0)),
         "sk-tree": ("sklearn tree", lambda: sk_tree(random_state=0)),
         "forest": ("rotforest random forest", lambda: forest(
             n_estimators, n_jobs=n_jobs, random_state=0)),
         "sk-forest": ("sklearn random forest", lambda: sk_forest(
+            n_estimators, n_jobs=n_jobs, random_state=0)),
+        "extra": ("rotforest extra trees", lambda: extra(
             n_estimators, n_jobs=n_jobs, random_state=0)),
         "sk-extra": ("sklearn extra trees", lambda: sk_extra(
             n_estimators, n_jobs=n_jobs, random_state=0)),

@@ -9,9 +9,11 @@ except ImportError as exc:  # pragma: no cover - only in a broken or source-tree
     ) from exc
 
 from rotforest.forest import RandomForestClassifier, RandomForestRegressor
+from rotforest.extra import (ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
+                             ExtraTreesRegressor)
 from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from rotforest.quantile import (RandomForestQuantileRegressor,
+from rotforest.quantile import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
                                 RotationForestQuantileRegressor)
 from rotforest.export import export_text
 from rotforest.explain import Explanation, explain
@@ -59,7 +61,8 @@ def to_onnx(estimator, *, target_opset=None):
 __version__ = "0.1.0"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
-           "RandomForestRegressor", "RotationForestClassifier",
+           "RandomForestRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor",
+           "ExtraTreesClassifier", "ExtraTreesRegressor", "RotationForestClassifier",
            "RotationForestRegressor", "export_text", "explain", "Explanation",
            "to_onnx", "__version__", "RandomForestQuantileRegressor",
-           "RotationForestQuantileRegressor"]
+           "RotationForestQuantileRegressor", "ExtraTreesQuantileRegressor"]

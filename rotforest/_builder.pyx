@@ -97,6 +97,18 @@ cdef extern from "_simd.h":
                              int mode) noexcept nogil
 
 
+cdef extern from "_values.h":
+    int64_t rf_gather_values(const double* xf, int64_t rs, const uint64_t* S, uint64_t im,
+                             int64_t s, int64_t e, double* V, double* lo_out,
+                             double* hi_out) noexcept nogil
+    int64_t rf_values_left2(const double* V, const uint64_t* S, int64_t s, int64_t e,
+                            double t, int ml, int cs, int ws, uint64_t wm, int64_t* wn,
+                            int64_t* w1) noexcept nogil
+    int64_t rf_values_left2_avx512(const double* V, const uint64_t* S, int64_t s,
+                                   int64_t e, double t, int ml, int cs, int ws, uint64_t wm,
+                                   int64_t* wn, int64_t* w1) noexcept nogil
+
+
 cdef extern from "_absolute.h":
     ctypedef struct rf_rec:
         double w
@@ -249,7 +261,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
 
     Parameters are already validated and resolved to plain numbers by the caller.
     ``keys`` is what :func:`presort` returns for ``X`` (it may be shared by many trees: it
-    is only read).  Samples whose weight is zero take no part in this tree.
+    is only read), or None for random splits without categorical features or the
+    absolute error (see ``needs_presort``), which are grown on the values alone.  Samples whose weight is zero take no part in this tree.
     ``max_leaf_nodes <= 0`` grows depth-first, otherwise best-first.
     ``monotonic`` (two classes only; None for none) holds per feature 1, -1 or 0: a split
     on a feature marked 1 (-1) must not lower (raise) the class-0 fraction from the left
@@ -309,7 +322,18 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight,
                                                     n_classes if n_out == 1 else 1,
                                                     criterion, monotonic, target, n_out)
-    col_top_arr, max_rank = _checked_column_tops(keys, n)
+    values = keys is None
+    if values:
+        # random cuts on the values: no presort (see _scan_random.pxi)
+        if not needs_presort(random_split, categories is not None, criterion, regression):
+            col_top_arr, max_rank = np.ones(F, dtype=np.uint64), 1
+        else:
+            raise ValueError("keys=None (no presort) takes random splits only, without "
+                             "categorical features or the absolute error")
+        if ranks is not None:
+            raise ValueError("ranks without keys")
+    else:
+        col_top_arr, max_rank = _checked_column_tops(keys, n)
     categorical = _checked_categories(categories, col_top_arr, monotonic, regression,
                                       criterion)
     if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
@@ -330,7 +354,14 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             B.data.max_classes = n_values // n_out
     try:        # every part is freed here, whichever step fails
         # the objects whose memory B points into stay referenced until the tree is out
-        ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
+        if values:
+            B.par.method = METHOD_SORT
+            B.par.values = True
+            if _values_alloc(&B.col, n_act, regression and n_out == 1
+                             and criterion in (CRIT_SQUARED, CRIT_FRIEDMAN)) < 0:
+                _nomem()
+        else:
+            ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
         _allocate_growth(&B, n, n_act, categorical is not None)
         if categorical is not None:
             _allocate_categorical(&B, categorical, categories, min_category_samples)
@@ -345,6 +376,12 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         return _export(&B, categorical is not None)
     finally:
         _free_builder(&B)
+
+
+def needs_presort(bint random_split, bint categorical, int criterion, bint regression):
+    """Whether build_tree needs the presorted keys: only random cuts without categorical
+    features or the absolute error grow on the values alone (keys=None)."""
+    return not random_split or categorical or (regression and criterion == CRIT_ABSOLUTE)
 
 
 def _checked_outputs(y, target, int64_t n, output_classes, int64_t n_classes,
@@ -397,7 +434,7 @@ cdef object _checked_arguments(const double[:, :] X, const uint32_t[:, ::1] keys
     elif (y is None or y.shape[0] != n * n_out or criterion not in CRITERIA.values()):
         raise ValueError("a classification tree takes class codes y and a classification "
                          "criterion")
-    if (keys.shape[0] != F or keys.shape[1] != keys_width(n)
+    if ((keys is not None and (keys.shape[0] != F or keys.shape[1] != keys_width(n)))
             or sample_weight.shape[0] != n):
         raise ValueError("X, keys, y and sample_weight do not agree in shape")
     if K < 1 or F < 1 or n < 1 or n > MAX_SAMPLES:
@@ -674,8 +711,12 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
     for f in range(F):
         B.work.feats[f] = f
     with nogil:
-        # missing values sort last, with their feature's highest rank
+        # missing values sort last, with their feature's highest rank (values: found by
+        # the nodes)
         for f in range(F):
+            if B.par.values:
+                B.work.nan_rank[f] = NO_NAN
+                continue
             ix = keys[f, n - 1]
             if isnan(X[ix, f]):
                 B.work.nan_rank[f] = col_top[f]
@@ -704,6 +745,8 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
             for i in range(n):
                 if payload[i] != INACTIVE:
                     B.col.samples[q] = payload[i]
+                    if B.col.ys != NULL:
+                        B.col.ys[q] = B.data.yv[i]
                     q += 1
             # (dense_ranks checked that every row of keys orders all the samples)
         if B.par.absolute:

@@ -333,8 +333,8 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     memcpy(lconsts, consts, W * sizeof(uint64_t))
     memcpy(rconsts, consts, W * sizeof(uint64_t))
     kids_presorted = presorted
-    if lleaf and rleaf:
-        pass
+    if lleaf and rleaf or B.par.values:
+        pass        # (values: the samples were partitioned with the split, see there)
     elif not presorted:
         _partition_samples(B, s, end, p, f, sp.cut_rank, moved,
                            sp.cat_left if cat else NULL)

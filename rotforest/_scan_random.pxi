@@ -66,3 +66,217 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     pos[0] = p
     thr[0] = t
     return _proxy_counts(B, B.work.cl, B.work.cr, wl, wtot - wl)
+
+
+# ----------------------------------------------------------------------------------------
+# Random cuts on the values (Settings.values)
+# ----------------------------------------------------------------------------------------
+#
+# A random cut needs no order: only the feature's extremes in the node and which samples
+# fall at or below the drawn threshold.  A tree of random cuts without categorical
+# features or the absolute error (whose scans read sorted lists) is grown without any
+# presort: every node keeps its samples, in increasing index, in samples[start:end) (as a
+# sorting node does), each drawn feature's values of them are gathered from X once
+# (with their extremes), and the samples are partitioned by the winner's values as soon
+# as the split is found.  The cuts are those of _random_split on the lists, drawn with
+# the same random numbers: the same tree (the running sums add the samples in index
+# order instead of value order, so a regression tree's sums may differ in the last bits).
+
+cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* tot,
+                           int64_t* nm_out, double* thr, int64_t* ml) noexcept nogil:
+    """The random cut of feature f of a node (the values of its samples gathered into
+    vals[0]): as _random_split, one uniform threshold between the extremes of the
+    present values, the missing samples to a side drawn at random.  Returns its proxy
+    (-inf: no valid cut) and sets nm_out to the node's missing samples of f, or to -1
+    when f is constant in the node."""
+    cdef const double* xf = B.data.X + f * B.data.xcs
+    cdef const key_t* S = B.col.samples
+    cdef double* V = B.col.vals[0]
+    cdef uint64_t im = B.key.imask
+    cdef int64_t rs = B.data.xrs, s = e.start, end = e.end, q, c, nm = 0, n_left = 0
+    cdef int64_t g
+    cdef double v, lo = INFINITY, hi = -INFINITY, t, wl = 0.0, wi, wtot = e.weight
+    cdef key_t k
+    nm = rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
+    if nm == end - s or (lo == hi and nm == 0):
+        nm_out[0] = -1
+        return -INFINITY
+    nm_out[0] = nm
+    t = lo + _rand_uniform(&B.rng) * (hi - lo)
+    if not isfinite(t):
+        t = lo / 2.0 + hi / 2.0
+    if t >= hi:
+        t = lo
+    ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
+    thr[0] = t
+    n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
+    if n_left < B.par.min_samples_leaf or (end - s) - n_left < B.par.min_samples_leaf:
+        return -INFINITY
+    if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
+        return -INFINITY
+    for c in range(B.data.n_classes):
+        B.work.cr[c] = tot[c] - B.work.cl[c]
+    if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
+            and not _monotonic_ok(B.work.cl[0], wl, B.work.cr[0], wtot - wl,
+                                  B.data.monotonic[f], e.lower, e.upper)):
+        return -INFINITY
+    return _proxy_counts(B, B.work.cl, B.work.cr, wl, wtot - wl)
+
+
+cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s,
+                          int64_t end, double t, bint ml, double* wl_out) noexcept nogil:
+    """The statistics (in work.cl) and weight (wl_out) of the samples of S[s:end) whose
+    value V[q] is at most t, or missing when ml; returns their count.  Without branches
+    on the side (a random cut sends samples either way at random: a branch would be
+    mispredicted half the time): the counts of the classes with integer weights in
+    registers (two classes) or exact integers, anything else added times 0 or 1."""
+    cdef int64_t K = B.data.n_classes, q, g, n_left = 0, c, w1 = 0, wn = 0, wi_int
+    cdef double wl = 0.0, wi, v, wy, s0 = 0.0, s1 = 0.0
+    cdef key_t k
+    cdef int cs = B.key.cshift, ws = B.key.wshift
+    cdef uint64_t cm = B.key.cmask, wm = B.key.wmask
+    if B.key.packed and not B.data.regression and B.data.n_outputs == 1:
+        if K == 2:
+            if B.par.use_avx512:
+                n_left = rf_values_left2_avx512(V, S, s, end, t, ml, cs, ws, wm, &wn, &w1)
+            else:
+                n_left = rf_values_left2(V, S, s, end, t, ml, cs, ws, wm, &wn, &w1)
+            B.work.cl[0] = <double> (wn - w1)
+            B.work.cl[1] = <double> w1
+            wl_out[0] = <double> wn
+            return n_left
+        memset(B.work.cli, 0, K * sizeof(int64_t))
+        for q in range(s, end):
+            v = V[q]
+            k = S[q]
+            g = (v <= t) | (ml & isnan(v))
+            wi_int = <int64_t> ((k >> ws) & wm) * g
+            B.work.cli[(k >> cs) & cm] += wi_int
+            wn += wi_int
+            n_left += g
+        for c in range(K):
+            B.work.cl[c] = <double> B.work.cli[c]
+        wl_out[0] = <double> wn
+        return n_left
+    for c in range(K):
+        B.work.cl[c] = 0.0
+    if B.col.ys != NULL:
+        # one numeric target, read in the samples' order: _accumulate's sums, in order
+        for q in range(s, end):
+            v = V[q]
+            g = (v <= t) | (ml & isnan(v))
+            wi = _wt(B, S[q]) * g
+            wy = wi * B.col.ys[q]
+            s0 += wy
+            s1 += wy * B.col.ys[q]
+            wl += wi
+            n_left += g
+        B.work.cl[0] = s0
+        B.work.cl[1] = s1
+        wl_out[0] = wl
+        return n_left
+    for q in range(s, end):
+        v = V[q]
+        k = S[q]
+        g = (v <= t) | (ml & isnan(v))
+        wi = _wt(B, k) * g
+        _accumulate(B, k, wi, B.work.cl)
+        wl += wi
+        n_left += g
+    wl_out[0] = wl
+    return n_left
+
+
+cdef void _finish_values_split(Builder* B, Entry* e, int64_t f, double t, int64_t nm,
+                               bint ml) noexcept nogil:
+    """Completes a node's random cut on feature f at threshold t (its values of the
+    node's samples in vals[1]; nm missing, which go left when ml): partitions the
+    samples stably for the children (the left ones first), counts the children's
+    statistics exactly, and sets the split as _finish_split does."""
+    cdef int64_t K = B.data.n_classes, s = e.start, end = e.end, q, g, il, ir = 0, c
+    cdef int64_t ei = e - B.front.ent
+    cdef double* cleft = B.front.counts + ei * 3 * K + K
+    cdef double* cright = cleft + K
+    cdef key_t* S = B.col.samples
+    cdef key_t* R = B.work.scratch
+    cdef const double* V = B.col.vals[1]
+    cdef double* Y = B.col.ys
+    cdef double* YR = B.col.vals[0]        # (free once the split is found)
+    cdef double wl = 0.0, wr = 0.0, wi, v, wy, yi
+    cdef int64_t n_left
+    cdef key_t k
+    for c in range(K):
+        cleft[c] = 0.0
+        cright[c] = 0.0
+    il = s
+    if Y != NULL:
+        # one numeric target in the samples' order (see _values_left), moved with them
+        for q in range(s, end):
+            k = S[q]
+            v = V[q]
+            yi = Y[q]
+            g = (v <= t) | (ml & isnan(v))
+            wi = _wt(B, k)
+            wy = wi * g * yi
+            cleft[0] += wy
+            cleft[1] += wy * yi
+            wy = wi * (1 - g) * yi
+            cright[0] += wy
+            cright[1] += wy * yi
+            wl += wi * g
+            wr += wi * (1 - g)
+            S[il] = k
+            R[ir] = k
+            Y[il] = yi
+            YR[ir] = yi
+            il += g
+            ir += 1 - g
+        memcpy(Y + il, YR, ir * sizeof(double))
+    elif not B.data.regression and B.data.n_outputs == 1:
+        # one class output: its class weights (what _accumulate adds)
+        for q in range(s, end):
+            k = S[q]
+            v = V[q]
+            g = (v <= t) | (ml & isnan(v))
+            wi = _wt(B, k)
+            c = <int64_t> ((k >> B.key.cshift) & B.key.cmask)
+            cleft[c] += wi * g
+            cright[c] += wi * (1 - g)
+            wl += wi * g
+            wr += wi * (1 - g)
+            S[il] = k
+            R[ir] = k
+            il += g
+            ir += 1 - g
+    for q in range(s, end if Y == NULL and (B.data.regression or B.data.n_outputs > 1)
+                   else s):
+        k = S[q]
+        v = V[q]
+        g = (v <= t) | (ml & isnan(v))
+        wi = _wt(B, k)
+        # both sides, times 0 or 1 (no branch: see _values_left)
+        _accumulate(B, k, wi * g, cleft)
+        _accumulate(B, k, wi * (1 - g), cright)
+        wl += wi * g
+        wr += wi * (1 - g)
+        S[il] = k
+        R[ir] = k
+        il += g
+        ir += 1 - g
+    memcpy(S + il, R, ir * sizeof(key_t))
+    n_left = il - s
+    e.split.feature = f
+    # (the left child is [s, pos) plus the missing samples when they go left: see _expand)
+    e.split.pos = il - (nm if ml else 0)
+    e.split.n_missing = nm
+    e.split.missing_left = ml if nm > 0 else (n_left > (end - s) - n_left)
+    e.split.cut_rank = 0
+    e.split.weight_left = wl
+    e.split.weight_right = wr
+    e.split.impurity_left = _impurity(B, cleft, wl)
+    e.split.impurity_right = _impurity(B, cright, wr)
+    e.has_split = 0
+    if not _improvement(B, e, cleft, cright):
+        return
+    e.split.threshold = t
+    e.has_split = 1

@@ -59,6 +59,21 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 memcpy(cleft, B.cat.cl, K * sizeof(double))
                 memcpy(cright, B.cat.cr, K * sizeof(double))
             continue
+        if B.par.values:
+            proxy = _random_values(B, e, f, counts, &nm, &thr, &ml)
+            if nm < 0:
+                consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
+                continue
+            found += 1
+            if proxy > best:
+                best = proxy
+                best_f = f
+                best_thr = thr
+                best_nm = nm
+                best_ml = ml
+                # keep the best feature's values
+                B.col.vals[0], B.col.vals[1] = B.col.vals[1], B.col.vals[0]
+            continue
         counted = not presorted and _counts_feature(B, f)
         if presorted:
             L = B.col.lists + f * B.data.n_active
@@ -101,6 +116,9 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         return
     if best_cat:
         _categorical_split(B, e, best_f, &cat)
+        return
+    if B.par.values:
+        _finish_values_split(B, e, best_f, best_thr, best_nm, best_ml)
         return
     _finish_split(B, e, best_f, best_p, best_thr, best_nm, best_ml, best_counted)
 

@@ -119,6 +119,8 @@ cdef struct Settings:      # how the tree grows
     int64_t max_features
     double min_impurity_decrease
     int method             # METHOD_AUTO, METHOD_PRESORT or METHOD_SORT
+    bint values            # random cuts on the values themselves: no lists, no ranks;
+                           # every node keeps its samples (see _scan_random.pxi)
     bint use_avx512        # the processor runs the AVX-512 scan
     bint reference         # every numeric cut by the reference scan (tests only)
 
@@ -144,6 +146,10 @@ cdef struct Columns:       # what the nodes read their features from
                            # [start, end); the other buffer holds the best feature's
     key_t* sort_tmp        # the radix sort's other buffer
     int64_t* hist          # the radix sort's counts (2^RADIX_BITS + 1, at least 4 x 256)
+    double* vals[2]        # values: a drawn feature's values of the node's samples, at
+                           # [start, end); the other buffer holds the best feature's
+    double* ys             # values, one numeric target: the samples' targets in the
+                           # order of samples (NULL otherwise)
     uint8_t* few           # few[f]: feature f has at most COUNT_BINS values in the tree,
                            # so a sorting node counts them (_count_gini2, or with more
                            # classes _count_gini_multi) instead of sorting them (NULL
@@ -350,6 +356,18 @@ cdef int _columns_alloc(Columns* C, int64_t n_act) noexcept nogil:
     return 0 if ok else -1
 
 
+cdef int _values_alloc(Columns* C, int64_t n_act, bint with_targets) noexcept nogil:
+    """The buffers of a tree that cuts on the values (Settings.values): its samples, two
+    buffers of one feature's values and, ``with_targets``, their targets."""
+    cdef bint ok = True
+    C.samples = <key_t*> _get((n_act + 9) * sizeof(key_t), &ok)
+    C.vals[0] = <double*> _get((n_act + 1) * sizeof(double), &ok)
+    C.vals[1] = <double*> _get((n_act + 1) * sizeof(double), &ok)
+    if with_targets:
+        C.ys = <double*> _get((n_act + 1) * sizeof(double), &ok)
+    return 0 if ok else -1
+
+
 cdef void _columns_free(Columns* C) noexcept nogil:
     free(C.lists)
     free(C.samples)
@@ -357,6 +375,9 @@ cdef void _columns_free(Columns* C) noexcept nogil:
     free(C.sorted_keys[1])
     free(C.sort_tmp)
     free(C.hist)
+    free(C.vals[0])
+    free(C.vals[1])
+    free(C.ys)
     free(C.few)
 
 

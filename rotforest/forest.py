@@ -255,14 +255,17 @@ class _BaseRandomForest(_BaseForest):
         """The new trees' _ForestJob: the one presort of the fit (and its dense ranks,
         when the trees' nodes may sort), shared by every tree, and the category table."""
         X = fit.X
-        keys = _presort_in_threads(X, fit.n_jobs)   # one sort per forest, for every tree
-        keys.setflags(write=False)
+        ranks = keys = None
+        template = self._tree_class(**self._tree_params())
+        template.is_categorical_ = getattr(self, "is_categorical_", None)
+        if template._needs_presort():           # (extra trees grow on the values)
+            keys = _presort_in_threads(X, fit.n_jobs)   # one sort per forest, every tree's
+            keys.setflags(write=False)
         categories = category_table(self, X, keys)
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)
-        ranks = None
-        if _builder.needs_ranks(keys, X.shape[0], resolve_max_features(self.max_features,
-                                                                       X.shape[1])):
+        if keys is not None and _builder.needs_ranks(
+                keys, X.shape[0], resolve_max_features(self.max_features, X.shape[1])):
             ranks = _ranks_in_threads(keys, X.shape[0], fit.n_jobs)
             ranks.setflags(write=False)
         return _ForestJob(
@@ -394,7 +397,64 @@ class _BaseRandomForest(_BaseForest):
 
 
 
-class RandomForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomForest):
+class _ForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomForest):
+    """What the classifying forests of bagged trees share (the random forest's and the
+    extra trees'): class weights and their presets, out-of-bag votes, probabilities."""
+
+    # ------------------------------------------------------------------ fitting
+    def _check_params(self):
+        check_class_weight(self.class_weight, ("balanced", "balanced_subsample"), None)
+        super()._check_params()
+
+    def _forest_data(self, X, y, sample_weight, warm):
+        """X, y, the class codes (int32), the weights (times class weights) and the
+        classes."""
+        # "balanced" from the weighted class totals, as scikit-learn 1.9's forests do
+        whole = self.class_weight if isinstance(self.class_weight, dict) else None
+        warn_balanced_warm_start(self)
+        if isinstance(self.class_weight, list):
+            whole = self.class_weight
+        X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
+                                                 reset=not warm)
+        check_oob_target(self, y_enc)
+        if self._preset() == "balanced" or (self._preset() == "balanced_subsample"
+                                            and not self.bootstrap):
+            # (scikit-learn's formula, weighted; without bootstrap every tree's sample is
+            # the whole data, so balancing each is balancing it once, as scikit-learn does;
+            # several outputs: the product of each one's)
+            codes = y_enc.reshape(y_enc.shape[0], -1)
+            factor = np.ones_like(sw)
+            for o, c in enumerate(classes if y_enc.ndim == 2 else [classes]):
+                totals = np.bincount(codes[:, o], weights=sw, minlength=len(c))
+                share = np.divide(totals.sum(), len(c) * totals,
+                                  out=np.zeros_like(totals), where=totals > 0)
+                factor *= share[codes[:, o]]
+            sw = sw * factor
+        return X, y, np.ascontiguousarray(y_enc, dtype=np.int32), sw, classes
+
+    def _set_oob(self, X, y, n_jobs):
+        oob_scored(self, y, *self._oob_sums(X, n_jobs, self._value_width()))
+
+    # --------------------------------------------------------------- prediction
+    def predict_proba(self, X):
+        """Class probabilities: the mean of the trees' leaf class fractions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes), or a list of such arrays
+            Columns in the order of ``classes_`` (several outputs: one array per
+            output).
+        """
+        check_is_fitted(self)
+        return self._by_output(self._mean_leaf_values(X, self._value_width()))
+
+
+class RandomForestClassifier(_ForestClassifier):
     """A random forest of presorted CART trees.
 
     The features are sorted once per fit and the sorted lists are shared, read-only, by
@@ -570,43 +630,19 @@ default="from_dtype"
     ):
         store_params(self, locals())
 
-    # ------------------------------------------------------------------ fitting
-    def _check_params(self):
-        check_class_weight(self.class_weight, ("balanced", "balanced_subsample"), None)
-        super()._check_params()
 
-    def _forest_data(self, X, y, sample_weight, warm):
-        """X, y, the class codes (int32), the weights (times class weights) and the
-        classes."""
-        # "balanced" from the weighted class totals, as scikit-learn 1.9's forests do
-        whole = self.class_weight if isinstance(self.class_weight, dict) else None
-        warn_balanced_warm_start(self)
-        if isinstance(self.class_weight, list):
-            whole = self.class_weight
-        X, y, classes, y_enc, sw = training_data(self, X, y, sample_weight, whole,
-                                                 reset=not warm)
-        check_oob_target(self, y_enc)
-        if self._preset() == "balanced" or (self._preset() == "balanced_subsample"
-                                            and not self.bootstrap):
-            # (scikit-learn's formula, weighted; without bootstrap every tree's sample is
-            # the whole data, so balancing each is balancing it once, as scikit-learn does;
-            # several outputs: the product of each one's)
-            codes = y_enc.reshape(y_enc.shape[0], -1)
-            factor = np.ones_like(sw)
-            for o, c in enumerate(classes if y_enc.ndim == 2 else [classes]):
-                totals = np.bincount(codes[:, o], weights=sw, minlength=len(c))
-                share = np.divide(totals.sum(), len(c) * totals,
-                                  out=np.zeros_like(totals), where=totals > 0)
-                factor *= share[codes[:, o]]
-            sw = sw * factor
-        return X, y, np.ascontiguousarray(y_enc, dtype=np.int32), sw, classes
+class _ForestRegressor(RecursionDependence, _NumericTargets, _ForestStructure,
+                       RegressorMixin, _BaseRandomForest):
+    """What the regressing forests of bagged trees share (the random forest's and the
+    extra trees'): out-of-bag predictions, the mean prediction."""
+
+    _tree_class = DecisionTreeRegressor
 
     def _set_oob(self, X, y, n_jobs):
-        oob_scored(self, y, *self._oob_sums(X, n_jobs, self._value_width()))
+        oob_regression_scored(self, y, *self._oob_sums(X, n_jobs, self.n_outputs_))
 
-    # --------------------------------------------------------------- prediction
-    def predict_proba(self, X):
-        """Class probabilities: the mean of the trees' leaf class fractions.
+    def predict(self, X):
+        """The mean of the trees' predictions.
 
         Parameters
         ----------
@@ -615,16 +651,14 @@ default="from_dtype"
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes), or a list of such arrays
-            Columns in the order of ``classes_`` (several outputs: one array per
-            output).
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Predicted values.
         """
         check_is_fitted(self)
-        return self._by_output(self._mean_leaf_values(X, self._value_width()))
+        return self._by_output(self._mean_leaf_values(X, self.n_outputs_))
 
 
-class RandomForestRegressor(RecursionDependence, _NumericTargets, _ForestStructure,
-                            RegressorMixin, _BaseRandomForest):
+class RandomForestRegressor(_ForestRegressor):
     """A random forest of presorted CART regression trees.
 
     The same forest as :class:`RandomForestClassifier` (one presort shared by all trees,
@@ -754,8 +788,6 @@ default="from_dtype"
     [165.4, 80.3]
     """
 
-    _tree_class = DecisionTreeRegressor
-
     def __init__(
         self,
         n_estimators=100,
@@ -783,25 +815,6 @@ default="from_dtype"
         categorical_set_fraction=0.5,
     ):
         store_params(self, locals())
-
-    def _set_oob(self, X, y, n_jobs):
-        oob_regression_scored(self, y, *self._oob_sums(X, n_jobs, self.n_outputs_))
-
-    def predict(self, X):
-        """The mean of the trees' predictions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            Predicted values.
-        """
-        check_is_fitted(self)
-        return self._by_output(self._mean_leaf_values(X, self.n_outputs_))
 
 
 # scikit-learn's partial_dependence takes (by default) and accepts the "recursion" method

@@ -13,7 +13,7 @@ row's c copies (see predict), so that a one-tree forest without bootstrap return
 exactly numpy's quantiles of each leaf's targets."""
 import hashlib
 import inspect
-import re
+import textwrap
 import warnings
 
 import numpy as np
@@ -23,15 +23,18 @@ from sklearn.metrics import d2_pinball_score, r2_score
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _quantile
+from rotforest._docs import _sections
 from rotforest._ensemble import draw_records
 from rotforest._inputs import predict_input
 from rotforest._parallel import _in_workers
 from rotforest._validation import store_params
+from rotforest.extra import ExtraTreesRegressor
 from rotforest.forest import RandomForestRegressor, _draw_tree, draw_probabilities
 from rotforest.rotation import (_BATCH_CELLS, RotationForestRegressor, _BaseRotationForest,
                                 _tree_draws)
 
-__all__ = ["RandomForestQuantileRegressor", "RotationForestQuantileRegressor"]
+__all__ = ["RandomForestQuantileRegressor", "RotationForestQuantileRegressor",
+           "ExtraTreesQuantileRegressor"]
 
 _METHODS = tuple(_quantile.METHODS)
 _MEAN = 5                       # the kernel's weighted mean (out-of-bag "mean")
@@ -541,13 +544,6 @@ def _with_default_quantiles(base):
     return __init__
 
 
-def _section(doc, name):
-    """The body of a numpydoc section of ``doc`` (up to the next section)."""
-    match = re.search(rf"\n    {name}\n    -+\n(.*?)(?=\n    [A-Z][A-Za-z ]+\n    -+\n|\Z)",
-                      doc, re.S)
-    return match.group(1).rstrip() + "\n" if match else ""
-
-
 _DEFAULT_QUANTILES_DOC = """\
     default_quantiles : float, list of float or "mean", default=0.5
         The quantiles that ``predict`` returns when it is given none, and that
@@ -596,13 +592,21 @@ _NOTES_DOC = """\
 
 
 def _quantile_doc(base, summary, examples):
-    doc = base.__doc__
-    return (f"{summary}\n\n    Parameters\n    ----------\n{_section(doc, 'Parameters')}"
-            f"{_DEFAULT_QUANTILES_DOC}\n    Attributes\n    ----------\n"
-            f"{_section(doc, 'Attributes')}{_QUANTILE_ATTRIBUTES_DOC}\n"
-            f"    See Also\n    --------\n    {base.__name__} : The forest whose mean "
-            f"this forest's ``predict(X, 'mean')`` returns.\n\n"
-            f"    Notes\n    -----\n{_NOTES_DOC}\n    Examples\n    --------\n{examples}")
+    """The docstring of the quantile forest on ``base``: ``summary``, then ``base``'s
+    Parameters and Attributes (see _docs.py) with this module's additions, the Notes
+    and ``examples``."""
+    parts = _sections(base.__doc__)
+    return "\n".join([
+        inspect.cleandoc(summary), "",
+        "Parameters", "----------", parts["Parameters"].rstrip("\n"),
+        textwrap.dedent(_DEFAULT_QUANTILES_DOC).rstrip("\n"), "",
+        "Attributes", "----------", parts["Attributes"].rstrip("\n"),
+        textwrap.dedent(_QUANTILE_ATTRIBUTES_DOC).rstrip("\n"), "",
+        "See Also", "--------",
+        f"{base.__name__} : The forest whose mean ``predict(X, quantiles='mean')`` "
+        "returns.", "",
+        "Notes", "-----", textwrap.dedent(_NOTES_DOC).rstrip("\n"), "",
+        "Examples", "--------", textwrap.dedent(examples).rstrip("\n"), ""])
 
 
 class RandomForestQuantileRegressor(_QuantileForest, RandomForestRegressor):
@@ -653,5 +657,31 @@ class RotationForestQuantileRegressor(_QuantileForest, RotationForestRegressor):
     >>> forest.predict(X[300:302], quantiles=[0.05, 0.95]).shape
     (2, 2)
     >>> forest.calibrate(X[300:], y[300:]).predict_interval(X[:2]).shape
+    (2, 2)
+""")
+
+
+class ExtraTreesQuantileRegressor(_QuantileForest, ExtraTreesRegressor):
+    __init__ = _with_default_quantiles(ExtraTreesRegressor)
+    __doc__ = _quantile_doc(ExtraTreesRegressor, """A quantile regression forest on
+    :class:`ExtraTreesRegressor`: any quantile of the target at prediction time.
+
+    The forest is the extra trees' (the same trees for the same parameters and
+    ``random_state``); it also keeps every leaf's training rows, and ``predict``
+    returns weighted quantiles of their targets (Meinshausen, 2006), in compiled code,
+    ``n_jobs`` threads over the rows. With ``bootstrap=False`` (the extra trees'
+    default) every tree holds every row once, and there are no out-of-bag predictions
+    or scores: fit with ``bootstrap=True`` for those, or calibrate intervals on
+    held-out rows (``calibrate``). One output.
+
+    Read more in the user guide: :doc:`/user_guide/quantile`.""", """\
+    >>> from sklearn.datasets import load_diabetes
+    >>> from rotforest import ExtraTreesQuantileRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> forest = ExtraTreesQuantileRegressor(n_estimators=50, min_samples_leaf=5,
+    ...                                      random_state=0).fit(X[:300], y[:300])
+    >>> forest.predict(X[300:303], quantiles=[0.1, 0.5, 0.9]).shape
+    (3, 3)
+    >>> forest.calibrate(X[300:], y[300:]).predict_interval(X[:2], 0.8).shape
     (2, 2)
 """)

@@ -208,7 +208,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                           n_classes=fitted.get("n_classes_", 1),
                                           n_outputs=fitted["n_outputs_"])
         seed = builder_seed(rng)
-        keys = _builder.presort(X)
+        keys = _builder.presort(X) if self._needs_presort() else None
         categories = category_table(self, X, keys)
         for name, value in fitted.items():
             setattr(self, name, value)
@@ -218,6 +218,14 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                              y_tune, w_tune,
                                              regression=self._regression)
         return self
+
+    def _needs_presort(self):
+        """Whether the tree grows on presorted lists: all but random splits without
+        categorical features or the absolute error (see _builder.needs_presort); called
+        once the data is checked (``is_categorical_`` set)."""
+        return _builder.needs_presort(
+            self.splitter == "random", getattr(self, "is_categorical_", None) is not None,
+            self._criteria[self.criterion], self._regression)
 
     def _builder_settings(self, n_samples, n_features, max_depth, max_leaf_nodes, *,
                           n_classes, n_outputs=1):

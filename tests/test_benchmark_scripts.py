@@ -573,6 +573,29 @@ def test_bench_multioutput_quick_run(capsys):
         bench.main(["--parts", "trees,no-such-part"])
 
 
+def test_bench_extra_quick_run(capsys, tmp_path):
+    """bench_extra.py on tiny settings: the speed part (both tasks, a ratio each, the
+    same kind of model scoring alike) and the wide part on synthetic data; the
+    accuracy part skips a missing folder."""
+    bench = _load("bench_extra")
+    bench.main(["--parts", "speed", "wide", "accuracy", "--rows", "3000",
+                "--n-estimators", "5", "--n-jobs", "1", "--repeat", "1",
+                "--synthetic-features", "100", "--data", str(tmp_path / "none"),
+                "--regression-data", str(tmp_path / "none")])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_extra: ")
+    lines = [line for line in out.splitlines() if line.startswith("| ")]
+    speed = [line for line in lines if line.startswith(("| classification", "| regression"))]
+    assert len(speed) == 2
+    for line in speed:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert float(cells[4].strip("*")) > 0
+        ours, theirs = float(cells[5]), float(cells[6])
+        assert abs(ours - theirs) < 0.15 and ours > 0.3
+    assert any(line.startswith("| synthetic 100 features | 2,000 x 100 |") for line in lines)
+    assert "no classification sets" in out and "no regression sets" in out
+
+
 def test_bench_quantile_runs_on_a_folder(tmp_path, capsys):
     """bench_quantile.py on two tiny sets: a row per set, the summary with a row per
     model (quantile-forest's when installed, with ratios), the memory table."""

@@ -13,7 +13,8 @@ import pytest
 
 import rotforest
 
-MODULES = ["rotforest", "rotforest.tree", "rotforest.forest", "rotforest.rotation",
+MODULES = ["rotforest", "rotforest.tree", "rotforest.forest", "rotforest.extra",
+           "rotforest.rotation",
            "rotforest.pruning", "rotforest.explain", "rotforest.quantile"]
 
 
@@ -62,6 +63,8 @@ def test_the_public_api_is_what_the_docs_list():
     assert sorted(PUBLIC) == sorted([
         "rotforest.DecisionTreeClassifier", "rotforest.DecisionTreeRegressor",
         "rotforest.RandomForestClassifier", "rotforest.RandomForestRegressor",
+        "rotforest.ExtraTreeClassifier", "rotforest.ExtraTreeRegressor",
+        "rotforest.ExtraTreesClassifier", "rotforest.ExtraTreesRegressor",
         "rotforest.Explanation",
         "rotforest.RotationForestClassifier", "rotforest.RotationForestRegressor",
         "rotforest.explain", "rotforest.export_text", "rotforest.pruning.cost_complexity_path",

@@ -1,0 +1,246 @@
+"""Extremely randomised trees (Geurts, Ernst and Wehenkel, 2006): ExtraTreeClassifier and
+ExtraTreeRegressor, trees that draw one random threshold per drawn feature, and the
+forests of them, ExtraTreesClassifier and ExtraTreesRegressor.  The trees are
+rotforest's trees with other defaults (``splitter="random"``, scikit-learn's
+``max_features``), the forests its random forests without bootstrap by default; their
+docstrings take the parameters' text from those (see _docs.py).  Random thresholds need
+no sorted lists: the builder grows these trees on the values themselves (see
+_scan_random.pxi), so neither a tree nor a forest presorts X unless a feature is
+categorical or the criterion is the absolute error."""
+from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor
+
+from rotforest._docs import derived_docstring
+from rotforest._validation import store_params
+from rotforest.forest import (RandomForestClassifier, RandomForestRegressor,
+                              _ForestClassifier, _ForestRegressor)
+from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+__all__ = ["ExtraTreeClassifier", "ExtraTreeRegressor", "ExtraTreesClassifier",
+           "ExtraTreesRegressor"]
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    __doc__ = derived_docstring(
+        DecisionTreeClassifier,
+        """An extremely randomised tree classifier.
+
+        A :class:`DecisionTreeClassifier` that draws, at every node, ``max_features``
+        features and one threshold per feature uniformly between the feature's extremes
+        in the node, and keeps the best of these random cuts.  Alone it is a weak model;
+        it is the tree of :class:`ExtraTreesClassifier`.  No sorted lists are built (see
+        the extra trees' guide).
+
+        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        defaults={"splitter": '"random"', "max_features": '"sqrt"'},
+        see_also="""
+        ExtraTreesClassifier : A forest of these trees.
+        sklearn.tree.ExtraTreeClassifier : scikit-learn's extremely randomised tree.""",
+        examples="""
+        >>> from sklearn.datasets import load_iris
+        >>> from rotforest import ExtraTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> tree = ExtraTreeClassifier(random_state=0).fit(X, y)
+        >>> tree.splitter, tree.max_features_, round(tree.score(X, y), 3)
+        ('random', 2, 1.0)""")
+
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        class_weight=None,
+        ccp_alpha=0.0,
+        validation_fraction=None,
+        monotonic_cst=None,
+        categorical_features="from_dtype",
+        min_category_samples=10,
+    ):
+        store_params(self, locals())
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    __doc__ = derived_docstring(
+        DecisionTreeRegressor,
+        """An extremely randomised tree regressor.
+
+        A :class:`DecisionTreeRegressor` that draws, at every node, ``max_features``
+        features and one threshold per feature uniformly between the feature's extremes
+        in the node, and keeps the best of these random cuts; the tree of
+        :class:`ExtraTreesRegressor`.
+
+        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        defaults={"splitter": '"random"', "max_features": "1.0"},
+        see_also="""
+        ExtraTreesRegressor : A forest of these trees.
+        sklearn.tree.ExtraTreeRegressor : scikit-learn's extremely randomised tree.""",
+        examples="""
+        >>> from sklearn.datasets import load_diabetes
+        >>> from rotforest import ExtraTreeRegressor
+        >>> X, y = load_diabetes(return_X_y=True)
+        >>> tree = ExtraTreeRegressor(random_state=0).fit(X, y)
+        >>> tree.splitter, round(tree.score(X, y), 3)
+        ('random', 1.0)""")
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
+        validation_fraction=None,
+        monotonic_cst=None,
+        categorical_features="from_dtype",
+        min_category_samples=10,
+    ):
+        store_params(self, locals())
+
+
+# the forests' docstrings: the random forests' parameters and attributes, with these
+# changes (bootstrap off by default; the trees are extra trees)
+_FOREST_TEXT = (("list of DecisionTreeClassifier", "list of ExtraTreeClassifier"),
+                ("list of DecisionTreeRegressor", "list of ExtraTreeRegressor"),
+                ("estimator_ : DecisionTreeClassifier", "estimator_ : ExtraTreeClassifier"),
+                ("estimator_ : DecisionTreeRegressor", "estimator_ : ExtraTreeRegressor"),
+                ("Draw each tree's samples with replacement; otherwise every tree sees all "
+                 "samples.", "Draw each tree's samples with replacement; otherwise (the "
+                 "default, as in scikit-learn's extra trees) every tree sees all samples."))
+
+
+class ExtraTreesClassifier(_ForestClassifier):
+    __doc__ = derived_docstring(
+        RandomForestClassifier,
+        """A forest of extremely randomised trees.
+
+        Every tree is an :class:`ExtraTreeClassifier`, grown by default on all samples
+        (no bootstrap): at each node it draws ``max_features`` features and one random
+        threshold for each, and keeps the best of these cuts.  Everything else is the
+        random forest's (:class:`RandomForestClassifier`): trees built by ``n_jobs``
+        threads, the same forest for a ``random_state`` whatever ``n_jobs`` is, missing
+        values, categorical features, monotonic constraints, pruning, warm starts, and
+        out-of-bag scores with ``bootstrap=True``.  No presort is made (random
+        thresholds need no sorted lists) unless a feature is categorical.
+
+        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        defaults={"bootstrap": "False"}, replace=_FOREST_TEXT,
+        see_also="""
+        ExtraTreeClassifier : The trees of this forest.
+        RandomForestClassifier : Bagged trees that search every threshold.
+        sklearn.ensemble.ExtraTreesClassifier : scikit-learn's extra trees.""",
+        examples="""
+        >>> from sklearn.datasets import load_iris
+        >>> from rotforest import ExtraTreesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> forest = ExtraTreesClassifier(n_estimators=20, random_state=0).fit(X, y)
+        >>> forest.predict(X[[0, 50, 100]]).tolist()
+        [0, 1, 2]
+        >>> forest = ExtraTreesClassifier(n_estimators=50, bootstrap=True, oob_score=True,
+        ...                               random_state=0).fit(X, y)
+        >>> 0.9 < forest.oob_score_ < 1.0
+        True""")
+
+    _tree_class = ExtraTreeClassifier
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=False,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        class_weight=None,
+        max_samples=None,
+        ccp_alpha=0.0,
+        oob_pruning=False,
+        monotonic_cst=None,
+        categorical_features="from_dtype",
+        min_category_samples=10,
+        categorical_set_fraction=0.5,
+    ):
+        store_params(self, locals())
+
+
+class ExtraTreesRegressor(_ForestRegressor):
+    __doc__ = derived_docstring(
+        RandomForestRegressor,
+        """A forest of extremely randomised regression trees.
+
+        Every tree is an :class:`ExtraTreeRegressor`, grown by default on all samples
+        (no bootstrap); the prediction is the mean of the trees'.  Everything else is
+        :class:`RandomForestRegressor`'s; no presort is made unless a feature is
+        categorical or the criterion is the absolute error.
+
+        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        defaults={"bootstrap": "False"}, replace=_FOREST_TEXT,
+        see_also="""
+        ExtraTreeRegressor : The trees of this forest.
+        RandomForestRegressor : Bagged trees that search every threshold.
+        sklearn.ensemble.ExtraTreesRegressor : scikit-learn's extra trees.""",
+        examples="""
+        >>> from sklearn.datasets import load_diabetes
+        >>> from rotforest import ExtraTreesRegressor
+        >>> X, y = load_diabetes(return_X_y=True)
+        >>> forest = ExtraTreesRegressor(n_estimators=50, random_state=0).fit(X[:300],
+        ...                                                                   y[:300])
+        >>> round(forest.score(X[300:], y[300:]), 2) > 0.3
+        True""")
+
+    _tree_class = ExtraTreeRegressor
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        bootstrap=False,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        max_samples=None,
+        ccp_alpha=0.0,
+        oob_pruning=False,
+        monotonic_cst=None,
+        categorical_features="from_dtype",
+        min_category_samples=10,
+        categorical_set_fraction=0.5,
+    ):
+        store_params(self, locals())
+
+
+# as RandomForestRegressor (see forest.py): partial_dependence's "recursion" method
+_SklearnRandomForestRegressor.register(ExtraTreesRegressor)
