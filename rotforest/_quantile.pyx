@@ -125,17 +125,21 @@ cdef double _quantile(const double* vals, const double* cum, Py_ssize_t m, doubl
 
 
 cdef double _pit_distance(const double* vals, const double* cum, Py_ssize_t m, double N,
-                          double y, int method) noexcept nogil:
+                          double y, int method, double unit0) noexcept nogil:
     """How far from 1/2 the levels lie whose quantile is y: max(t_lo - 1/2, 1/2 - t_hi,
     0) with t_lo the least level whose quantile reaches y and t_hi the greatest whose
-    quantile does not pass it (by bisection: quantiles rise with the level); infinity
-    when y is outside the quantiles' range.  The central interval of levels 1/2 -+ d
-    then holds y exactly when d is at least this."""
+    quantile does not pass it (by bisection: quantiles rise with the level).  Beyond the
+    quantiles' range [q0, q1]: 1/2 plus the distance out in units of q1 - q0 + unit0.
+    The interval of levels 1/2 -+ d (d <= 1/2), or [q0, q1] widened by (d - 1/2) units
+    on both sides, then holds y exactly when d is at least this."""
     cdef double a, b, mid
     cdef int it
-    if y < _quantile(vals, cum, m, N, 0.0, method) or y > _quantile(vals, cum, m, N, 1.0,
-                                                                     method):
-        return INFINITY
+    cdef double q0 = _quantile(vals, cum, m, N, 0.0, method)
+    cdef double q1 = _quantile(vals, cum, m, N, 1.0, method)
+    if y < q0:
+        return 0.5 + (q0 - y) / (q1 - q0 + unit0)
+    if y > q1:
+        return 0.5 + (y - q1) / (q1 - q0 + unit0)
     # t_lo: least level with quantile >= y
     a = 0.0
     b = 1.0
@@ -174,7 +178,7 @@ cdef void _rows_kernel(const int64_t[:, ::1] leaves, const int64_t[::1] node_bas
                        const double[::1] ys, const double[::1] sw, bint has_sw,
                        const int32_t[::1] oob_rank, bint oob,
                        const double[::1] quantiles, int method,
-                       const double[::1] ytrue, bint pit,
+                       const double[::1] ytrue, bint pit, double unit0,
                        double[:, ::1] out, double* acc, int32_t* touched, double* vals,
                        double* cum) noexcept nogil:
     cdef Py_ssize_t n_rows = leaves.shape[0], n_trees = leaves.shape[1]
@@ -241,7 +245,7 @@ cdef void _rows_kernel(const int64_t[:, ::1] leaves, const int64_t[::1] node_bas
             vals[j] = ys[r]
             acc[r] = 0.0
         if pit:
-            out[i, 0] = _pit_distance(vals, cum, m, N, ytrue[i], method)
+            out[i, 0] = _pit_distance(vals, cum, m, N, ytrue[i], method, unit0)
         else:
             for k in range(n_q):
                 out[i, k] = _quantile(vals, cum, m, N, quantiles[k], method)
@@ -250,12 +254,14 @@ cdef void _rows_kernel(const int64_t[:, ::1] leaves, const int64_t[::1] node_bas
 def predict_rows(const int64_t[:, ::1] leaves, const int64_t[::1] node_base,
                  const int64_t[::1] row_base, const int32_t[::1] offsets,
                  const int32_t[::1] rows, counts, const double[::1] ys, sw,
-                 oob_rank, const double[::1] quantiles, int method, ytrue=None):
+                 oob_rank, const double[::1] quantiles, int method, ytrue=None,
+                 double unit0=1.0):
     """The weighted quantiles (rows x quantiles), or with ``ytrue`` the distance of each
     target's levels from 1/2 (see _pit_distance; one column), of the rows whose leaves
     are ``leaves`` (rows x trees).  ``counts`` None: every multiplicity is 1; ``sw``
     None: no weights beyond the counts; ``oob_rank`` (the rows' own ranks, training
-    rows): each row is predicted by the trees that did not grow with it."""
+    rows): each row is predicted by the trees that did not grow with it; ``unit0``: see
+    _pit_distance."""
     cdef Py_ssize_t n_train = ys.shape[0], n_rows = leaves.shape[0]
     cdef Py_ssize_t width = 1 if ytrue is not None else quantiles.shape[0]
     out_a = np.empty((n_rows, width))
@@ -281,19 +287,19 @@ def predict_rows(const int64_t[:, ::1] leaves, const int64_t[::1] node_base,
             c8 = counts if counts is not None else np.zeros(1, dtype=np.uint8)
             with nogil:
                 _rows_kernel(leaves, node_base, row_base, offsets, rows, c8, has_counts,
-                             ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit,
+                             ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit, unit0,
                              out, acc, touched, vals, cum)
         elif counts.dtype == np.uint16:
             c16 = counts
             with nogil:
                 _rows_kernel(leaves, node_base, row_base, offsets, rows, c16, has_counts,
-                             ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit,
+                             ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit, unit0,
                              out, acc, touched, vals, cum)
         else:
             c32 = counts
             with nogil:
                 _rows_kernel(leaves, node_base, row_base, offsets, rows, c32, has_counts,
-                             ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit,
+                             ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit, unit0,
                              out, acc, touched, vals, cum)
     finally:
         free(acc); free(touched); free(vals); free(cum)

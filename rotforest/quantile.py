@@ -119,6 +119,10 @@ class _LeafLists:
         self.offsets = np.concatenate(offsets).astype(np.int32, copy=False)
         self.rows = np.concatenate(rows).astype(np.int32, copy=False)
         self.counts = _narrowest(np.concatenate(counts))
+        # the calibration scores' unit beyond a row's range of targets: that range plus
+        # a hundredth of the training targets' (see _quantile._pit_distance)
+        spread = float(ys[-1] - ys[0]) if ys.size else 0.0
+        self.unit0 = 0.01 * spread if spread > 0 else 1.0
 
     @property
     def nbytes(self):
@@ -131,7 +135,7 @@ class _LeafLists:
     def predict(self, leaves, quantiles, method, oob_rank=None, ytrue=None):
         return _quantile.predict_rows(leaves, self.node_base, self.row_base, self.offsets,
                                       self.rows, self.counts, self.ys, self.sw, oob_rank,
-                                      quantiles, method, ytrue)
+                                      quantiles, method, ytrue, self.unit0)
 
 
 class _QuantileForest:
@@ -425,10 +429,13 @@ default="linear"
         ``d`` is the ``ceil((m + 1) coverage)``-th smallest of the m calibration scores
         (``calibration_scores_``: out of bag from ``fit`` with ``bootstrap=True``, or
         from ``calibrate``) -- distributional conformal prediction (Chernozhukov,
-        Wüthrich and Zhu, 2021) with the forest's conditional distribution. The
-        interval then holds a new target with probability at least ``coverage`` when
-        the calibration rows and the new ones are exchangeable (held-out calibration
-        rows; out-of-bag scores come close to that). Linear interpolation.
+        Wüthrich and Zhu, 2021) with the forest's conditional distribution. A ``d``
+        above 1/2 widens the range of the weighted targets ``[q0, q1]`` by ``d - 1/2``
+        times ``q1 - q0`` plus a hundredth of the training targets' range on both
+        sides. The interval then holds a new target with probability at least
+        ``coverage`` when the calibration rows and the new ones are exchangeable
+        (held-out calibration rows; out-of-bag scores come close to that). Linear
+        interpolation.
 
         Parameters
         ----------
@@ -442,7 +449,8 @@ default="linear"
         Returns
         -------
         intervals : ndarray of shape (n_samples, 2)
-            Lower and upper ends.
+            Lower and upper ends (unbounded when there are fewer than ``coverage / (1 -
+            coverage)`` calibration scores, with a warning).
         """
         check_is_fitted(self)
         if isinstance(coverage, (bool, np.bool_)) or not isinstance(
@@ -453,25 +461,32 @@ default="linear"
         if not isinstance(calibrated, (bool, np.bool_)):
             raise TypeError(f"calibrated must be a bool; got {calibrated!r}")
         if not calibrated:
-            levels = [(1 - coverage) / 2, (1 + coverage) / 2]
-        else:
-            scores = getattr(self, "calibration_scores_", None)
-            if scores is None:
-                raise ValueError("calibrated intervals need calibration scores: fit with "
-                                 "bootstrap=True (out of bag), or call calibrate(X, y) "
-                                 "with held-out rows first")
-            d = self._calibrated_distance(scores, coverage)
-            levels = [max(0.0, 0.5 - d), min(1.0, 0.5 + d)]
-        return self.predict(X, quantiles=levels)
+            return self.predict(X, quantiles=[(1 - coverage) / 2, (1 + coverage) / 2])
+        scores = getattr(self, "calibration_scores_", None)
+        if scores is None:
+            raise ValueError("calibrated intervals need calibration scores: fit with "
+                             "bootstrap=True (out of bag), or call calibrate(X, y) "
+                             "with held-out rows first")
+        d = self._calibrated_distance(scores, coverage)
+        if d <= 0.5:
+            return self.predict(X, quantiles=[0.5 - d, 0.5 + d])
+        ends = self.predict(X, quantiles=[0.0, 1.0])
+        if np.isinf(d):
+            return np.column_stack([np.full(len(ends), -np.inf),
+                                    np.full(len(ends), np.inf)])
+        widen = (d - 0.5) * (ends[:, 1] - ends[:, 0] + self._leaf_lists.unit0)
+        return np.column_stack([ends[:, 0] - widen, ends[:, 1] + widen])
 
     @staticmethod
     def _calibrated_distance(scores, coverage):
         scores = scores[~np.isnan(scores)]
         m = scores.size
         k = int(np.ceil((m + 1) * coverage))
-        if m == 0 or k > m:
-            return 0.5           # too few calibration rows: the whole range
-        return float(min(0.5, np.partition(scores, k - 1)[k - 1]))
+        if k > m:
+            warnings.warn(f"{m} calibration scores are too few for a coverage of "
+                          f"{coverage}: the intervals are unbounded", UserWarning)
+            return np.inf
+        return float(np.partition(scores, k - 1)[k - 1])
 
     # ------------------------------------------------------------------ scoring
     def score(self, X, y, sample_weight=None):
@@ -554,7 +569,10 @@ _QUANTILE_ATTRIBUTES_DOC = """\
     calibration_scores_ : ndarray of shape (n_calibration,) or None
         The conformity scores that calibrate ``predict_interval``: out of bag from
         ``fit`` with ``bootstrap=True`` (one per training row, NaN for a row that every
-        tree was grown with), from ``calibrate`` after it; None otherwise.
+        tree was grown with), from ``calibrate`` after it; None otherwise. A score is
+        how far from 1/2 the levels lie whose quantile is the row's target (beyond the
+        range of the weighted targets: 1/2 plus the distance out in units of that
+        range plus a hundredth of the training targets' range).
     quantile_nbytes_ : int
         Bytes that the leaves' training rows take.
 """
