@@ -27,7 +27,7 @@ def sample(n, rng):
 rng = np.random.default_rng(0)
 X, y = sample(800, rng)
 X_test, y_test = sample(2000, rng)
-forest = RandomForestQuantileRegressor(n_estimators=200, min_samples_leaf=5, n_jobs=2,
+forest = RandomForestQuantileRegressor(n_estimators=200, min_samples_leaf=10, n_jobs=2,
                                        random_state=0).fit(X, y)
 
 grid = np.linspace(0, 10, 500)[:, None]

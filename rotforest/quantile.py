@@ -42,7 +42,7 @@ _MEAN = 5                       # the kernel's weighted mean (out-of-bag "mean")
 _ROWS_PER_TASK = 2048
 # the fit keeps the training rows' leaves for its out-of-bag scores up to this many
 # (rows x trees, 8 bytes each); beyond, they are found again
-_KEEP_LEAVES = 1 << 24
+_KEEP_LEAVES = 1 << 22
 
 
 def _check_quantiles(quantiles, name="quantiles"):
