@@ -70,9 +70,8 @@ def test_the_public_api_is_what_the_docs_list():
         "rotforest.explain", "rotforest.export_text", "rotforest.pruning.cost_complexity_path",
         "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
         "rotforest.to_onnx", "rotforest.RandomForestQuantileRegressor",
-        "rotforest.RotationForestQuantileRegressor",
-    ] + (["rotforest.ExtraTreesQuantileRegressor"]
-         if hasattr(rotforest, "ExtraTreesQuantileRegressor") else []))
+        "rotforest.RotationForestQuantileRegressor", "rotforest.ExtraTreesQuantileRegressor",
+    ])
 
 
 @pytest.mark.parametrize("test", DOCTESTS, ids=[t.name for t in DOCTESTS])

@@ -6,16 +6,15 @@ import pickle
 import numpy as np
 import pytest
 
-import rotforest
-from rotforest import (RandomForestQuantileRegressor, RandomForestRegressor,
-                       RotationForestQuantileRegressor, RotationForestRegressor)
+from rotforest import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
+                       RandomForestRegressor, RotationForestQuantileRegressor,
+                       RotationForestRegressor)
 from rotforest.rotation import _tree_draws
 
 METHODS = ["linear", "lower", "higher", "midpoint", "nearest"]
 LEVELS = np.array([0.0, 0.01, 0.05, 0.1, 0.25, 1 / 3, 0.5, 0.7, 0.9, 0.95, 0.99, 1.0])
-QUANTILE_CLASSES = [RandomForestQuantileRegressor, RotationForestQuantileRegressor]
-if hasattr(rotforest, "ExtraTreesQuantileRegressor"):
-    QUANTILE_CLASSES.append(rotforest.ExtraTreesQuantileRegressor)
+QUANTILE_CLASSES = [RandomForestQuantileRegressor, RotationForestQuantileRegressor,
+                    ExtraTreesQuantileRegressor]
 
 
 def _data(n=400, seed=0, n_features=4):

@@ -4,8 +4,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
                        RandomForestRegressor, RotationForestClassifier,
                        RotationForestRegressor)
-from rotforest import RandomForestQuantileRegressor, RotationForestQuantileRegressor
-import rotforest
+from rotforest import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
+                       RotationForestQuantileRegressor)
 
 # Expected failures, each with its reason.
 _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not the same as "
@@ -59,8 +59,8 @@ def _expected_failed_checks(estimator):
         RotationForestQuantileRegressor(n_estimators=5, random_state=0),
         RotationForestQuantileRegressor(n_estimators=5, rotation="gaussian",
                                         default_quantiles="mean", random_state=0),
-    ] + ([rotforest.ExtraTreesQuantileRegressor(n_estimators=5, random_state=0)]
-         if hasattr(rotforest, "ExtraTreesQuantileRegressor") else []),
+        ExtraTreesQuantileRegressor(n_estimators=5, random_state=0),
+    ],
     expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):
