@@ -13,6 +13,8 @@ from rotforest.extra import (ExtraTreeClassifier, ExtraTreeRegressor, ExtraTrees
                              ExtraTreesRegressor)
 from rotforest.rotation import RotationForestClassifier, RotationForestRegressor
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from rotforest.quantile import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
+                                RotationForestQuantileRegressor)
 from rotforest.export import export_text
 from rotforest.explain import Explanation, explain
 
@@ -63,4 +65,5 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClass
            "RandomForestRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor", "RotationForestClassifier",
            "RotationForestRegressor", "export_text", "explain", "Explanation",
-           "to_onnx", "__version__"]
+           "to_onnx", "__version__", "RandomForestQuantileRegressor",
+           "RotationForestQuantileRegressor", "ExtraTreesQuantileRegressor"]

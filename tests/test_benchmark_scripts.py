@@ -594,3 +594,29 @@ def test_bench_extra_quick_run(capsys, tmp_path):
         assert abs(ours - theirs) < 0.15 and ours > 0.3
     assert any(line.startswith("| synthetic 100 features | 2,000 x 100 |") for line in lines)
     assert "no classification sets" in out and "no regression sets" in out
+
+
+def test_bench_quantile_runs_on_a_folder(tmp_path, capsys):
+    """bench_quantile.py on two tiny sets: a row per set, the summary with a row per
+    model (quantile-forest's when installed, with ratios), the memory table."""
+    bench = _load("bench_quantile")
+    rng = np.random.default_rng(0)
+    for name in ("one", "two"):
+        X = rng.normal(size=(160, 3))
+        X[::9, 1] = np.nan                          # imputed for quantile-forest only
+        np.savez(tmp_path / f"{name}.npz", X=X, y=X[:, 0] * 3 + rng.normal(size=160))
+    results = bench.main(["--quick", "--data", str(tmp_path), "--datasets", "one,two",
+                          "--n-jobs", "1", "--variants", "rot2:RotationForestQuantileRegressor:"
+                          "min_samples_leaf=2,bootstrap=True", "--machine", "test machine"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_quantile: ") and "test machine" in out
+    assert set(results) == {"one", "two"}
+    assert "| one | 160 |" in out and "| two | 160 |" in out
+    for key in ("rf", "rot", "rot2"):
+        assert f"\n| {key} | " in out
+        for split in results["one"][key]:
+            assert 0 <= split["raw"][0] <= 1 and 0 <= split["calibrated"][0] <= 1
+            assert split["pinball"] > 0
+    if importlib.util.find_spec("quantile_forest") is not None:
+        assert "\n| qf | 1.000 |" in out
+    assert "bytes per training row per tree" in out

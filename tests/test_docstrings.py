@@ -15,7 +15,7 @@ import rotforest
 
 MODULES = ["rotforest", "rotforest.tree", "rotforest.forest", "rotforest.extra",
            "rotforest.rotation",
-           "rotforest.pruning", "rotforest.explain"]
+           "rotforest.pruning", "rotforest.explain", "rotforest.quantile"]
 
 
 def _public_objects():
@@ -69,7 +69,8 @@ def test_the_public_api_is_what_the_docs_list():
         "rotforest.RotationForestClassifier", "rotforest.RotationForestRegressor",
         "rotforest.explain", "rotforest.export_text", "rotforest.pruning.cost_complexity_path",
         "rotforest.pruning.prune_cost_complexity", "rotforest.pruning.prune_reduced_error",
-        "rotforest.to_onnx",
+        "rotforest.to_onnx", "rotforest.RandomForestQuantileRegressor",
+        "rotforest.RotationForestQuantileRegressor", "rotforest.ExtraTreesQuantileRegressor",
     ])
 
 

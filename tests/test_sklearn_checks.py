@@ -5,6 +5,8 @@ from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeC
                        ExtraTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
                        RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, RotationForestRegressor)
+from rotforest import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
+                       RotationForestQuantileRegressor)
 
 # Expected failures, each with its reason.
 _BAGGING = ("bootstrap draws samples by index, so a sample of weight 2 is not the same as "
@@ -66,6 +68,13 @@ def _expected_failed_checks(estimator):
         RotationForestRegressor(n_estimators=5, rotation="gaussian", bootstrap=True,
                                 oob_score=True, n_jobs=2, random_state=0),
         RotationForestRegressor(n_estimators=5, rotation="gaussian", random_state=0),
+        RandomForestQuantileRegressor(n_estimators=5, random_state=0),
+        RandomForestQuantileRegressor(n_estimators=5, bootstrap=False, max_features=0.5,
+                                      default_quantiles=0.3, random_state=0),
+        RotationForestQuantileRegressor(n_estimators=5, random_state=0),
+        RotationForestQuantileRegressor(n_estimators=5, rotation="gaussian",
+                                        default_quantiles="mean", random_state=0),
+        ExtraTreesQuantileRegressor(n_estimators=5, random_state=0),
     ],
     expected_failed_checks=_expected_failed_checks,
 )
