@@ -395,19 +395,23 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         _free_builder(&B)
 
 
-cdef void _set_codes(Builder* B, code_arr, const uint8_t[::1] coded, int64_t missing):
+cdef const void* _buffer_of(arr) except NULL:
+    """The data of a C-contiguous array of 1, 2 or 4 byte unsigned integers (checked by
+    the caller to be one), which the caller keeps alive while the builder reads it."""
+    cdef const uint8_t[::1] flat = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+    if not arr.flags.c_contiguous or flat.shape[0] == 0:
+        raise ValueError("an empty or non-contiguous array")
+    return &flat[0]
+
+
+cdef int _set_codes(Builder* B, code_arr, const uint8_t[::1] coded,
+                    int64_t missing) except -1:
     """Point the builder at integer_codes' codes (kept alive by build_tree's caller)."""
-    cdef const uint8_t[:, ::1] c1
-    cdef const uint16_t[:, ::1] c2
     B.col.code_bytes = code_arr.dtype.itemsize
-    if B.col.code_bytes == 1:
-        c1 = code_arr
-        B.col.codes = &c1[0, 0]
-    else:
-        c2 = code_arr
-        B.col.codes = &c2[0, 0]
+    B.col.codes = _buffer_of(code_arr)
     B.col.coded = &coded[0]
     B.col.code_missing = missing
+    return 0
 
 
 def integer_codes(const double[:, :] X):
@@ -688,9 +692,6 @@ cdef object _allocate_columns(Builder* B, const uint32_t[:, ::1] keys, ranks,
     method needs.  Returns the dense ranks that sorting nodes read (computed here when
     the caller has none), or None."""
     cdef int64_t F = B.data.n_features
-    cdef const uint8_t[:, ::1] r1
-    cdef const uint16_t[:, ::1] r2
-    cdef const uint32_t[:, ::1] r4
     B.par.method = _tree_method(B.par.max_features, F, B.key.rbits, &col_top[0], n_act)
     if B.par.method != METHOD_SORT:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
@@ -707,15 +708,7 @@ cdef object _allocate_columns(Builder* B, const uint32_t[:, ::1] keys, ranks,
     B.col.rank_bytes = ranks.dtype.itemsize
     if B.col.rank_bytes < _dtype_for(max_rank).itemsize:
         raise ValueError("ranks must be dense_ranks(keys)")
-    if B.col.rank_bytes == 1:
-        r1 = ranks
-        B.col.ranks = &r1[0, 0]
-    elif B.col.rank_bytes == 2:
-        r2 = ranks
-        B.col.ranks = &r2[0, 0]
-    else:
-        r4 = ranks
-        B.col.ranks = &r4[0, 0]
+    B.col.ranks = _buffer_of(ranks)
     if _columns_alloc(&B.col, n_act) < 0:
         _nomem()
     return ranks
