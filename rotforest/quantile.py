@@ -56,9 +56,14 @@ def _check_quantiles(quantiles, name="quantiles"):
     if isinstance(quantiles, (bool, np.bool_)) or quantiles is None:
         raise TypeError(f"{what}; got {quantiles!r}")
     try:
-        arr = np.asarray(quantiles)
+        with warnings.catch_warnings():     # (numpy < 1.24 warns of ragged lists)
+            warnings.simplefilter("ignore")
+            arr = np.asarray(quantiles)
     except (ValueError, TypeError):          # ragged lists
         raise ValueError(f"{what}; got {quantiles!r}") from None
+    if arr.dtype == object and any(np.ndim(v) > 0 for v in arr.ravel()):
+        # (numpy < 1.24 makes an object array of a ragged list instead of refusing it)
+        raise ValueError(f"{what}; got {quantiles!r}")
     if arr.dtype.kind not in "iuf":
         if arr.dtype.kind == "b":
             raise TypeError(f"{what}; got booleans {quantiles!r}")
