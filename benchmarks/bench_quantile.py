@@ -2,9 +2,9 @@
 run, on the shared regression data sets (--data, default ../shared/datasets_regression
 beside the project).
 
-For every data set (at most --max-rows rows drawn uniformly, seed 0; --repeats random
-75/25 splits, seeds 0, 1, ...) each model is fitted on the training part and scored on
-the held-out part:
+For every data set (at most --max-rows rows drawn uniformly, seed --seed; --repeats
+random 75/25 splits, seeds 100 * --seed + 0, 1, ...) each model is fitted on the
+training part and scored on the held-out part:
 
 - the mean pinball loss over the 5%, 50% and 95% quantiles (divided, per data set, by
   quantile-forest's: the ratio column; below 1 is better);
@@ -24,6 +24,11 @@ training means for quantile-forest, kept as NaN for ours.
 
     python benchmarks/bench_quantile.py                 # the docs' table
     python benchmarks/bench_quantile.py --quick         # two small sets, 20 trees
+    python benchmarks/bench_quantile.py --seed 1        # fresh rows and splits
+
+--seed (default 0) moves the row sample and the splits, not the models' own
+``random_state`` (0): ``--seed 1`` gives splits no setting was chosen on, the check of a
+choice made on seed 0's.
 """
 import argparse
 import os
@@ -113,7 +118,7 @@ def geomean(values):
     return float(np.exp(np.mean(np.log(values))))
 
 
-def run(folder, names, max_rows, repeats, n_estimators, n_jobs, variants=()):
+def run(folder, names, max_rows, repeats, n_estimators, n_jobs, variants=(), seed=0):
     if not os.path.isdir(folder):
         print(f"\n(no regression data sets at {folder}: skipped)")
         return None
@@ -122,7 +127,8 @@ def run(folder, names, max_rows, repeats, n_estimators, n_jobs, variants=()):
     if "qf" not in makers:
         print("\n(quantile-forest is not installed: ours alone, no ratios)")
     print(f"\n## Quantile forests: {repeats} split(s) 75/25, {n_estimators} trees, "
-          f"n_jobs={n_jobs}, at most {max_rows:,} rows a set\n")
+          f"n_jobs={n_jobs}, at most {max_rows:,} rows a set"
+          + (f", seed {seed}" if seed else "") + "\n")
     print("Mean pinball loss over the 5%, 50% and 95% quantiles (ratio to quantile-forest's"
           " in brackets), coverage of the 5%-95% interval raw / calibrated (90%).\n")
     cols = ["data set", "rows"] + [f"{k} pinball" for k in keys] + \
@@ -130,11 +136,11 @@ def run(folder, names, max_rows, repeats, n_estimators, n_jobs, variants=()):
     print(table_head(cols))
     results = {}
     for name, X, y in iter_folder(folder, names):
-        X, y = prepared(X, y, max_rows, None, np.random.default_rng(0), "regression")
+        X, y = prepared(X, y, max_rows, None, np.random.default_rng(seed), "regression")
         per = {k: [] for k in keys}
         for r in range(repeats):
             X_train, X_test, y_train, y_test = train_test_split(
-                X, y, test_size=0.25, random_state=r)
+                X, y, test_size=0.25, random_state=100 * seed + r)
             for k in keys:
                 per[k].append(evaluate(makers[k], k, X_train, y_train, X_test, y_test))
         results[name] = per
@@ -219,6 +225,8 @@ def main(argv=None):
     parser.add_argument("--datasets", default="", help="comma-separated names (default all)")
     parser.add_argument("--max-rows", type=int, default=5_000)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="rows drawn with this seed, splits with 100 * seed + 0, 1...")
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--variants", nargs="*", default=[],
@@ -234,7 +242,7 @@ def main(argv=None):
         args.n_estimators, args.max_rows = 20, 1_000
     print(header("bench_quantile", args.machine))
     results = run(args.data, names, args.max_rows, args.repeats, args.n_estimators,
-                  args.n_jobs, args.variants)
+                  args.n_jobs, args.variants, args.seed)
     if not args.no_memory:
         memory(10 if args.quick else args.n_estimators)
     return results

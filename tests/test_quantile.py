@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from rotforest import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
                        RandomForestRegressor, RotationForestQuantileRegressor,
@@ -99,6 +100,27 @@ def test_one_tree_without_bootstrap_is_numpy_quantile(cls, leaf, data):
         np.testing.assert_array_equal(got, want, err_msg=method)
 
 
+def test_rotation_quantile_defaults():
+    """The rotation forest's quantile defaults (leaves of two rows, pairs of features),
+    in the signature, get_params, clone and the docstring; its regressor keeps its own."""
+    forest = RotationForestQuantileRegressor()
+    params = forest.get_params()
+    assert params["min_samples_leaf"] == 2 and params["group_size"] == 2
+    base = RotationForestRegressor().get_params()
+    assert base["min_samples_leaf"] == 1 and base["group_size"] == 3
+    assert {k: v for k, v in params.items() if k not in (
+        "min_samples_leaf", "group_size", "default_quantiles")} == {
+        k: v for k, v in base.items() if k not in ("min_samples_leaf", "group_size")}
+    copy = clone(RotationForestQuantileRegressor(group_size=3, min_samples_leaf=1))
+    assert copy.group_size == 3 and copy.min_samples_leaf == 1
+    doc = RotationForestQuantileRegressor.__doc__
+    assert "group_size : int or None, default=2\n" in doc
+    assert "min_samples_leaf : int or float, default=2\n" in doc
+    assert "group_size : int or None, default=3\n" in RotationForestRegressor.__doc__
+    for cls in (RandomForestQuantileRegressor, ExtraTreesQuantileRegressor):
+        assert cls().get_params()["min_samples_leaf"] == 1
+
+
 @pytest.mark.parametrize("cls", [RandomForestQuantileRegressor,
                                  RotationForestQuantileRegressor])
 def test_one_bootstrap_tree_counts_as_copies(cls, data):
@@ -151,7 +173,8 @@ def test_weights_are_meinshausens(cls, params, weighted, data):
 def test_mean_is_the_base_forest(cls, base, data):
     X, y = data
     q = cls(n_estimators=10, random_state=0).fit(X, y)
-    b = base(n_estimators=10, random_state=0).fit(X, y)
+    params = {k: v for k, v in q.get_params().items() if k != "default_quantiles"}
+    b = base(**params).fit(X, y)          # the quantile forest's defaults, where its own
     np.testing.assert_array_equal(q.predict(X[:50], quantiles="mean"), b.predict(X[:50]))
     q.set_params(default_quantiles="mean")
     np.testing.assert_array_equal(q.predict(X[:50]), b.predict(X[:50]))
