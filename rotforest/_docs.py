@@ -1,9 +1,13 @@
-"""Docstrings of estimators that differ from another one only in defaults (the extra
-trees and their forests): the other's Parameters and Attributes sections, with the
-defaults that differ written in, under a summary and examples of their own, so that the
-long parameter lists are written once."""
+"""Estimators made from another one with other defaults or a few added parameters (the
+extra trees and their forests, the quantile forests): an ``__init__`` with the other's
+signature, its defaults replaced (``derived_init``), and a docstring with the other's
+Parameters and Attributes sections, the new defaults written in, under a summary and
+examples of their own (``derived_docstring``), so that the long parameter lists are
+written once."""
 import inspect
 import re
+
+from rotforest._validation import store_params
 
 _SECTION = re.compile(r"^(\w[\w ]*)\n-+\n", re.MULTILINE)
 
@@ -20,22 +24,61 @@ def _sections(doc):
     return out
 
 
+def _doc_value(value):
+    """A default as the docstrings write it: strings in double quotes."""
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def with_defaults(parameters, defaults, base):
+    """A Parameters section of ``base``'s docstring with the defaults of ``defaults``
+    (name: value) written in; a clear error for a parameter it does not document."""
+    for name, value in (defaults or {}).items():
+        parameters, n = re.subn(rf"^({re.escape(name)} : .*?default=)[^\n]+$",
+                                rf"\g<1>{_doc_value(value)}", parameters,
+                                flags=re.MULTILINE)
+        if n != 1:
+            raise ValueError(f"{base.__name__}'s docstring has no default of {name}")
+    return parameters
+
+
+def derived_init(base, defaults=None, added=()):
+    """An ``__init__`` taking ``base``'s parameters, with the defaults of ``defaults``
+    (name: value) in place of the base's, and the keyword-only parameters ``added``
+    ((name, default) pairs) after them, with that signature (scikit-learn's get_params
+    reads it); it stores its arguments as they are."""
+    signature = inspect.signature(base.__init__)
+    defaults = dict(defaults or {})
+    unknown = set(defaults) - set(signature.parameters)
+    if unknown:
+        raise ValueError(f"{base.__name__} has no parameter {sorted(unknown)}")
+    params = [p.replace(default=defaults[p.name]) if p.name in defaults else p
+              for p in signature.parameters.values()]
+    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+               for name, default in added]
+    signature = signature.replace(parameters=params)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        store_params(self, bound.arguments)
+
+    __init__.__signature__ = signature
+    return __init__
+
+
 def derived_docstring(base, summary, *, defaults=None, replace=(), see_also="",
                       examples=""):
     """The docstring of a variant of ``base`` (a class): ``summary`` (its own text
     before the sections), ``base``'s Parameters and Attributes with each parameter of
-    ``defaults`` (name: the default as the docs show it) given that default, and the
+    ``defaults`` (name: value, as derived_init takes them) given that default, and the
     (old, new) pairs of ``replace`` applied to them; then ``see_also`` and
     ``examples`` (their sections' text)."""
     parts = _sections(base.__doc__)
     body = {}
     for title in ("Parameters", "Attributes"):
         text = parts[title]
-        for name, value in (defaults or {}).items():
-            text, n = re.subn(rf"^({re.escape(name)} : .*?default=)[^\n]+$",
-                              rf"\g<1>{value}", text, flags=re.MULTILINE)
-            if title == "Parameters" and n != 1:
-                raise ValueError(f"{base.__name__}'s docstring has no default of {name}")
+        if title == "Parameters":
+            text = with_defaults(text, defaults, base)
         for old, new in replace:
             text = text.replace(old, new)
         body[title] = text

@@ -9,14 +9,20 @@ _scan_random.pxi), so neither a tree nor a forest presorts X unless a feature is
 categorical or the criterion is the absolute error."""
 from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor
 
-from rotforest._docs import derived_docstring
-from rotforest._validation import store_params
+from rotforest._docs import derived_docstring, derived_init
 from rotforest.forest import (RandomForestClassifier, RandomForestRegressor,
                               _ForestClassifier, _ForestRegressor)
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["ExtraTreeClassifier", "ExtraTreeRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor"]
+
+
+# scikit-learn's defaults where they differ from the tree's or random forest's whose
+# parameters these estimators take
+_TREE_CLASSIFIER_DEFAULTS = {"splitter": "random", "max_features": "sqrt"}
+_TREE_REGRESSOR_DEFAULTS = {"splitter": "random", "max_features": 1.0}
+_FOREST_DEFAULTS = {"bootstrap": False}
 
 
 class ExtraTreeClassifier(DecisionTreeClassifier):
@@ -31,7 +37,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         the extra trees' guide).
 
         Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
-        defaults={"splitter": '"random"', "max_features": '"sqrt"'},
+        defaults=_TREE_CLASSIFIER_DEFAULTS,
         see_also="""
         ExtraTreesClassifier : A forest of these trees.
         sklearn.tree.ExtraTreeClassifier : scikit-learn's extremely randomised tree.""",
@@ -42,28 +48,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         >>> tree = ExtraTreeClassifier(random_state=0).fit(X, y)
         >>> tree.splitter, tree.max_features_, round(tree.score(X, y), 3)
         ('random', 2, 1.0)""")
-
-    def __init__(
-        self,
-        *,
-        criterion="gini",
-        splitter="random",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features="sqrt",
-        random_state=None,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        class_weight=None,
-        ccp_alpha=0.0,
-        validation_fraction=None,
-        monotonic_cst=None,
-        categorical_features="from_dtype",
-        min_category_samples=10,
-    ):
-        store_params(self, locals())
+    __init__ = derived_init(DecisionTreeClassifier, _TREE_CLASSIFIER_DEFAULTS)
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
@@ -77,7 +62,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         :class:`ExtraTreesRegressor`.
 
         Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
-        defaults={"splitter": '"random"', "max_features": "1.0"},
+        defaults=_TREE_REGRESSOR_DEFAULTS,
         see_also="""
         ExtraTreesRegressor : A forest of these trees.
         sklearn.tree.ExtraTreeRegressor : scikit-learn's extremely randomised tree.""",
@@ -88,27 +73,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         >>> tree = ExtraTreeRegressor(random_state=0).fit(X, y)
         >>> tree.splitter, round(tree.score(X, y), 3)
         ('random', 1.0)""")
+    __init__ = derived_init(DecisionTreeRegressor, _TREE_REGRESSOR_DEFAULTS)
 
-    def __init__(
-        self,
-        *,
-        criterion="squared_error",
-        splitter="random",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features=1.0,
-        random_state=None,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        ccp_alpha=0.0,
-        validation_fraction=None,
-        monotonic_cst=None,
-        categorical_features="from_dtype",
-        min_category_samples=10,
-    ):
-        store_params(self, locals())
 
 
 # the forests' docstrings: the random forests' parameters and attributes, with these
@@ -137,7 +103,7 @@ class ExtraTreesClassifier(_ForestClassifier):
         thresholds need no sorted lists) unless a feature is categorical.
 
         Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
-        defaults={"bootstrap": "False"}, replace=_FOREST_TEXT,
+        defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT,
         see_also="""
         ExtraTreeClassifier : The trees of this forest.
         RandomForestClassifier : Bagged trees that search every threshold.
@@ -153,37 +119,9 @@ class ExtraTreesClassifier(_ForestClassifier):
         ...                               random_state=0).fit(X, y)
         >>> 0.9 < forest.oob_score_ < 1.0
         True""")
+    __init__ = derived_init(RandomForestClassifier, _FOREST_DEFAULTS)
 
     _tree_class = ExtraTreeClassifier
-
-    def __init__(
-        self,
-        n_estimators=100,
-        *,
-        criterion="gini",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features="sqrt",
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        bootstrap=False,
-        oob_score=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        warm_start=False,
-        class_weight=None,
-        max_samples=None,
-        ccp_alpha=0.0,
-        oob_pruning=False,
-        monotonic_cst=None,
-        categorical_features="from_dtype",
-        min_category_samples=10,
-        categorical_set_fraction=0.5,
-    ):
-        store_params(self, locals())
 
 
 class ExtraTreesRegressor(_ForestRegressor):
@@ -197,7 +135,7 @@ class ExtraTreesRegressor(_ForestRegressor):
         categorical or the criterion is the absolute error.
 
         Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
-        defaults={"bootstrap": "False"}, replace=_FOREST_TEXT,
+        defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT,
         see_also="""
         ExtraTreeRegressor : The trees of this forest.
         RandomForestRegressor : Bagged trees that search every threshold.
@@ -210,36 +148,9 @@ class ExtraTreesRegressor(_ForestRegressor):
         ...                                                                   y[:300])
         >>> round(forest.score(X[300:], y[300:]), 2) > 0.3
         True""")
+    __init__ = derived_init(RandomForestRegressor, _FOREST_DEFAULTS)
 
     _tree_class = ExtraTreeRegressor
-
-    def __init__(
-        self,
-        n_estimators=100,
-        *,
-        criterion="squared_error",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_weight_fraction_leaf=0.0,
-        max_features=1.0,
-        max_leaf_nodes=None,
-        min_impurity_decrease=0.0,
-        bootstrap=False,
-        oob_score=False,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        warm_start=False,
-        max_samples=None,
-        ccp_alpha=0.0,
-        oob_pruning=False,
-        monotonic_cst=None,
-        categorical_features="from_dtype",
-        min_category_samples=10,
-        categorical_set_fraction=0.5,
-    ):
-        store_params(self, locals())
 
 
 # as RandomForestRegressor (see forest.py): partial_dependence's "recursion" method

@@ -13,7 +13,6 @@ row's c copies (see predict), so that a one-tree forest without bootstrap return
 exactly numpy's quantiles of each leaf's targets."""
 import hashlib
 import inspect
-import re
 import textwrap
 import warnings
 
@@ -24,11 +23,10 @@ from sklearn.metrics import d2_pinball_score, r2_score
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _quantile
-from rotforest._docs import _sections
+from rotforest._docs import _sections, derived_init, with_defaults
 from rotforest._ensemble import draw_records
 from rotforest._inputs import predict_input
 from rotforest._parallel import _in_workers
-from rotforest._validation import store_params
 from rotforest.extra import ExtraTreesRegressor
 from rotforest.forest import RandomForestRegressor, _draw_tree, draw_probabilities
 from rotforest.rotation import (_BATCH_CELLS, RotationForestRegressor, _BaseRotationForest,
@@ -548,27 +546,9 @@ default="linear"
 
 # ------------------------------------------------------------- the classes' making
 def _with_default_quantiles(base, defaults=None):
-    """An ``__init__`` taking the base regressor's parameters, with the defaults of
-    ``defaults`` (name: value) in place of the base's, and ``default_quantiles``
-    (keyword-only, after them), with that signature (scikit-learn's get_params reads
-    it)."""
-    signature = inspect.signature(base.__init__)
-    defaults = dict(defaults or {})
-    unknown = set(defaults) - set(signature.parameters)
-    if unknown:
-        raise ValueError(f"{base.__name__} has no parameter {sorted(unknown)}")
-    params = [p.replace(default=defaults[p.name]) if p.name in defaults else p
-              for p in signature.parameters.values()] + [inspect.Parameter(
-        "default_quantiles", inspect.Parameter.KEYWORD_ONLY, default=0.5)]
-    signature = signature.replace(parameters=params)
-
-    def __init__(self, *args, **kwargs):
-        bound = signature.bind(self, *args, **kwargs)
-        bound.apply_defaults()
-        store_params(self, bound.arguments)
-
-    __init__.__signature__ = signature
-    return __init__
+    """The quantile forest's ``__init__``: ``base``'s parameters with ``defaults`` in
+    place of its own, and ``default_quantiles`` after them (see derived_init)."""
+    return derived_init(base, defaults, added=[("default_quantiles", 0.5)])
 
 
 _DEFAULT_QUANTILES_DOC = """\
@@ -628,12 +608,7 @@ def _quantile_doc(base, summary, examples, defaults=None):
     Attributes (see _docs.py) with this module's additions, the Notes and
     ``examples``."""
     parts = _sections(base.__doc__)
-    parameters = parts["Parameters"]
-    for name, value in (defaults or {}).items():
-        parameters, n = re.subn(rf"^({re.escape(name)} : .*?default=)[^\n]+$",
-                                rf"\g<1>{value!r}", parameters, flags=re.MULTILINE)
-        if n != 1:
-            raise ValueError(f"{base.__name__}'s docstring has no default of {name}")
+    parameters = with_defaults(parts["Parameters"], defaults, base)
     return "\n".join([
         inspect.cleandoc(summary), "",
         "Parameters", "----------", parameters.rstrip("\n"),
