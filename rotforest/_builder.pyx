@@ -414,6 +414,11 @@ cdef int _set_codes(Builder* B, code_arr, const uint8_t[::1] coded,
     return 0
 
 
+cdef inline bint _small_integer(double v) noexcept nogil:
+    """Whether v is an integer from 0 to 65534 (the bound checked before the cast)."""
+    return v >= 0.0 and v <= 65534.0 and v == <double> (<int64_t> v)
+
+
 def integer_codes(const double[:, :] X):
     """The features of X whose values are all small non-negative integers (counts,
     pixels, 0/1 columns; NaN allowed), as codes that random cuts on the values read in
@@ -442,7 +447,7 @@ def integer_codes(const double[:, :] X):
                     if coded[f] and isnan(v):
                         any_nan = True
                     elif coded[f]:
-                        if v >= 0.0 and v <= 65534.0 and v == <double> (<int64_t> v):
+                        if _small_integer(v):
                             top = v if v > top else top
                         else:
                             coded[f] = 0
@@ -452,7 +457,7 @@ def integer_codes(const double[:, :] X):
                     v = X[i, f]
                     if isnan(v):
                         any_nan = True
-                    elif v >= 0.0 and v <= 65534.0 and v == <double> (<int64_t> v):
+                    elif _small_integer(v):
                         top = v if v > top else top
                     else:
                         coded[f] = 0

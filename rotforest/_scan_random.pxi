@@ -1,6 +1,38 @@
 # Random splits (splitter="random"): one threshold drawn per feature.
 # Included by _builder.pyx (one compiled module: the kernels inline across files).
 
+cdef inline double _random_threshold(Builder* B, double lo, double hi, int64_t nm,
+                                     int64_t* ml) noexcept nogil:
+    """A random cut's threshold, uniform between the node's least and largest present
+    values lo < hi (lo when rounding reaches hi), and in ml the side of its nm missing
+    samples, drawn at random (0 with none): both kinds of random cut draw them so."""
+    cdef double t = lo + _rand_uniform(&B.rng) * (hi - lo)
+    if not isfinite(t):
+        t = lo / 2.0 + hi / 2.0
+    if t >= hi:
+        t = lo
+    ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
+    return t
+
+
+cdef inline double _random_proxy(Builder* B, int64_t f, const double* tot, double wtot,
+                                 double wl, double lower, double upper) noexcept nogil:
+    """The proxy of a random cut of feature f whose left side's statistics are in
+    work.cl (weight wl; the node's: tot, wtot): -inf when a side is too light or the
+    feature's monotonic constraint forbids it (with the absolute error the caller
+    measures the cut itself)."""
+    cdef int64_t c
+    if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
+        return -INFINITY
+    for c in range(B.data.n_classes):
+        B.work.cr[c] = tot[c] - B.work.cl[c]
+    if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
+            and not _monotonic_ok(B.work.cl[0], wl, B.work.cr[0], wtot - wl,
+                                  B.data.monotonic[f], lower, upper)):
+        return -INFINITY
+    return _proxy_counts(B, B.work.cl, B.work.cr, wl, wtot - wl)
+
+
 cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int64_t e,
                           int64_t nm, const double* tot, double wtot, int64_t* pos,
                           double* thr, int64_t* ml, double lower,
@@ -10,16 +42,11 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     cdef const double* xf = B.data.X + f * B.data.xcs
     cdef uint64_t im = B.key.imask
     cdef int64_t enm = e - nm, rs = B.data.xrs
-    cdef double lo_v = xf[<int64_t> (L[s] & im) * rs], hi_v = xf[<int64_t> (L[enm - 1] & im) * rs]
-    cdef double t = lo_v + _rand_uniform(&B.rng) * (hi_v - lo_v)
+    cdef double t = _random_threshold(B, xf[<int64_t> (L[s] & im) * rs],
+                                      xf[<int64_t> (L[enm - 1] & im) * rs], nm, ml)
     cdef int64_t a, b, m, p, c, n_left
     cdef double wl = 0.0, wi
     cdef double st6[6]
-    if not isfinite(t):
-        t = lo_v / 2.0 + hi_v / 2.0
-    if t >= hi_v:
-        t = lo_v
-    ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
     # first position whose value exceeds t
     a = s
     b = enm
@@ -44,28 +71,20 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
             wi = _wt(B, L[m])
             _accumulate(B, L[m], wi, B.work.cl)
             wl += wi
-    if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
-        return -INFINITY
-    if B.par.absolute:
-        if B.ab_outputs != NULL:
-            _absolute_children_outputs(B, L, s, p, enm, e, ml[0], False, st6, NULL, NULL)
-        else:
-            _absolute_children(B, L, s, p, enm, e, ml[0], False, st6)
-        if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
-                and not _values_ok(st6[1], st6[4], B.data.monotonic[f], lower, upper)):
-            return -INFINITY
-        pos[0] = p
-        thr[0] = t
-        return -(st6[2] + st6[5])
-    for c in range(B.data.n_classes):
-        B.work.cr[c] = tot[c] - B.work.cl[c]
-    if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
-            and not _monotonic_ok(B.work.cl[0], wl, B.work.cr[0], wtot - wl,
-                                  B.data.monotonic[f], lower, upper)):
-        return -INFINITY
     pos[0] = p
     thr[0] = t
-    return _proxy_counts(B, B.work.cl, B.work.cr, wl, wtot - wl)
+    if not B.par.absolute:
+        return _random_proxy(B, f, tot, wtot, wl, lower, upper)
+    if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
+        return -INFINITY
+    if B.ab_outputs != NULL:
+        _absolute_children_outputs(B, L, s, p, enm, e, ml[0], False, st6, NULL, NULL)
+    else:
+        _absolute_children(B, L, s, p, enm, e, ml[0], False, st6)
+    if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
+            and not _values_ok(st6[1], st6[4], B.data.monotonic[f], lower, upper)):
+        return -INFINITY
+    return -(st6[2] + st6[5])
 
 
 # ----------------------------------------------------------------------------------------
@@ -93,10 +112,8 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     cdef const key_t* S = B.col.samples
     cdef double* V = B.col.vals[0]
     cdef uint64_t im = B.key.imask
-    cdef int64_t rs = B.data.xrs, s = e.start, end = e.end, q, c, nm = 0, n_left = 0
-    cdef int64_t g
-    cdef double v, lo = INFINITY, hi = -INFINITY, t, wl = 0.0, wi, wtot = e.weight
-    cdef key_t k
+    cdef int64_t rs = B.data.xrs, s = e.start, end = e.end, nm = 0, n_left = 0
+    cdef double lo = INFINITY, hi = -INFINITY, t, wl = 0.0
     if B.col.coded != NULL and B.col.coded[f]:
         # (a feature of small integers: read from its codes, which hold the same values)
         if B.col.code_bytes == 1:
@@ -111,25 +128,12 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         nm_out[0] = -1
         return -INFINITY
     nm_out[0] = nm
-    t = lo + _rand_uniform(&B.rng) * (hi - lo)
-    if not isfinite(t):
-        t = lo / 2.0 + hi / 2.0
-    if t >= hi:
-        t = lo
-    ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
+    t = _random_threshold(B, lo, hi, nm, ml)
     thr[0] = t
     n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     if n_left < B.par.min_samples_leaf or (end - s) - n_left < B.par.min_samples_leaf:
         return -INFINITY
-    if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
-        return -INFINITY
-    for c in range(B.data.n_classes):
-        B.work.cr[c] = tot[c] - B.work.cl[c]
-    if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
-            and not _monotonic_ok(B.work.cl[0], wl, B.work.cr[0], wtot - wl,
-                                  B.data.monotonic[f], e.lower, e.upper)):
-        return -INFINITY
-    return _proxy_counts(B, B.work.cl, B.work.cr, wl, wtot - wl)
+    return _random_proxy(B, f, tot, e.weight, wl, e.lower, e.upper)
 
 
 cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s,
