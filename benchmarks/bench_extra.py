@@ -11,8 +11,10 @@ Three parts (all by default; --parts picks):
   20 features (10 informative), plus 10,000 held-out rows: fit times (best of
   --repeat, ours and scikit-learn's alternating), their ratio, and the held-out
   accuracy or R^2.  The issue's target: fit at most 0.5x scikit-learn's.
-- ``wide``: the wide shared classification sets (isolet, semeion, cnae9, mnist_test10k,
-  hiva, arcene, olivetti_faces, at most --wide-rows rows, stratified) and
+- ``wide``: shared classification sets of several widths (adult 14 features,
+  credit_default_taiwan 23, covertype_50k 54, optdigits 64, bio_kdd2004 74) and the
+  wide ones (semeion 256, isolet 617, mnist_test10k 784, cnae9 856, hiva 1,617,
+  olivetti_faces 4,096, arcene 10,000), at most --wide-rows rows (stratified), and
   make_classification data with 2,000 features (2,000 rows): one stratified 2/3-1/3
   split each (seed 0), fit time, ratio and test accuracy.
 - ``accuracy``: repeated stratified K-fold (--folds 5, --repeats 2, seed 0) on every
@@ -41,7 +43,8 @@ from common import (best_time, header, iter_folder, markdown_table,  # noqa: E40
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(REPO), "shared")
-WIDE = ("isolet", "semeion", "cnae9", "mnist_test10k", "hiva", "arcene", "olivetti_faces")
+WIDTHS = ("adult", "credit_default_taiwan", "covertype_50k", "optdigits", "bio_kdd2004",
+          "isolet", "semeion", "cnae9", "mnist_test10k", "hiva", "arcene", "olivetti_faces")
 PARTS = ("speed", "wide", "accuracy")
 
 
@@ -102,7 +105,8 @@ def speed(args):
 
 def wide(args):
     data = [(name, X, y) for name, X, y in iter_folder(args.data, args.datasets)
-            if name in WIDE] if os.path.isdir(args.data) else []
+            if name in WIDTHS] if os.path.isdir(args.data) else []
+    data.sort(key=lambda item: item[1].shape[1])
     if args.synthetic_features:
         X, y = make_classification(n_samples=2_000, n_features=args.synthetic_features,
                                    n_informative=20, n_redundant=20, n_classes=3,
@@ -121,8 +125,8 @@ def wide(args):
                      f"{acc['extra']:.4f}", f"{acc['sk-extra']:.4f}"])
     if not rows:
         return
-    print(f"\n## Wide data ({args.n_estimators} trees, n_jobs={args.n_jobs}; one "
-          "stratified 2/3-1/3 split)\n")
+    print(f"\n## Shared data of several widths, and wide data ({args.n_estimators} trees, "
+          f"n_jobs={args.n_jobs}; one stratified 2/3-1/3 split)\n")
     print(markdown_table(["data set", "rows x features", "fit ours (s)", "fit sklearn (s)",
                           "ratio", "accuracy ours", "accuracy sklearn"], rows))
     print(f"\nGeometric mean fit ratio: {np.exp(np.mean(np.log(ratios))):.3f}; "
