@@ -620,3 +620,17 @@ def test_bench_quantile_runs_on_a_folder(tmp_path, capsys):
     if importlib.util.find_spec("quantile_forest") is not None:
         assert "\n| qf | 1.000 |" in out
     assert "bytes per training row per tree" in out
+
+
+def test_bench_quantile_defaults_quick_run(capsys):
+    """bench_quantile_defaults.py --quick: a row per synthetic family, each with a paired
+    difference, a positive corrected standard error and a verdict."""
+    bench = _load("bench_quantile_defaults")
+    rows = bench.main(["--quick"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_quantile_defaults: ")
+    assert [row[0] for row in rows] == list(bench.FAMILIES)
+    for row in rows:
+        assert row[2].endswith("%") and float(row[3].rstrip("%")) >= 0
+        assert row[4] in ("better", "worse", "noise")
+        assert f"| {row[0]} | {row[1]} |" in out
