@@ -236,6 +236,7 @@ def _set_simd(bint enabled):
 
 include "_presort.pxi"
 include "_state.pxi"
+include "_sparse.pxi"
 include "_scan_common.pxi"
 include "_scan_gini.pxi"
 include "_scan_entropy.pxi"
@@ -262,7 +263,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                const int8_t[::1] monotonic=None, ranks=None,
                const double[::1] target=None, bint shuffle_features=False,
                const int16_t[:, ::1] categories=None, int64_t min_category_samples=0,
-               output_classes=None, codes=None):
+               output_classes=None, codes=None, sparse=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -307,6 +308,12 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     takes them, not monotonic constraints.  The impurity is the mean of the outputs'
     (scikit-learn's), and the nodes' values per output (the absolute error: medians).
 
+    ``sparse`` is what :func:`rotforest._sparse.sparse_columns` returns for a sparse X
+    (then ``X`` only gives the shape: any array of it, such as a broadcast zero; ``keys``,
+    ``ranks``, ``codes`` and ``categories`` None): every node sorts, reading the stored
+    entries of the columns (see _sparse.pxi); the tree is the one the dense form of X
+    grows.
+
     Returns ``(nodes, value, max_depth, left_codes)``: the node array (``NODE_DTYPE``),
     the class fractions (or the mean) of every node, shape ``(node_count, n_outputs,
     n_classes)`` (several outputs: the most classes of one, zeros after an output's
@@ -330,8 +337,13 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight,
                                                     n_classes if n_out == 1 else 1,
                                                     criterion, monotonic, target, n_out)
-    values = keys is None
-    if values:
+    values = keys is None and sparse is None
+    if sparse is not None:
+        if (keys is not None or ranks is not None or codes is not None
+                or categories is not None):
+            raise ValueError("sparse columns take no keys, ranks, codes or categories")
+        col_top_arr, max_rank = _checked_sparse(sparse, n, F)
+    elif values:
         # random cuts on the values: no presort (see _scan_random.pxi)
         if not needs_presort(random_split, categories is not None, criterion, regression):
             col_top_arr, max_rank = np.ones(F, dtype=np.uint64), 1
@@ -377,6 +389,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 _nomem()
             if codes is not None:
                 _set_codes(&B, code_arr, coded_arr, code_missing)
+        elif sparse is not None:
+            _allocate_sparse(&B, sparse, n_act)
         else:
             ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
         _allocate_growth(&B, n, n_act, categorical is not None)
@@ -388,7 +402,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         ylogy = _poisson_terms(&B, target) if regression and criterion == CRIT_POISSON \
             else None
         _allocate_tables(&B, integral, col_top_arr, categorical)
-        payload = _fill_lists(&B, X, keys, y, col_top_arr, y_order)
+        payload = _fill_lists(&B, X, keys, y, col_top_arr, y_order,
+                              None if sparse is None else sparse[7])
         _grow_from_root(&B, payload, col_top_arr, max_leaf_nodes)
         return _export(&B, categorical is not None)
     finally:
@@ -719,6 +734,60 @@ cdef object _allocate_columns(Builder* B, const uint32_t[:, ::1] keys, ranks,
     return ranks
 
 
+cdef object _checked_sparse(sparse, int64_t n, int64_t F):
+    """The highest rank of every sparse column and the largest of them; checks that
+    ``sparse`` is sparse_columns' output for n samples and F features (the builder
+    indexes memory with its rows and ranks)."""
+    if not isinstance(sparse, tuple) or len(sparse) != 8:
+        raise ValueError("sparse must be sparse_columns(X)")
+    ptr, rows, rank, zero, vals, voff, top, nan = sparse
+    kinds = ((ptr, np.int64, F + 1), (rows, np.int32, None), (rank, np.uint32, None),
+             (zero, np.uint32, F), (vals, np.float64, None), (voff, np.int64, F + 1),
+             (top, np.uint64, F), (nan, np.uint8, F))
+    for arr, dtype, size in kinds:
+        if (not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1
+                or not arr.flags.c_contiguous or (size is not None and arr.shape[0] != size)):
+            raise ValueError("sparse must be sparse_columns(X)")
+    nnz = rows.shape[0]
+    counts = np.diff(ptr)
+    per = np.repeat(np.arange(F), counts) if nnz else np.zeros(0, dtype=np.int64)
+    if (ptr[0] != 0 or ptr[F] != nnz or rank.shape[0] != nnz or np.any(counts < 0)
+            or np.any(counts > n) or voff[0] != 0 or voff[F] != vals.shape[0]
+            or np.any(np.diff(voff) != top.astype(np.int64) + 1)
+            or np.any(zero.astype(np.uint64) > top)
+            or (nnz and (rows.min() < 0 or rows.max() >= n
+                         or np.any(rank.astype(np.uint64) > top[per])
+                         or np.any((np.diff(rows) <= 0) & (per[1:] == per[:-1]))))):
+        raise ValueError("sparse must be sparse_columns(X)")
+    return top, (int(top.max()) if F else 0)
+
+
+cdef int _allocate_sparse(Builder* B, sparse, int64_t n_act) except -1:
+    """Sparse columns (see _sparse.pxi): every node sorts; the buffers of sorting nodes
+    and the row of one column's ranks."""
+    cdef const int64_t[::1] ptr = sparse[0]
+    cdef const int32_t[::1] rows = sparse[1]
+    cdef const uint32_t[::1] rank = sparse[2]
+    cdef const uint32_t[::1] zero = sparse[3]
+    cdef const double[::1] vals = sparse[4]
+    cdef const int64_t[::1] voff = sparse[5]
+    B.par.method = METHOD_SORT
+    B.col.sparse = True
+    B.col.rank_bytes = 4
+    B.col.sp_ptr = &ptr[0]
+    B.col.sp_row = &rows[0] if rows.shape[0] else NULL
+    B.col.sp_rank = &rank[0] if rank.shape[0] else NULL
+    B.col.sp_zero = &zero[0]
+    B.col.sp_vals = &vals[0]
+    B.col.sp_voff = &voff[0]
+    B.col.rowbuf = <uint32_t*> malloc((B.data.n_total + 1) * sizeof(uint32_t))
+    B.col.spos = <int64_t*> malloc((B.data.n_total + 1) * sizeof(int64_t))
+    if (B.col.rowbuf == NULL or B.col.spos == NULL
+            or _columns_alloc(&B.col, n_act) < 0):
+        _nomem()
+    return 0
+
+
 cdef int _allocate_growth(Builder* B, int64_t n, int64_t n_act, bint categorical) except -1:
     """The per-split scratch, the frontier of entries and the output nodes."""
     if (_work_alloc(&B.work, n, n_act, B.data.n_classes, B.data.n_features) < 0
@@ -792,7 +861,8 @@ cdef int _allocate_tables(Builder* B, bint integral, const uint64_t[::1] col_top
             B.work.xlogx_table[0] = 0.0
             for i in range(1, tmax):
                 B.work.xlogx_table[i] = i * log(<double> i)
-    if (B.col.ranks != NULL and not B.data.regression and B.data.n_outputs == 1
+    if ((B.col.ranks != NULL or B.col.sparse) and not B.data.regression
+        and B.data.n_outputs == 1
         and B.data.n_classes <= COUNT_CLASSES
         and B.par.criterion == CRIT_GINI and B.key.packed and not B.par.random_split):
         B.col.few = <uint8_t*> calloc(F, sizeof(uint8_t))
@@ -806,7 +876,7 @@ cdef int _allocate_tables(Builder* B, bint integral, const uint64_t[::1] col_top
 
 cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1] keys,
                         const int32_t[::1] y, const uint64_t[::1] col_top,
-                        const int64_t[::1] y_order):
+                        const int64_t[::1] y_order, const uint8_t[::1] sparse_nan):
     """Each feature's rank of missing values, the working lists (or, for a tree that
     sorts in its nodes, the samples), and for the absolute error the samples in order of
     their targets.  Returns every sample's packed payload (INACTIVE: weight zero)."""
@@ -823,6 +893,11 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
         for f in range(F):
             if B.par.values:
                 B.work.nan_rank[f] = NO_NAN
+                continue
+            if B.col.sparse:
+                # (a stored NaN: the column's highest rank)
+                B.work.nan_rank[f] = col_top[f] if sparse_nan[f] else NO_NAN
+                B.data.any_missing = B.data.any_missing or sparse_nan[f]
                 continue
             ix = keys[f, n - 1]
             if isnan(X[ix, f]):
@@ -850,6 +925,8 @@ cdef object _fill_lists(Builder* B, const double[:, :] X, const uint32_t[:, ::1]
         else:
             q = 0
             for i in range(n):
+                if B.col.spos != NULL:
+                    B.col.spos[i] = q if payload[i] != INACTIVE else n_act
                 if payload[i] != INACTIVE:
                     B.col.samples[q] = payload[i]
                     if B.col.ys != NULL:

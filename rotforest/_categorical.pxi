@@ -59,17 +59,19 @@ cdef int64_t _cat_levels(Builder* B, int64_t f, int64_t s, int64_t e,
     in increasing index with either method, so both give the same sums."""
     cdef int64_t m = 0, q, i, j, v
     cdef const key_t* L
+    cdef const void* rk
     if presorted:
         L = B.col.lists + f * B.data.n_active
         for q in range(s, e):
             _cat_add(B, L[q] >> B.key.rshift, L[q], &m)     # ranks in increasing order
     else:
+        rk = _rank_row(B, f, s, e)
         if B.col.rank_bytes == 1:
-            _cat_gather(B, (<const uint8_t*> B.col.ranks) + f * B.data.n_total, s, e, &m)
+            _cat_gather(B, <const uint8_t*> rk, s, e, &m)
         elif B.col.rank_bytes == 2:
-            _cat_gather(B, (<const uint16_t*> B.col.ranks) + f * B.data.n_total, s, e, &m)
+            _cat_gather(B, <const uint16_t*> rk, s, e, &m)
         else:
-            _cat_gather(B, (<const uint32_t*> B.col.ranks) + f * B.data.n_total, s, e, &m)
+            _cat_gather(B, <const uint32_t*> rk, s, e, &m)
         for i in range(1, m):                       # at most 256 levels
             v = B.cat.lv[i]
             j = i

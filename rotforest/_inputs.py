@@ -6,6 +6,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse import issparse
 from sklearn.base import is_regressor
 from sklearn.exceptions import DataConversionWarning
@@ -17,6 +18,7 @@ from rotforest import _builder
 from rotforest._categorical import (as_pandas_categories, categorical_input,
                                     check_categorical_params, check_categorical_unchanged,
                                     check_codes)
+from rotforest._sparse import canonical_csc
 from rotforest._validation import check_class_weight, densify, power_of_two_below
 
 
@@ -77,9 +79,15 @@ def _validated(est, X, y, sample_weight, reset, **target_checks):
     X = categorical_input(est, X, reset)
     X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                          accept_sparse=True, reset=reset, **target_checks)
-    X = densify(X)
+    if issparse(X) and sparse_native(est):
+        # the builder reads the stored entries (see _sparse.py): never made dense
+        X = canonical_csc(X)
+    else:
+        X = densify(X)
     check_codes(est, X)
-    if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
+    if issparse(X):
+        pass
+    elif X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
         X = np.ascontiguousarray(X)    # e.g. a field of a structured array: the builder
                                        # reads X through strides counted in cells
     if X.shape[0] > _builder.MAX_SAMPLES:
@@ -87,13 +95,25 @@ def _validated(est, X, y, sample_weight, reset, **target_checks):
     return X, y, _check_sample_weight(sample_weight, X.shape[0])
 
 
-def predict_input(est, X):
+def sparse_native(est):
+    """Whether the estimator grows on a sparse X as it is (trees and random and extra
+    forests without categorical features); the others make it dense."""
+    return (getattr(est, "_sparse_native", False)
+            and getattr(est, "is_categorical_", None) is None)
+
+
+def predict_input(est, X, dense=False):
     """X checked and converted for prediction, as the fit converted it (categorical
-    columns of a DataFrame coded by the categories seen in fit)."""
+    columns of a DataFrame coded by the categories seen in fit).  A sparse X stays
+    sparse (CSR, which the trees walk row by row) for the estimators that take it
+    (``sparse_native``), unless ``dense``."""
     check_is_fitted(est)
     X = categorical_input(est, as_pandas_categories(X), reset=False)
-    return densify(validate_data(est, X, reset=False, dtype=np.float64,
-                                 ensure_all_finite="allow-nan", accept_sparse=True))
+    X = validate_data(est, X, reset=False, dtype=np.float64,
+                      ensure_all_finite="allow-nan", accept_sparse=True)
+    if issparse(X) and not dense and sparse_native(est):
+        return sp.csr_matrix(X)
+    return densify(X)
 
 
 def category_table(est, X, keys):

@@ -121,15 +121,15 @@ cdef const key_t* _node_keys(Builder* B, int64_t f, int64_t s, int64_t e) noexce
     cdef key_t* out = B.col.sorted_keys[0]
     cdef key_t* t
     cdef uint64_t rmin, rmax
-    cdef int64_t row = f * B.data.n_total
+    cdef const void* rk = _rank_row(B, f, s, e)
     if B.col.rank_bytes == 1:
-        _gather_keys((<const uint8_t*> B.col.ranks) + row, B.col.samples, out, s, e,
+        _gather_keys(<const uint8_t*> rk, B.col.samples, out, s, e,
                      B.key.imask, B.key.rshift, &rmin, &rmax)
     elif B.col.rank_bytes == 2:
-        _gather_keys((<const uint16_t*> B.col.ranks) + row, B.col.samples, out, s, e,
+        _gather_keys(<const uint16_t*> rk, B.col.samples, out, s, e,
                      B.key.imask, B.key.rshift, &rmin, &rmax)
     else:
-        _gather_keys((<const uint32_t*> B.col.ranks) + row, B.col.samples, out, s, e,
+        _gather_keys(<const uint32_t*> rk, B.col.samples, out, s, e,
                      B.key.imask, B.key.rshift, &rmin, &rmax)
     if rmin == rmax:
         return NULL
@@ -207,15 +207,18 @@ cdef void _partition_samples(Builder* B, int64_t s, int64_t e, int64_t p, int64_
     sample goes left when its rank is below cut_rank, or when it is missing and the
     missing samples move left; for a categorical split (`left` not NULL), when its rank
     is in the set `left`."""
-    cdef int64_t row = f * B.data.n_total, ir
+    cdef int64_t ir
     cdef uint64_t nr = B.work.nan_rank[f]
+    cdef const void* rk = _rank_row(B, f, s, e)
     if B.col.rank_bytes == 1:
-        ir = _split_samples((<const uint8_t*> B.col.ranks) + row, B.col.samples,
+        ir = _split_samples(<const uint8_t*> rk, B.col.samples,
                             B.work.scratch, s, e, B.key.imask, cut_rank, nr, moved, left)
     elif B.col.rank_bytes == 2:
-        ir = _split_samples((<const uint16_t*> B.col.ranks) + row, B.col.samples,
+        ir = _split_samples(<const uint16_t*> rk, B.col.samples,
                             B.work.scratch, s, e, B.key.imask, cut_rank, nr, moved, left)
     else:
-        ir = _split_samples((<const uint32_t*> B.col.ranks) + row, B.col.samples,
+        ir = _split_samples(<const uint32_t*> rk, B.col.samples,
                             B.work.scratch, s, e, B.key.imask, cut_rank, nr, moved, left)
     memcpy(B.col.samples + p, B.work.scratch, min(ir, e - p) * sizeof(key_t))
+    if B.col.spos != NULL:
+        _sparse_positions(B, s, e)

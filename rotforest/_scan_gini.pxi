@@ -283,6 +283,58 @@ cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_
         wt[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
 
 
+cdef void _sparse_count_bins(Builder* B, int64_t f, int64_t s, int64_t e,
+                             const double* tot, double wtot, int64_t* cnt,
+                             int64_t* wt) noexcept nogil:
+    """_count_bins of a sparse column (see _sparse.pxi): its stored entries among the
+    node's samples counted one by one, the implicit zeros at once from the node's
+    totals (exact integer weights: the same counts)."""
+    cdef key_t* H = B.col.sort_tmp
+    cdef int64_t m = _sparse_hits(B, f, s, e, H), q, r, wi, c1, w = 0, w1 = 0
+    cdef int rs = B.key.rshift, ws = B.key.wshift, cs = B.key.cshift
+    cdef uint64_t wm = B.key.wmask
+    cdef key_t k
+    for q in range(m):
+        k = H[q]
+        r = <int64_t> ((k >> rs) & (COUNT_BINS - 1))
+        wi = <int64_t> ((k >> ws) & wm)
+        c1 = wi & -(<int64_t> ((k >> cs) & 1))
+        cnt[r] += 1
+        wt[r] += wi + (c1 << 32)
+        w += wi
+        w1 += c1
+    if m < e - s:
+        r = B.col.sp_zero[f] & (COUNT_BINS - 1)
+        cnt[r] += (e - s) - m
+        wt[r] += (<int64_t> wtot - w) + ((<int64_t> tot[1] - w1) << 32)
+
+
+cdef void _sparse_count_classes(Builder* B, int64_t f, int64_t s, int64_t e,
+                                const double* tot, int64_t* cnt,
+                                int64_t* tab) noexcept nogil:
+    """_count_classes of a sparse column, as _sparse_count_bins."""
+    cdef key_t* H = B.col.sort_tmp
+    cdef int64_t m = _sparse_hits(B, f, s, e, H), q, r, c, wi, K = B.data.n_classes
+    cdef int rs = B.key.rshift, ws = B.key.wshift, cs = B.key.cshift
+    cdef uint64_t wm = B.key.wmask, cm = B.key.cmask
+    cdef int64_t hit[COUNT_CLASSES]
+    cdef key_t k
+    memset(hit, 0, sizeof(hit))
+    for q in range(m):
+        k = H[q]
+        r = <int64_t> ((k >> rs) & (COUNT_BINS - 1))
+        c = <int64_t> ((k >> cs) & cm)
+        wi = <int64_t> ((k >> ws) & wm)
+        cnt[r] += 1
+        tab[r * K + c] += wi
+        hit[c] += wi
+    if m < e - s:
+        r = B.col.sp_zero[f] & (COUNT_BINS - 1)
+        cnt[r] += (e - s) - m
+        for c in range(K):
+            tab[r * K + c] += <int64_t> tot[c] - hit[c]
+
+
 cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const double* tot,
                          double wtot, double floor, int64_t* pos,
                          int64_t* levels) noexcept nogil:
@@ -297,18 +349,23 @@ cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const doub
     cdef int64_t r, last = -1, nlev = 0, cum = 0, l1 = 0, wl = 0, p
     cdef int64_t lo = s + B.par.min_samples_leaf
     cdef int64_t hi = min(e - 1, e - B.par.min_samples_leaf)
-    cdef int64_t row = f * B.data.n_total
+    cdef const void* rk
     cdef double best = floor
     memset(cnt, 0, sizeof(cnt))
     memset(wt, 0, sizeof(wt))
-    if B.col.rank_bytes == 1:
-        _count_bins((<const uint8_t*> B.col.ranks) + row, B.col.samples, s, e, B.key.imask,
+    if B.col.sparse:
+        _sparse_count_bins(B, f, s, e, tot, wtot, cnt, wt)
+    elif B.col.rank_bytes == 1:
+        rk = _rank_row(B, f, s, e)
+        _count_bins(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
                     B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     elif B.col.rank_bytes == 2:
-        _count_bins((<const uint16_t*> B.col.ranks) + row, B.col.samples, s, e, B.key.imask,
+        rk = _rank_row(B, f, s, e)
+        _count_bins(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
                     B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     else:
-        _count_bins((<const uint32_t*> B.col.ranks) + row, B.col.samples, s, e, B.key.imask,
+        rk = _rank_row(B, f, s, e)
+        _count_bins(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
                     B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     for r in range(COUNT_BINS):
         if cnt[r] > 0:
@@ -355,7 +412,8 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
     cdef int64_t K = B.data.n_classes, r, c, last = -1, nlev = 0, cum = 0, wl = 0, p, a
     cdef int64_t lo = s + B.par.min_samples_leaf
     cdef int64_t hi = min(e - 1, e - B.par.min_samples_leaf)
-    cdef int64_t row = f * B.data.n_total, wt = <int64_t> wtot, wr, sql, sqr
+    cdef int64_t wt = <int64_t> wtot, wr, sql, sqr
+    cdef const void* rk
     cdef int64_t minw = <int64_t> ceil(B.par.min_weight_leaf)
     cdef int64_t cnt[COUNT_BINS]
     cdef int64_t tab[COUNT_BINS * COUNT_CLASSES]
@@ -363,16 +421,21 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
     cdef double best = floor, num, den, q
     memset(cnt, 0, sizeof(cnt))
     memset(tab, 0, COUNT_BINS * K * sizeof(int64_t))
-    if B.col.rank_bytes == 1:
-        _count_classes((<const uint8_t*> B.col.ranks) + row, B.col.samples, s, e,
+    if B.col.sparse:
+        _sparse_count_classes(B, f, s, e, tot, cnt, tab)
+    elif B.col.rank_bytes == 1:
+        rk = _rank_row(B, f, s, e)
+        _count_classes(<const uint8_t*> rk, B.col.samples, s, e,
                        B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
                        cnt, tab)
     elif B.col.rank_bytes == 2:
-        _count_classes((<const uint16_t*> B.col.ranks) + row, B.col.samples, s, e,
+        rk = _rank_row(B, f, s, e)
+        _count_classes(<const uint16_t*> rk, B.col.samples, s, e,
                        B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
                        cnt, tab)
     else:
-        _count_classes((<const uint32_t*> B.col.ranks) + row, B.col.samples, s, e,
+        rk = _rank_row(B, f, s, e)
+        _count_classes(<const uint32_t*> rk, B.col.samples, s, e,
                        B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
                        cnt, tab)
     for r in range(COUNT_BINS):

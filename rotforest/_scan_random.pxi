@@ -39,11 +39,9 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
                           double upper) noexcept nogil:
     """Extremely randomised split: one uniform threshold between the node's extremes of
     the present values; missing samples, if any, go to a side drawn at random."""
-    cdef const double* xf = B.data.X + f * B.data.xcs
-    cdef uint64_t im = B.key.imask
-    cdef int64_t enm = e - nm, rs = B.data.xrs
-    cdef double t = _random_threshold(B, xf[<int64_t> (L[s] & im) * rs],
-                                      xf[<int64_t> (L[enm - 1] & im) * rs], nm, ml)
+    cdef int64_t enm = e - nm
+    cdef double t = _random_threshold(B, _key_value(B, f, L[s]), _key_value(B, f, L[enm - 1]),
+                                      nm, ml)
     cdef int64_t a, b, m, p, c, n_left
     cdef double wl = 0.0, wi
     cdef double st6[6]
@@ -52,7 +50,7 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
     b = enm
     while a < b:
         m = (a + b) >> 1
-        if xf[<int64_t> (L[m] & im) * rs] > t:
+        if _key_value(B, f, L[m]) > t:
             b = m
         else:
             a = m + 1

@@ -291,9 +291,8 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
         e.split.threshold = INFINITY
     else:
         # midpoint of the two neighbours, never rounded up onto the right one
-        a = B.data.X[best_f * B.data.xcs
-                     + <int64_t> (L[best_p - 1] & B.key.imask) * B.data.xrs]
-        b = B.data.X[best_f * B.data.xcs + <int64_t> (L[best_p] & B.key.imask) * B.data.xrs]
+        a = _key_value(B, best_f, L[best_p - 1])
+        b = _key_value(B, best_f, L[best_p])
         thr = a / 2.0 + b / 2.0
         if thr >= b or not isfinite(thr):
             thr = a

@@ -154,6 +154,18 @@ cdef struct Columns:       # what the nodes read their features from
     int64_t code_missing   # the code of NaN, or one beyond the dtype when none is NaN
     double* ys             # values, one numeric target: the samples' targets in the
                            # order of samples (NULL otherwise)
+    bint sparse            # the features are sparse columns (see _sparse.pxi): every
+                           # node sorts, and a feature's ranks are read through rowbuf
+    const int64_t* sp_ptr  # column f's stored entries are [sp_ptr[f], sp_ptr[f + 1]):
+    const int32_t* sp_row  # their rows, in increasing order,
+    const uint32_t* sp_rank  # and their dense ranks; every other entry is 0.0, whose
+    const uint32_t* sp_zero  # rank is sp_zero[f]
+    const double* sp_vals  # column f's values by rank: sp_vals[sp_voff[f] + rank]
+    const int64_t* sp_voff
+    uint32_t* rowbuf       # sparse: one column's ranks of a node's samples, by sample
+                           # index (other samples' entries are stale)
+    int64_t* spos          # sparse: every sample's position in samples (n_active for
+                           # those of weight zero), kept by the partitions
     uint8_t* few           # few[f]: feature f has at most COUNT_BINS values in the tree,
                            # so a sorting node counts them (_count_gini2, or with more
                            # classes _count_gini_multi) instead of sorting them (NULL
@@ -383,6 +395,8 @@ cdef void _columns_free(Columns* C) noexcept nogil:
     free(C.vals[1])
     free(C.ys)
     free(C.few)
+    free(C.rowbuf)
+    free(C.spos)
 
 
 cdef int _work_alloc(Work* W, int64_t n, int64_t n_act, int64_t K,

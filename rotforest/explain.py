@@ -317,7 +317,7 @@ def _checked_background(estimator, background):
         raise ValueError("background has no rows: pass reference rows (say 100 drawn from "
                          "the training data), or None for path-dependent values")
     try:
-        return predict_input(estimator, background)
+        return predict_input(estimator, background, dense=True)
     except ValueError as exc:
         raise ValueError(f"background: {exc}") from exc
 
@@ -379,7 +379,7 @@ def explain(estimator, X, *, background=None, n_jobs=None):
     if n_jobs == 0:
         raise ValueError("n_jobs must not be 0: a positive number of threads, or -1 for "
                          "all cores")
-    data = np.asarray(predict_input(estimator, X), dtype=np.float64)
+    data = np.asarray(predict_input(estimator, X, dense=True), dtype=np.float64)
     n, n_features = data.shape
     classifier = hasattr(estimator, "classes_")
     K = len(estimator.classes_) if classifier else 1

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor
 from sklearn.utils.class_weight import compute_sample_weight
@@ -25,6 +26,7 @@ from rotforest._validation import (check_class_weight, check_real, check_tree_pa
 from rotforest.pruning import prune_reduced_error
 from rotforest._dependence import RecursionDependence
 from rotforest._inputs import category_table, predict_input, training_data
+from rotforest._sparse import sparse_columns
 from rotforest.tree import DecisionTreeRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -128,10 +130,11 @@ class _ForestJob(_TreeJob):
     template: tuple
     legacy_seeds: bool = False
     codes: Optional[tuple] = None
+    sparse: Optional[tuple] = None
 
     @property
     def cells(self):
-        return self.X.size
+        return self.X.size      # (a sparse X: its stored entries)
 
 
 def _grow_trees(job, indices):
@@ -168,11 +171,11 @@ def _grow_trees(job, indices):
         tree.is_categorical_ = None if own is None else own[:, 0] >= 0
         tree._grow(X, job.keys, target, weights, settings, seed,
                    job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own,
-                   value_codes=job.codes)
+                   value_codes=job.codes, sparse=job.sparse)
         if job.oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
-                tree.tree_, np.ascontiguousarray(X[out]), target[out], sw[out],
-                regression=tree._regression)
+                tree.tree_, X[out] if issparse(X) else np.ascontiguousarray(X[out]),
+                target[out], sw[out], regression=tree._regression)
         trees.append(tree)
         if job.progress is not None:
             job.progress()
@@ -203,6 +206,7 @@ class _BaseRandomForest(_BaseForest):
 
     _pickle_defaults = dict(_BaseForest._pickle_defaults, categorical_set_fraction=1.0)
     _grower = staticmethod(_grow_trees)
+    _sparse_native = True    # a sparse X is grown on as it is (see _sparse.py)
 
     def fit(self, X, y, sample_weight=None):
         """Build the forest on (X, y), optionally weighting the samples.
@@ -258,10 +262,15 @@ class _BaseRandomForest(_BaseForest):
         """The new trees' _ForestJob: the one presort of the fit (and its dense ranks,
         when the trees' nodes may sort), shared by every tree, and the category table."""
         X = fit.X
-        ranks = keys = codes = None
+        ranks = keys = codes = sparse = None
         template = self._tree_class(**self._tree_params())
         template.is_categorical_ = getattr(self, "is_categorical_", None)
-        if template._needs_presort():
+        if issparse(X):
+            # the stored entries and their ranks, once per forest (see _sparse.py)
+            sparse = sparse_columns(X)
+            for part in sparse:
+                part.setflags(write=False)
+        elif template._needs_presort():
             keys = _presort_in_threads(X, fit.n_jobs)   # one sort per forest, every tree's
             keys.setflags(write=False)
         else:
@@ -280,7 +289,7 @@ class _BaseRandomForest(_BaseForest):
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
             categories, float(self.categorical_set_fraction), fit.template,
-            fit.legacy_seeds, codes)
+            fit.legacy_seeds, codes, sparse)
 
     def _share_of(self, sw):
         """A float max_samples is a share of the weights' total, as in scikit-learn 1.9
@@ -334,6 +343,8 @@ class _BaseRandomForest(_BaseForest):
     def _oob_sums(self, X, n_jobs, n_values):
         """The sums of the out-of-bag trees' leaf values of every sample, and how many
         trees left it out."""
+        if issparse(X):
+            X = X.tocsr()                           # rows, as the trees walk them
         draws = draw_records(self)[:, 1]            # every tree's own draw: same samples
         probabilities = self._tree_probabilities()  # (check_warm_start), maybe other weights
         both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(

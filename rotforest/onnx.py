@@ -160,7 +160,7 @@ def onnx_input(estimator, X):
     """
     from rotforest._inputs import predict_input
     _kind(estimator)
-    return np.ascontiguousarray(predict_input(estimator, X), dtype=np.float64)
+    return np.ascontiguousarray(predict_input(estimator, X, dense=True), dtype=np.float64)
 
 
 # ------------------------------------------------------------------------------------

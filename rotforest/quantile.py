@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 from joblib import effective_n_jobs
+from scipy.sparse import csr_matrix, issparse
 from sklearn.exceptions import DataConversionWarning
 from sklearn.metrics import d2_pinball_score, r2_score
 from sklearn.utils.validation import check_is_fitted
@@ -89,8 +90,16 @@ def _check_interpolation(interpolation):
 def _fingerprint(X):
     """A digest of the rows as predict_input converts them: how predict knows that X is
     the training data (for out-of-bag predictions) without keeping it."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
     digest = hashlib.blake2b(repr(X.shape).encode(), digest_size=16)
+    if issparse(X):
+        # (the same rows as a matrix of the same entries: canonical CSR)
+        X = csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        for part in (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data):
+            digest.update(memoryview(np.ascontiguousarray(part)).cast("B"))
+        return digest.hexdigest()
+    X = np.ascontiguousarray(X, dtype=np.float64)
     digest.update(memoryview(X).cast("B"))
     return digest.hexdigest()
 

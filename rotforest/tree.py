@@ -1,5 +1,6 @@
 """DecisionTreeClassifier and DecisionTreeRegressor: greedy CART on presorted lists."""
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.tree import DecisionTreeClassifier as _SklearnDecisionTreeClassifier
 from sklearn.tree import DecisionTreeRegressor as _SklearnDecisionTreeRegressor
@@ -12,6 +13,7 @@ from rotforest._inputs import (_check_sample_weight, category_table, check_targe
                                predict_input, regression_data, training_data,
                                weight_scale)
 from rotforest._dependence import RecursionDependence
+from rotforest._sparse import canonical_csc, sparse_columns
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
@@ -155,6 +157,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
     importances).  Subclasses check the targets and say what the leaves hold."""
 
     _regression = False      # a numeric target (leaves hold means), not class codes
+    _sparse_native = True    # a sparse X is grown on as it is (see _sparse.py)
     _criteria = _builder.CRITERIA    # the criteria the tree takes, and their codes
 
     # ------------------------------------------------------------------ fitting
@@ -199,6 +202,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             grow.sort()
             X_tune, y_tune, w_tune = X[tune], target[tune], sw[tune]
             X, target, sw = X[grow], target[grow], sw[grow]
+            if issparse(X):
+                X = canonical_csc(X)
             if not sw.sum() > 0:
                 raise ValueError("the sample weights of the growing part sum to zero")
             if not w_tune.sum() > 0:
@@ -210,15 +215,17 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         seed = builder_seed(rng)
         # (random cuts grow on the values: no presort; a forest of them also codes its
         # features of small integers, a pass over X that one tree would not win back)
-        keys = _builder.presort(X) if self._needs_presort() else None
+        # (a sparse X: its stored entries, see _sparse.py)
+        keys = (_builder.presort(X) if self._needs_presort() and not issparse(X)
+                else None)
         categories = category_table(self, X, keys)
         for name, value in fitted.items():
             setattr(self, name, value)
         self._grow(X, keys, target, sw, settings, seed, categories=categories)
         if tune is not None:
-            self.tree_ = prune_reduced_error(self.tree_, np.ascontiguousarray(X_tune),
-                                             y_tune, w_tune,
-                                             regression=self._regression)
+            self.tree_ = prune_reduced_error(
+                self.tree_, X_tune if issparse(X_tune) else np.ascontiguousarray(X_tune),
+                y_tune, w_tune, regression=self._regression)
         return self
 
     def _needs_presort(self):
@@ -262,13 +269,14 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         )
 
     def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None,
-              categories=None, value_codes=None):
+              categories=None, value_codes=None, sparse=None):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them, and their dense ``ranks``, between its trees).  ``target``: class
         codes (int32) or numeric targets (float64); ``scaled_by``: the power of two by
         which the caller already divided the weights; ``categories``: category_table's
         for X, or None; ``value_codes``: _builder.integer_codes' for X, or None (keys
-        None: random cuts on the values)."""
+        None: random cuts on the values).  A sparse X (canonical_csc's) is grown on its
+        ``sparse_columns`` (``sparse``, computed here when None)."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
@@ -288,8 +296,14 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             codes, numeric = target, None
         else:
             codes, numeric = None, target
+        X_build = X
+        if issparse(X):
+            sparse = sparse_columns(X) if sparse is None else sparse
+            X_build = np.broadcast_to(np.zeros(1), X.shape)   # the shape alone
+            keys = value_codes = None
         nodes, value, depth, left_codes = _builder.build_tree(
-            X, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
+            X_build, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
+            sparse=sparse,
             output_classes=outputs, codes=value_codes,
             min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
             categories=categories,

@@ -312,17 +312,22 @@ def test_sparse_one_hot_pipeline_equals_dense_one():
 
 
 def test_sparse_X_too_large_for_memory_is_refused(monkeypatch):
-    """A sparse matrix whose dense form exceeds physical memory gets a clear error,
-    not an out-of-memory kill while the dense array is filled."""
-    from rotforest import _validation
+    """An estimator that works on dense arrays (the rotation forest) refuses a sparse
+    matrix whose dense form exceeds physical memory with a clear error, not an
+    out-of-memory kill while the dense array is filled; a tree never makes it dense."""
+    from rotforest import RotationForestClassifier, _validation
     monkeypatch.setattr(_validation, "_physical_memory", lambda: 1000)
-    clf = DecisionTreeClassifier().fit(X_OK, Y_OK)
+    X = sp.csr_matrix(np.ones((60, 3)))
+    clf = RotationForestClassifier(n_estimators=2, random_state=0).fit(X_OK, Y_OK)
     before = pickle.dumps(clf)
     with pytest.raises(ValueError, match="dense"):
-        clf.fit(sp.csr_matrix(np.ones((60, 3))), np.r_[Y_OK, Y_OK])
+        clf.fit(X, np.r_[Y_OK, Y_OK])
     with pytest.raises(ValueError, match="GiB"):
-        clf.predict(sp.csr_matrix(np.ones((60, 3))))
+        clf.predict(X)
     assert pickle.dumps(clf) == before
+    tree = DecisionTreeClassifier(random_state=0).fit(X, np.r_[Y_OK, Y_OK])
+    np.testing.assert_array_equal(tree.predict(X), DecisionTreeClassifier(
+        random_state=0).fit(X.toarray(), np.r_[Y_OK, Y_OK]).predict(X.toarray()))
 
 
 @pytest.mark.parametrize("y", [

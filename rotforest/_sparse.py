@@ -1,0 +1,68 @@
+"""Sparse X for the builder: the stored entries of each column with their dense ranks.
+
+A scipy sparse matrix (or array) reaches the builder column by column
+(``sparse_columns``): the rows of its stored entries, their dense ranks (those
+``_builder.dense_ranks`` gives the dense form of X: the number of distinct values of the
+column below the entry's, missing values last as one value), the rank of 0.0 (every entry
+not stored), each column's values by rank (the thresholds are read there) and which
+columns hold a stored NaN.  Memory and time follow the stored entries, not the cells.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["canonical_csc", "sparse_columns"]
+
+
+def canonical_csc(X):
+    """X (a scipy sparse matrix or array of float64, already validated) as a CSC matrix
+    of its own, without duplicates (summed, as scipy reads them) or stored zeros, rows
+    increasing within each column, int32 indices.  The caller's matrix is not changed."""
+    X = sp.csc_matrix(X, dtype=np.float64, copy=True)
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    if X.indices.dtype != np.int32:
+        X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int64, copy=False)
+    return X
+
+
+def sparse_columns(X):
+    """The builder's view of a sparse X (``canonical_csc``'s output): a tuple of
+    ``indptr`` (int64, n_features + 1), ``rows`` (int32, increasing within a column),
+    ``ranks`` (uint32, one per stored entry), ``zero_rank`` (uint32 per column), the values by
+    rank ``values`` (float64) from ``offsets`` (int64, n_features + 1), the highest rank
+    ``top`` (uint64 per column) and ``has_nan`` (uint8 per column)."""
+    n, F = X.shape
+    counts = np.diff(X.indptr)
+    nnz = X.indices.shape[0]
+    column = np.repeat(np.arange(F, dtype=np.int64), counts)
+    data = X.data
+    order = np.lexsort((data, column))        # by column, then value (NaN last)
+    value = data[order]
+    nan = np.isnan(value)
+    new = np.ones(nnz, dtype=bool)            # the first entry of each distinct value
+    if nnz > 1:
+        same = (value[1:] == value[:-1]) | (nan[1:] & nan[:-1])
+        new[1:] = ~same | (column[1:] != column[:-1])
+    distinct = np.cumsum(new) - 1             # over all columns
+    first = np.zeros(F, dtype=np.int64)       # each column's first distinct index
+    starts = X.indptr[:-1][counts > 0]
+    first[counts > 0] = distinct[starts]
+    local = distinct - first[column]          # among the column's non-zero values
+    has_zero = counts < n
+    negative = value < 0.0
+    zero_rank = np.bincount(column[new & negative], minlength=F).astype(np.uint32)
+    rank_sorted = local + (has_zero[column] & ~negative)
+    ranks = np.empty(nnz, dtype=np.uint32)
+    ranks[order] = rank_sorted
+    n_values = np.bincount(column[new], minlength=F) + has_zero
+    top = (np.maximum(n_values, 1) - 1).astype(np.uint64)
+    offsets = np.zeros(F + 1, dtype=np.int64)
+    np.cumsum(top.astype(np.int64) + 1, out=offsets[1:])
+    values = np.zeros(offsets[F], dtype=np.float64)   # 0.0 at each zero rank
+    values[offsets[column[new]] + rank_sorted[new]] = value[new]
+    has_nan = (np.bincount(column[nan], minlength=F) > 0).astype(np.uint8)
+    return (np.ascontiguousarray(X.indptr, dtype=np.int64),
+            np.ascontiguousarray(X.indices, dtype=np.int32), ranks, zero_rank, values,
+            offsets, top, has_nan)

@@ -1,0 +1,245 @@
+"""Sparse X grown on as it is: the stored entries' ranks against the dense ranks, the
+trees against those of the dense form of the same data (every criterion, weights,
+missing values, random cuts, constraints, several outputs), the estimators on every
+sparse format, and fits whose dense form would not fit in memory."""
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import rotforest
+from rotforest import _builder, _validation
+from rotforest._sparse import canonical_csc, sparse_columns
+
+_NODE_FIELDS = ["left_child", "right_child", "feature", "impurity", "n_node_samples",
+                "weighted_n_node_samples", "missing_go_to_left"]
+
+
+def _sparse_data(rng, n, d, nan=False, density=0.3):
+    """Counts with signs (negative values, -0.0 among the zeros), one dense normal
+    column, one column without zeros, one all zero; NaN in some cells."""
+    X = (rng.random((n, d)) < density) * rng.poisson(1.5, (n, d)).astype(float)
+    X *= rng.choice([-1.0, 1.0, 1.0, 2.5], (n, d))
+    X[:, 0] = rng.normal(size=n)
+    X[:, 1] = np.where(X[:, 1] == 0, 3.0, X[:, 1])
+    X[:, 2] = 0.0
+    if nan:
+        X[rng.random((n, d)) < 0.05] = np.nan
+    return X
+
+
+def _same_nodes(a, b):
+    """Node arrays equal: every field bit for bit, thresholds as numbers (a threshold
+    drawn at a zero may be -0.0 on the dense form, whose zeros keep their sign)."""
+    return (a.shape == b.shape
+            and all(np.array_equal(a[f], b[f]) for f in _NODE_FIELDS)
+            and np.array_equal(a["threshold"], b["threshold"], equal_nan=True))
+
+
+def _broadcast(X):
+    return np.broadcast_to(np.zeros(1), X.shape)
+
+
+def test_sparse_ranks_are_the_dense_ranks():
+    rng = np.random.default_rng(0)
+    for nan, density in itertools.product([False, True], [0.02, 0.3, 0.9]):
+        X = _sparse_data(rng, 200, 15, nan, density)
+        S = sp.coo_matrix(X)
+        # explicit zeros and duplicates (summed by scipy) in the stored form
+        S = sp.coo_matrix((np.r_[S.data, 0.0, 0.0, 1.5, -1.5],
+                           (np.r_[S.row, 3, 4, 5, 5], np.r_[S.col, 6, 7, 8, 8])),
+                          shape=X.shape)
+        dense = S.toarray()
+        ptr, rows, ranks, zero, values, offsets, top, has_nan = sparse_columns(
+            canonical_csc(S))
+        expected = _builder.dense_ranks(_builder.presort(dense))
+        for f in range(X.shape[1]):
+            got = np.full(X.shape[0], zero[f], dtype=np.int64)
+            got[rows[ptr[f]:ptr[f + 1]]] = ranks[ptr[f]:ptr[f + 1]]
+            np.testing.assert_array_equal(got, expected[f])
+            assert top[f] == expected[f].max()
+            present = np.unique(dense[:, f][~np.isnan(dense[:, f])])
+            np.testing.assert_array_equal(values[offsets[f]:offsets[f] + present.size],
+                                          present)
+            assert has_nan[f] == np.isnan(dense[:, f]).any()
+
+
+_CASES = list(itertools.product(
+    ["gini2", "gini3", "entropy3", "log_loss2", "error3", "squared", "friedman",
+     "poisson", "absolute"],
+    [False, True],                     # missing values
+    [False, True],                     # random cuts
+    ["one", "int", "real"],            # weights
+))
+
+
+@pytest.mark.parametrize("kind, nan, random_split, weights", _CASES)
+def test_builder_grows_the_dense_forms_tree(kind, nan, random_split, weights):
+    rng = np.random.default_rng(abs(hash((kind, nan, random_split, weights))) % 2**32)
+    n, d = 300, 12
+    X = _sparse_data(rng, n, d, nan)
+    regression = kind in ("squared", "friedman", "poisson", "absolute")
+    K = int(kind[-1]) if not regression else 1
+    y = rng.integers(0, K, n).astype(np.int32) if not regression else None
+    if not regression:
+        y[np.nan_to_num(X[:, 4]) > 0] = 0
+    target = (np.abs(rng.normal(size=n) + np.nan_to_num(X[:, 3])) if regression
+              else None)
+    sw = {"one": np.ones(n), "int": rng.integers(0, 4, n).astype(float),
+          "real": rng.random(n)}[weights]
+    name = kind.rstrip("23")
+    criteria = _builder.REGRESSION_CRITERIA if regression else _builder.CRITERIA
+    criterion = criteria["squared_error" if name == "squared" else
+                         "friedman_mse" if name == "friedman" else
+                         "absolute_error" if name == "absolute" else name]
+    for max_features, max_leaf_nodes in [(4, -1), (d, 15)]:
+        args = dict(n_classes=K, criterion=criterion, random_split=random_split,
+                    max_depth=1000, min_samples_split=2, min_samples_leaf=1,
+                    min_weight_leaf=0.0, max_features=max_features,
+                    max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=0.0, seed=7,
+                    target=target, shuffle_features=True)
+        dense = _builder.build_tree(X, _builder.presort(X), y, sw, **args)
+        sparse = _builder.build_tree(_broadcast(X), None, y, sw,
+                                     sparse=sparse_columns(canonical_csc(
+                                         sp.csr_matrix(X))), **args)
+        assert _same_nodes(dense[0], sparse[0])
+        np.testing.assert_array_equal(dense[1], sparse[1])
+
+
+def test_builder_monotonic_and_several_outputs():
+    rng = np.random.default_rng(3)
+    n, d = 300, 10
+    X = _sparse_data(rng, n, d, nan=True)
+    cols = sparse_columns(canonical_csc(sp.csc_matrix(X)))
+    y = (np.nan_to_num(X[:, 3]) + rng.normal(size=n) > 0).astype(np.int32)
+    mono = np.zeros(d, dtype=np.int8)
+    mono[[3, 5]] = [1, -1]
+    args = dict(n_classes=2, criterion=_builder.CRITERIA["gini"], random_split=False,
+                max_depth=1000, min_samples_split=2, min_samples_leaf=2,
+                min_weight_leaf=0.0, max_features=d, max_leaf_nodes=-1,
+                min_impurity_decrease=0.0, seed=1, monotonic=mono)
+    dense = _builder.build_tree(X, _builder.presort(X), y, np.ones(n), **args)
+    sparse = _builder.build_tree(_broadcast(X), None, y, np.ones(n), sparse=cols, **args)
+    assert _same_nodes(dense[0], sparse[0])
+    Y = np.column_stack([y, rng.integers(0, 3, n)]).astype(np.int32).reshape(-1)
+    args.update(monotonic=None, n_classes=1, output_classes=[2, 3])
+    dense = _builder.build_tree(X, _builder.presort(X), Y, np.ones(n), **args)
+    sparse = _builder.build_tree(_broadcast(X), None, Y, np.ones(n), sparse=cols, **args)
+    assert _same_nodes(dense[0], sparse[0])
+    np.testing.assert_array_equal(dense[1], sparse[1])
+
+
+def test_builder_refuses_what_is_not_sparse_columns():
+    X = _sparse_data(np.random.default_rng(0), 50, 4)
+    cols = sparse_columns(canonical_csc(sp.csr_matrix(X)))
+    y = (np.arange(50) % 2).astype(np.int32)
+    args = dict(n_classes=2, criterion=0, random_split=False, max_depth=10,
+                min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
+                max_features=4, max_leaf_nodes=-1, min_impurity_decrease=0.0, seed=1)
+    bad_rows = list(cols)
+    bad_rows[1] = cols[1].copy()
+    bad_rows[1][0] = 50                      # a row beyond the samples
+    bad_rank = list(cols)
+    bad_rank[2] = cols[2] + np.uint32(40)    # ranks beyond the column's values
+    for bad in (tuple(bad_rows), tuple(bad_rank), cols[:7], "columns"):
+        with pytest.raises(ValueError, match="sparse_columns"):
+            _builder.build_tree(_broadcast(X), None, y, np.ones(50), sparse=bad, **args)
+    with pytest.raises(ValueError, match="no keys"):
+        _builder.build_tree(_broadcast(X), _builder.presort(X), y, np.ones(50),
+                            sparse=cols, **args)
+
+
+_ESTIMATORS = [
+    (rotforest.DecisionTreeClassifier, {}),
+    (rotforest.DecisionTreeRegressor, {}),
+    (rotforest.ExtraTreeClassifier, {}),
+    (rotforest.RandomForestClassifier, dict(n_estimators=6, oob_score=True)),
+    (rotforest.RandomForestRegressor, dict(n_estimators=6, max_features=0.5)),
+    (rotforest.ExtraTreesClassifier, dict(n_estimators=6)),
+    (rotforest.ExtraTreesRegressor, dict(n_estimators=6, bootstrap=True,
+                                         oob_score=True)),
+    (rotforest.RandomForestQuantileRegressor, dict(n_estimators=6)),
+]
+
+
+def _trees(est):
+    return [est] if hasattr(est, "tree_") else list(est.estimators_)
+
+
+@pytest.mark.parametrize("cls, params", _ESTIMATORS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "csr_array", "csc_int64"])
+def test_estimators_on_sparse_equal_dense(cls, params, fmt, monkeypatch):
+    rng = np.random.default_rng(5)
+    n, d = 240, 30
+    X = _sparse_data(rng, n, d, nan=True, density=0.1)
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 5]) > 0).astype(int)
+    if "Regressor" in cls.__name__:
+        y = np.abs(y + rng.normal(size=n))
+    if cls is rotforest.ExtraTreesRegressor:
+        # random cuts on dense X grow on the values, summing targets in index order
+        # (sparse: in value order); small integer targets sum exactly in any order
+        y = np.round(4 * y)
+    sw = rng.integers(1, 3, n).astype(float)
+    S = {"csr": sp.csr_matrix, "csc": sp.csc_matrix, "coo": sp.coo_matrix,
+         "csr_array": sp.csr_array, "csc_int64": sp.csc_matrix}[fmt](X)
+    if fmt == "csc_int64":
+        S.indices = S.indices.astype(np.int64)
+        S.indptr = S.indptr.astype(np.int64)
+    dense = cls(random_state=0, **params).fit(X, y, sample_weight=sw)
+    # never made dense: fit and prediction on the stored entries alone
+    monkeypatch.setattr(_validation, "_physical_memory", lambda: 1000)
+    sparse = cls(random_state=0, **params).fit(S, y, sample_weight=sw)
+    for a, b in zip(_trees(dense), _trees(sparse)):
+        assert _same_nodes(a.tree_.nodes, b.tree_.nodes)
+        np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
+    np.testing.assert_array_equal(dense.predict(X), sparse.predict(S))
+    np.testing.assert_array_equal(dense.apply(X), sparse.apply(S))
+    if hasattr(dense, "oob_score_"):
+        assert dense.oob_score_ == sparse.oob_score_
+
+
+def test_validation_fraction_and_oob_pruning_on_sparse():
+    rng = np.random.default_rng(2)
+    X = _sparse_data(rng, 300, 20, density=0.2)
+    y = (X[:, 0] + X[:, 4] > 0).astype(int)
+    S = sp.csr_matrix(X)
+    a = rotforest.DecisionTreeClassifier(validation_fraction=0.3, random_state=0)
+    b = rotforest.DecisionTreeClassifier(validation_fraction=0.3, random_state=0)
+    assert _same_nodes(a.fit(X, y).tree_.nodes, b.fit(S, y).tree_.nodes)
+    a = rotforest.RandomForestClassifier(n_estimators=4, oob_pruning=True, random_state=0)
+    b = rotforest.RandomForestClassifier(n_estimators=4, oob_pruning=True, random_state=0)
+    a.fit(X, y)
+    b.fit(S, y)
+    for ta, tb in zip(a.estimators_, b.estimators_):
+        assert _same_nodes(ta.tree_.nodes, tb.tree_.nodes)
+
+
+def test_warm_start_on_sparse_is_one_fit():
+    rng = np.random.default_rng(4)
+    S = sp.csr_matrix(_sparse_data(rng, 200, 25, density=0.1))
+    y = rng.integers(0, 3, 200)
+    one = rotforest.RandomForestClassifier(n_estimators=6, random_state=1).fit(S, y)
+    warm = rotforest.RandomForestClassifier(n_estimators=3, warm_start=True,
+                                            random_state=1).fit(S, y)
+    warm.set_params(n_estimators=6).fit(S, y)
+    np.testing.assert_array_equal(one.predict_proba(S), warm.predict_proba(S))
+
+
+def test_a_matrix_far_too_large_to_be_dense_fits():
+    """20,000 x 200,000 (32 GB dense) with 40,000 stored entries: fitted and predicted
+    on its entries, the same tree as a dense slice of its used columns grows."""
+    rng = np.random.default_rng(8)
+    n, d, nnz = 20_000, 200_000, 40_000
+    rows = rng.integers(0, n, nnz)
+    cols = np.r_[rng.integers(0, 50, nnz // 2), rng.integers(0, d, nnz - nnz // 2)]
+    S = sp.csr_matrix((rng.poisson(2.0, nnz) + 1.0, (rows, cols)), shape=(n, d))
+    y = (np.asarray(S[:, :10].sum(axis=1)).ravel() > 0).astype(int)
+    tree = rotforest.DecisionTreeClassifier(max_depth=6, random_state=0).fit(S, y)
+    assert tree.score(S, y) == 1.0
+    used = np.unique(S.tocoo().col)
+    small = rotforest.DecisionTreeClassifier(max_depth=6, random_state=0).fit(
+        S[:, used].toarray(), y)
+    mapped = used[small.tree_.feature[small.tree_.feature >= 0]]
+    np.testing.assert_array_equal(tree.tree_.feature[tree.tree_.feature >= 0], mapped)
+    np.testing.assert_array_equal(tree.tree_.threshold, small.tree_.threshold)
