@@ -169,6 +169,105 @@ def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :
     return out
 
 
+ctypedef fused index_t:
+    int32_t
+    int64_t
+
+
+cdef inline double _csr_value(const double* data, const index_t* indices, int64_t start,
+                              int64_t end, int64_t f) noexcept nogil:
+    """Value of column f in the CSR row stored at start .. end - 1 (its indices sorted,
+    without duplicates): 0.0 when the row stores no such column.  A binary search
+    without branches on the data (mispredicted, they would cost more than the reads):
+    ``base`` ends on the last index <= f, if any."""
+    cdef int64_t base = start, n = end - start, half
+    if n == 0:
+        return 0.0
+    while n > 1:
+        half = n >> 1
+        base += half * (indices[base + half] <= f)
+        n -= half
+    if indices[base] == f:
+        return data[base]
+    return 0.0
+
+
+def _csr_parts(X):
+    """The arrays of a CSR matrix of float64 (sorted indices, no duplicates) as the
+    sparse kernels read them: indptr as int64, indices as int32 or int64, data; checked
+    so that no row reads outside them."""
+    if not issparse(X) or X.format != "csr" or X.ndim != 2:
+        raise ValueError("X must be a 2-D CSR matrix")
+    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+    indices = X.indices
+    if indices.dtype != np.int32:
+        indices = indices.astype(np.int64, copy=False)
+    indices = np.ascontiguousarray(indices)
+    data = np.ascontiguousarray(X.data)
+    n = X.shape[0]
+    if (indptr.shape[0] != n + 1 or indptr[0] < 0
+            or indptr[n] > min(indices.shape[0], data.shape[0])
+            or np.any(indptr[1:] < indptr[:n])):
+        raise ValueError("corrupt CSR matrix: indptr does not fit its indices")
+    if X.dtype != np.float64 or not X.has_canonical_format:
+        raise ValueError("X must hold float64 with sorted indices and no duplicates")
+    return indptr, indices, data
+
+
+def apply_flat_sparse(flat, const int32_t[::1] original, X, table=None):
+    """apply_flat for a CSR matrix ``X`` of float64 (rows' indices sorted, without
+    duplicates, int32 or int64): a row's value of a feature is found by a binary search
+    of its indices (0.0 when absent, NaN when stored as NaN), so that every row reaches
+    the leaf of its dense form.  BLOCK rows walk in lockstep, as in apply_flat (their
+    searches overlap), categorical splits included."""
+    indptr, indices, data = _csr_parts(X)
+    return _apply_csr(flat, original, indptr, indices, data,
+                      np.zeros((1, 4), dtype=np.uint64) if table is None else table)
+
+
+def _apply_csr(flat, const int32_t[::1] original, const int64_t[::1] indptr,
+               const index_t[::1] indices, const double[::1] data,
+               const uint64_t[:, ::1] table):
+    cdef uint8_t[::1] raw = flat.view(np.uint8)
+    cdef const FlatNode* fl = <const FlatNode*> &raw[0]
+    cdef const index_t* ind = &indices[0] if indices.shape[0] else NULL
+    cdef const double* val = &data[0] if data.shape[0] else NULL
+    cdef const uint64_t* tab = &table[0, 0]
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i0, j, m
+    cdef int32_t cur[BLOCK]
+    cdef int32_t feat
+    cdef const FlatNode* node
+    cdef bint moving
+    cdef double x
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] res = out
+    with nogil:
+        i0 = 0
+        while i0 < n:
+            m = min(BLOCK, n - i0)
+            for j in range(m):
+                cur[j] = 0
+            moving = True
+            while moving:
+                moving = False
+                for j in range(m):
+                    node = &fl[cur[j]]
+                    feat = node.feature
+                    x = _csr_value(val, ind, indptr[i0 + j], indptr[i0 + j + 1],
+                                   feat & FEATURE_BITS)
+                    if feat & CATEGORICAL:
+                        cur[j] = node.left + (1 - <int32_t> code_left(
+                            &tab[4 * <Py_ssize_t> node.threshold], x, feat >= 0))
+                    else:
+                        cur[j] = node.left + ((x > node.threshold)
+                                              | ((x != x) & (feat < 0)))
+                    moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
+            for j in range(m):
+                res[i0 + j] = original[cur[j]]
+            i0 += m
+    return out
+
+
 def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
     """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
     cdef const Node* nd = _node_ptr(nodes)
@@ -209,6 +308,66 @@ def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
                 pos += 1
     data = np.ones(total, dtype=np.intp)
     return csr_matrix((data, indices_arr, indptr_arr), shape=(n, nodes.shape[0]))
+
+
+def decision_path_sparse(nodes, X, left_codes=None):
+    """decision_path_dense for a CSR matrix ``X`` read as apply_flat_sparse reads it."""
+    indptr, indices, data = _csr_parts(X)
+    left_codes = _checked_codes(nodes, left_codes)
+    # as in decision_path_dense: without categorical splits, one row of zeros
+    cstep = 0 if left_codes is None else 1
+    codes = np.zeros((1, 4), dtype=np.uint64) if left_codes is None else left_codes
+    indptr_arr, indices_arr = _decision_path_csr(nodes, indptr, indices, data, codes,
+                                                 cstep)
+    data_arr = np.ones(indices_arr.shape[0], dtype=np.intp)
+    return csr_matrix((data_arr, indices_arr, indptr_arr),
+                      shape=(X.shape[0], nodes.shape[0]))
+
+
+def _decision_path_csr(nodes, const int64_t[::1] xptr, const index_t[::1] xind,
+                       const double[::1] xval, const uint64_t[:, ::1] codes,
+                       Py_ssize_t cstep):
+    cdef const Node* nd = _node_ptr(nodes)
+    cdef const index_t* ind = &xind[0] if xind.shape[0] else NULL
+    cdef const double* val = &xval[0] if xval.shape[0] else NULL
+    cdef Py_ssize_t n = xptr.shape[0] - 1, i
+    cdef int64_t k, total = 0, pos, start, end
+    cdef double x
+    indptr_arr = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t[::1] indptr = indptr_arr
+    with nogil:
+        for i in range(n):
+            start = xptr[i]
+            end = xptr[i + 1]
+            k = 0
+            total += 1
+            while nd[k].left_child != -1:
+                x = _csr_value(val, ind, start, end, nd[k].feature)
+                if goes_left(&nd[k], x, &codes[k * cstep, 0]):
+                    k = nd[k].left_child
+                else:
+                    k = nd[k].right_child
+                total += 1
+            indptr[i + 1] = total
+    indices_arr = np.empty(total, dtype=np.int64)
+    cdef int64_t[::1] indices = indices_arr
+    with nogil:
+        pos = 0
+        for i in range(n):
+            start = xptr[i]
+            end = xptr[i + 1]
+            k = 0
+            indices[pos] = 0
+            pos += 1
+            while nd[k].left_child != -1:
+                x = _csr_value(val, ind, start, end, nd[k].feature)
+                if goes_left(&nd[k], x, &codes[k * cstep, 0]):
+                    k = nd[k].left_child
+                else:
+                    k = nd[k].right_child
+                indices[pos] = k
+                pos += 1
+    return indptr_arr, indices_arr
 
 
 class Tree:
@@ -296,15 +455,28 @@ class Tree:
         return depths
 
     def _rows(self, X):
-        """``X`` as rows the kernels read: a 2-D float64 array of n_features columns.
-        Like scikit-learn's ``Tree``, takes float32 arrays and sparse matrices (made
-        dense here); any real array is converted; anything else is refused clearly."""
+        """``X`` as rows the kernels read: a 2-D float64 array of n_features columns, or
+        for a sparse ``X`` (any format) a CSR matrix of float64 with sorted indices and
+        no duplicates (a new one where ``X`` is not such: ``X`` itself is never
+        changed).  Like scikit-learn's ``Tree``, takes float32 arrays; any real array
+        is converted; anything else is refused clearly."""
         if isinstance(X, np.ndarray) and X.dtype == np.float64:
             rows = X
         elif issparse(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D; got a sparse array of shape {X.shape}")
-            rows = X.toarray().astype(np.float64, copy=False)
+            self._check_width(X)
+            if X.dtype.kind not in "biuf":
+                raise TypeError("X must hold real numbers (float64 or float32, as the "
+                                f"estimator's input); got dtype {X.dtype}")
+            rows = X.tocsr()
+            if rows.dtype != np.float64:
+                rows = rows.astype(np.float64)       # a copy
+            if not rows.has_canonical_format:
+                if rows is X:
+                    rows = rows.copy()
+                rows.sum_duplicates()                # sorts the indices too
+            return rows
         else:
             rows = np.asarray(X)
             if rows.dtype.kind not in "biuf":
@@ -314,23 +486,33 @@ class Tree:
         if rows.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features); got shape "
                              f"{rows.shape}")
+        self._check_width(rows)
+        return rows
+
+    def _check_width(self, rows):
         if rows.shape[1] != self.n_features:
             raise ValueError(f"X has {rows.shape[1]} features, but the tree was grown on "
                              f"{self.n_features}")
-        return rows
 
     def apply(self, X):
         """Leaf index reached by every row of ``X`` (2-D: float64, float32 or any real
-        array, or a sparse matrix; NaN is a missing value)."""
+        array, or a sparse matrix, read without making it dense; NaN is a missing
+        value)."""
         flat = self.__dict__.get("_flat")
         if flat is None:
             flat = self._flat = flatten(self.nodes, self.left_codes)
-        return apply_flat(flat[0], flat[1], self._rows(X), flat[2])
+        rows = self._rows(X)
+        if issparse(rows):
+            return apply_flat_sparse(flat[0], flat[1], rows, flat[2])
+        return apply_flat(flat[0], flat[1], rows, flat[2])
 
     def decision_path(self, X):
         """The nodes every row of ``X`` passes (a CSR indicator matrix, one row per
         sample); ``X`` as for :meth:`apply`."""
-        return decision_path_dense(self.nodes, self._rows(X), self.left_codes)
+        rows = self._rows(X)
+        if issparse(rows):
+            return decision_path_sparse(self.nodes, rows, self.left_codes)
+        return decision_path_dense(self.nodes, rows, self.left_codes)
 
     def categories_left(self, node):
         """The codes that node ``node`` sends left: a sorted int array for a categorical
