@@ -634,3 +634,56 @@ def test_bench_quantile_defaults_quick_run(capsys):
         assert row[2].endswith("%") and float(row[3].rstrip("%")) >= 0
         assert row[4] in ("better", "worse", "noise")
         assert f"| {row[0]} | {row[1]} |" in out
+
+
+def test_bench_sparse_data_and_quick_run(capsys):
+    """bench_sparse.py: its generated data are what the docstring says (a one-hot
+    pipeline of 2,330 sparse columns, counts at the density asked for), and --quick runs
+    every part in fork-server children: rows with times, memory and accuracy, the
+    255-level refusal reported in the table, ratios, and a child over --memory-limit
+    stopped and reported."""
+    bench = _load("bench_sparse")
+    frame, y = bench.categorical_frame(300, seed=1)
+    assert list(frame.columns) == bench.NUMERIC + bench.CATEGORICAL
+    assert [len(frame[c].cat.categories) for c in bench.CATEGORICAL] == [2000, 300, 20]
+    assert 0.3 < y.mean() < 0.7
+    args = bench.parse([])
+    encoder = bench.make_model("onehot", "sklearn", args, frame).steps[0][1]
+    encoded = encoder.fit_transform(frame)
+    assert encoded.format == "csr" and encoded.shape == (300, 2330)
+    X, y, _ = bench.word_counts(400, 1000, 0.01, seed=1)
+    assert X.format == "csr" and X.shape == (400, 1000)
+    assert X.nnz / 400_000 == pytest.approx(0.01, rel=0.1)
+    assert np.all(X.data == np.round(X.data)) and X.data.min() >= 1 and y.mean() == 0.5
+    assert X.getnnz(axis=0)[0] > X.getnnz(axis=0)[-100:].max()      # Zipf: term 0 first
+
+    results = bench.main(["--quick", "--n-jobs", "1", "--parts", "onehot,native,words",
+                          "--large"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_sparse: ")
+    assert "# command: python benchmarks/bench_sparse.py --quick --n-jobs 1" in out
+    assert list(results) == ["onehot", "native", "words", "large"]
+    for part, models in results.items():
+        assert list(models) == list(bench.MODELS[part])
+        for key, r in models.items():
+            if part == "native" and key == "ours" and "refused" in r:
+                continue                  # today: at most 255 levels (city has 300)
+            assert r["fit_s"] > 0 and 0.3 < r["accuracy"] <= 1, (part, key, r)
+            assert r["peak_kb"] >= r["increment_kb"] >= 0 and r["peak_kb"] > 10_000
+            assert f"| {bench.LABELS[part][key]} | {r['fit_s']:.2f} |" in out
+    native = results["native"]["ours"]
+    if "refused" in native:               # the error's first line in the table
+        assert native["refused"].startswith("ValueError: categorical feature 'city'")
+        assert f"| rotforest RF, native categories | refused: {native['refused']} |" in out
+        assert "| ours / hgb | - |" in out
+    assert bench._row("x", {"refused": "ValueError: boom", "load": 1.5}) == [
+        "x", "refused: ValueError: boom", "-", "-", "-", "-", "-", "1.50"]
+    assert out.count("| ours / sklearn | **") == 3
+    assert "| ours-codes / hgb-codes | **" in out      # city (300 levels) as codes
+    assert "Target, ours fits with a peak under 4 GB: fits" in out
+    assert "| words | ours / sklearn |" in out
+
+    stopped = bench.main(["--quick", "--n-jobs", "1", "--parts", "words",
+                          "--memory-limit", "0.02"])
+    capsys.readouterr()
+    assert stopped["words"]["ours"] == {"refused": "stopped: RSS passed the 0.02 GB limit"}
