@@ -127,3 +127,223 @@ cdef int64_t _sparse_hits(const Builder* B, int64_t f, int64_t s, int64_t e,
                 out[m] = ((<key_t> rank[t]) << rs) | S[q]
                 m += 1
     return m
+
+
+cdef double _sparse_random(Builder* B, const Entry* e, int64_t f, const double* tot,
+                           int64_t* nm_out, double* thr, int64_t* ml,
+                           int64_t* levels) noexcept nogil:
+    """The random cut of sparse feature f of a sorting node, from the column's entries
+    among the node's samples and the node's totals: the extremes of the present values
+    (0.0 among them when some sample is not stored), the threshold and the missing
+    side drawn as _random_split draws them, the left side's statistics (the implicit
+    zeros' from the node's totals less the entries').  Returns its proxy (-inf: no valid
+    cut); levels 1 when f is constant in the node (else 2), nm_out the missing samples.
+    Exact integer weights give _random_split's counts and cut; other sums may differ
+    from it in their last bits.  The winner's keys are sorted by _finish_split."""
+    cdef key_t* H = B.col.sort_tmp
+    cdef int64_t s = e.start, end = e.end, n = end - s
+    cdef int64_t m = _sparse_hits(B, f, s, end, H), q, c, nm = 0, n_left, zeros
+    cdef int64_t K = B.data.n_classes, off = B.col.sp_voff[f]
+    cdef uint64_t nr = B.work.nan_rank[f], r, rmin = <uint64_t> -1, rmax = 0
+    cdef uint64_t zr = B.col.sp_zero[f]
+    cdef int rs = B.key.rshift
+    cdef const double* V = B.col.sp_vals
+    cdef double t, wi, wl = 0.0, wh = 0.0
+    cdef key_t k
+    zeros = n - m
+    for q in range(m):
+        r = H[q] >> rs
+        if r == nr:
+            nm += 1
+            continue
+        rmin = r if r < rmin else rmin
+        rmax = r if r > rmax else rmax
+    if zeros > 0:
+        rmin = zr if zr < rmin else rmin
+        rmax = zr if zr > rmax else rmax
+    nm_out[0] = nm
+    levels[0] = 2
+    if nm == n or (rmin == rmax and nm == 0):
+        levels[0] = 1
+        return -INFINITY
+    t = _random_threshold(B, V[off + <int64_t> rmin], V[off + <int64_t> rmax], nm, ml)
+    n_left = zeros if 0.0 <= t else 0
+    for q in range(m):
+        r = H[q] >> rs
+        if r == nr:
+            n_left += ml[0]
+        elif V[off + <int64_t> r] <= t:
+            n_left += 1
+    if n_left < B.par.min_samples_leaf or n - n_left < B.par.min_samples_leaf:
+        return -INFINITY
+    for c in range(K):
+        B.work.cl[c] = 0.0
+        B.work.fl[c] = 0.0
+    for q in range(m):
+        k = H[q]
+        r = k >> rs
+        wi = _wt(B, k)
+        if zeros > 0 and 0.0 <= t:
+            _accumulate(B, k, wi, B.work.fl)       # every entry: the zeros' complement
+            wh += wi
+        if (ml[0] and r == nr) or (r != nr and V[off + <int64_t> r] <= t):
+            _accumulate(B, k, wi, B.work.cl)
+            wl += wi
+    if zeros > 0 and 0.0 <= t:
+        for c in range(K):
+            B.work.cl[c] += tot[c] - B.work.fl[c]
+        wl += e.weight - wh
+    thr[0] = t
+    return _random_proxy(B, f, tot, e.weight, wl, e.lower, e.upper)
+
+
+cdef inline int64_t _first_above(const Builder* B, int64_t f, const key_t* L, int64_t s,
+                                 int64_t enm, double t) noexcept nogil:
+    """The first position of the sorted keys L[s:enm) (present values) whose value
+    exceeds t."""
+    cdef int64_t a = s, b = enm, m
+    while a < b:
+        m = (a + b) >> 1
+        if _key_value(B, f, L[m]) > t:
+            b = m
+        else:
+            a = m + 1
+    return a
+
+
+cdef inline bint _sparse_scans(const Builder* B, int64_t f) noexcept nogil:
+    """Whether a sorting node scans sparse feature f from its entries alone
+    (_sparse_scan): one output, Gini with integer weights or the squared error (and
+    Friedman's), no missing value in the feature, no constraint on it."""
+    return (B.col.sparse and not B.par.random_split and not B.par.reference
+            and B.data.n_outputs == 1 and B.work.nan_rank[f] == NO_NAN
+            and (B.data.monotonic == NULL or B.data.monotonic[f] == 0)
+            and ((not B.data.regression and B.par.criterion == CRIT_GINI
+                  and B.key.packed)
+                 or (B.data.regression and (B.par.criterion == CRIT_SQUARED
+                                            or B.par.criterion == CRIT_FRIEDMAN))))
+
+
+cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* tot,
+                         double floor, int64_t* pos, int64_t* levels) noexcept nogil:
+    """The best cut of sparse feature f of a sorting node from the column's entries
+    among the node's samples, sorted, with the implicit zeros as one block at the rank
+    of 0.0 whose statistics are the node's totals less the entries': the cuts between
+    distinct values in increasing order, at the positions the sorted keys would give
+    them, scored as the counting scans score them (Gini: _count_gini2 and
+    _count_gini_multi, exact integers: the same cut as the dense form's scans), or
+    with _reg_proxy (squared error: sums in another order than the dense scan's, equal
+    up to rounding).  Only cuts beating floor matter (-inf, pos -1 when none); levels 1
+    when f is constant in the node (else 2).  The winner's keys are sorted by
+    _finish_split."""
+    cdef key_t* H = B.col.sort_tmp
+    cdef int64_t s = e.start, end = e.end, n = end - s
+    cdef int64_t m = _sparse_hits(B, f, s, end, H), q, c, p, nl = 0, zeros = n - m
+    cdef int64_t K = B.data.n_classes
+    cdef int64_t lo = s + B.par.min_samples_leaf
+    cdef int64_t hi = min(end - 1, end - B.par.min_samples_leaf)
+    cdef int rs = B.key.rshift, ws = B.key.wshift, cs = B.key.cshift
+    cdef uint64_t wm = B.key.wmask, cm = B.key.cmask, im = B.key.imask
+    cdef uint64_t zr = B.col.sp_zero[f], r, rmin = <uint64_t> -1, rmax = 0
+    cdef bint reg = B.data.regression, zero_done = zeros == 0
+    cdef int64_t* li = B.work.cli
+    cdef int64_t* zc = B.work.cri
+    cdef int64_t wli = 0, zwi, wti = <int64_t> e.weight, wri, a, sql, sqr, wi
+    cdef int64_t minwi = <int64_t> ceil(B.par.min_weight_leaf)
+    cdef double sl = 0.0, wl = 0.0, hs = 0.0, hw = 0.0, zs, zw, wd, best = floor
+    cdef double num, den, qt, wr, minw = B.par.min_weight_leaf
+    cdef const double* yv = B.data.yv
+    cdef key_t k
+    pos[0] = -1
+    levels[0] = 2
+    if not reg:
+        memset(zc, 0, K * sizeof(int64_t))
+        memset(li, 0, K * sizeof(int64_t))
+    for q in range(m):
+        k = H[q]
+        r = k >> rs
+        rmin = r if r < rmin else rmin
+        rmax = r if r > rmax else rmax
+        if reg:
+            wd = _wt(B, k)
+            hs += wd * yv[k & im]
+            hw += wd
+        else:
+            zc[(k >> cs) & cm] += <int64_t> ((k >> ws) & wm)
+    if m == 0 or (zeros == 0 and rmin == rmax):
+        levels[0] = 1
+        return -INFINITY
+    if m > 1 and _radix_sort(H, B.col.sorted_keys[0], m, rs, <uint64_t> -1, rmin,
+                             _bit_length(rmax - rmin), B.col.hist):
+        H = B.col.sorted_keys[0]
+    # the implicit zeros: the node's totals less the entries'
+    if reg:
+        zs = tot[0] - hs
+        zw = e.weight - hw
+    else:
+        zwi = 0
+        for c in range(K):
+            zc[c] = <int64_t> tot[c] - zc[c]
+            zwi += zc[c]
+    q = 0
+    while True:
+        # the next value's samples join the left side: the zeros' block, or a run of
+        # entries of one rank
+        if not zero_done and (q >= m or (H[q] >> rs) > zr):
+            zero_done = True
+            nl += zeros
+            if reg:
+                sl += zs
+                wl += zw
+            else:
+                for c in range(K):
+                    li[c] += zc[c]
+                wli += zwi
+        elif q < m:
+            r = H[q] >> rs
+            while q < m and (H[q] >> rs) == r:
+                k = H[q]
+                if reg:
+                    wd = _wt(B, k)
+                    sl += wd * yv[k & im]
+                    wl += wd
+                else:
+                    wi = <int64_t> ((k >> ws) & wm)
+                    li[(k >> cs) & cm] += wi
+                    wli += wi
+                q += 1
+                nl += 1
+        else:
+            break
+        if nl >= n:
+            break
+        p = s + nl
+        if p < lo or p > hi:
+            continue
+        if reg:
+            wr = e.weight - wl
+            if wl >= minw and wr >= minw:
+                qt = _reg_proxy(CRIT_SQUARED, sl, wl, tot[0] - sl, wr)
+                if qt > best:
+                    best = qt
+                    pos[0] = p
+        elif K == 2:
+            _gini2_score(<double> li[1], <double> wli, tot[1], e.weight, minw, p, &best,
+                         pos)
+        else:
+            wri = wti - wli
+            if wli >= minwi and wri >= minwi:
+                sql = 0
+                sqr = 0
+                for c in range(K):
+                    sql += li[c] * li[c]
+                    a = <int64_t> tot[c] - li[c]
+                    sqr += a * a
+                num = <double> sql * <double> wri + <double> sqr * <double> wli
+                den = <double> wli * <double> wri
+                if num > best * RF_SCREEN * den:
+                    qt = num / den
+                    if qt > best:
+                        best = qt
+                        pos[0] = p
+    return best if pos[0] >= 0 else -INFINITY

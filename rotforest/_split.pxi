@@ -74,14 +74,34 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 # keep the best feature's values
                 B.col.vals[0], B.col.vals[1] = B.col.vals[1], B.col.vals[0]
             continue
-        counted = not presorted and _counts_feature(B, f)
+        if B.col.sparse and B.par.random_split and not B.par.absolute:
+            # a random cut of a sparse column: from its entries in the node (see there)
+            proxy = _sparse_random(B, e, f, counts, &nm, &thr, &ml, &levels)
+            if levels < 2:
+                consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
+                continue
+            found += 1
+            if proxy > best:
+                best = proxy
+                best_f = f
+                best_cat = False
+                best_p = -1          # (found by _finish_split in the sorted keys)
+                best_thr = thr
+                best_nm = nm
+                best_ml = ml
+                best_counted = True
+            continue
+        counted = not presorted and (_counts_feature(B, f) or _sparse_scans(B, f))
         if presorted:
             L = B.col.lists + f * B.data.n_active
             if ((L[s] ^ L[end - 1]) >> B.key.rshift) == 0:
                 L = NULL
         elif counted:
-            # few values: counted, not sorted; the keys are sorted only if it wins
-            if K == 2:
+            # few values, or a sparse column's entries: counted, not sorted; the keys
+            # are sorted only if it wins
+            if B.col.sparse:
+                proxy = _sparse_scan(B, e, f, counts, best, &pos, &levels)
+            elif K == 2:
                 proxy = _count_gini2(B, f, s, end, counts, e.weight, best, &pos, &levels)
             else:
                 proxy = _count_gini_multi(B, f, s, end, counts, e.weight, best, &pos,
@@ -222,6 +242,9 @@ cdef void _finish_split(Builder* B, Entry* e, int64_t best_f, int64_t best_p,
     # exact class counts (or target sums) of both children
     L = B.col.lists + best_f * B.data.n_active if e.presorted else B.col.sorted_keys[1]
     enm = end - best_nm
+    if best_p < 0:
+        # a random cut of a sparse column (_sparse_random): its position
+        best_p = _first_above(B, best_f, L, s, enm, best_thr)
     e.split.cut_rank = (L[best_p] >> B.key.rshift) if best_p < enm \
         else B.work.nan_rank[best_f]
     for c in range(K):

@@ -216,55 +216,59 @@ def _csr_parts(X):
 
 def apply_flat_sparse(flat, const int32_t[::1] original, X, table=None):
     """apply_flat for a CSR matrix ``X`` of float64 (rows' indices sorted, without
-    duplicates, int32 or int64): a row's value of a feature is found by a binary search
-    of its indices (0.0 when absent, NaN when stored as NaN), so that every row reaches
-    the leaf of its dense form.  BLOCK rows walk in lockstep, as in apply_flat (their
-    searches overlap), categorical splits included."""
+    duplicates, int32 or int64): each row's stored values are scattered into a dense
+    row of zeros, the row walks the tree reading it, and the entries are cleared again,
+    so that every row reaches the leaf of its dense form (NaN stored: missing) in time
+    of its entries plus its path, categorical splits included.  Rows walk one at a time:
+    the trees that sparse data grows are often deep on one side, where rows walking in
+    lockstep would wait for the longest path of their block."""
     indptr, indices, data = _csr_parts(X)
     return _apply_csr(flat, original, indptr, indices, data,
-                      np.zeros((1, 4), dtype=np.uint64) if table is None else table)
+                      np.zeros((1, 4), dtype=np.uint64) if table is None else table,
+                      X.shape[1])
 
 
 def _apply_csr(flat, const int32_t[::1] original, const int64_t[::1] indptr,
                const index_t[::1] indices, const double[::1] data,
-               const uint64_t[:, ::1] table):
+               const uint64_t[:, ::1] table, Py_ssize_t n_features):
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef const FlatNode* fl = <const FlatNode*> &raw[0]
     cdef const index_t* ind = &indices[0] if indices.shape[0] else NULL
     cdef const double* val = &data[0] if data.shape[0] else NULL
     cdef const uint64_t* tab = &table[0, 0]
-    cdef Py_ssize_t n = indptr.shape[0] - 1, i0, j, m
-    cdef int32_t cur[BLOCK]
-    cdef int32_t feat
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i, t
+    cdef int32_t cur, feat
     cdef const FlatNode* node
-    cdef bint moving
     cdef double x
+    row_arr = np.zeros(max(n_features, 1), dtype=np.float64)
+    cdef double[::1] row = row_arr
+    cdef double* r = &row[0]
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] res = out
     with nogil:
-        i0 = 0
-        while i0 < n:
-            m = min(BLOCK, n - i0)
-            for j in range(m):
-                cur[j] = 0
-            moving = True
-            while moving:
-                moving = False
-                for j in range(m):
-                    node = &fl[cur[j]]
-                    feat = node.feature
-                    x = _csr_value(val, ind, indptr[i0 + j], indptr[i0 + j + 1],
-                                   feat & FEATURE_BITS)
-                    if feat & CATEGORICAL:
-                        cur[j] = node.left + (1 - <int32_t> code_left(
-                            &tab[4 * <Py_ssize_t> node.threshold], x, feat >= 0))
-                    else:
-                        cur[j] = node.left + ((x > node.threshold)
-                                              | ((x != x) & (feat < 0)))
-                    moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
-            for j in range(m):
-                res[i0 + j] = original[cur[j]]
-            i0 += m
+        for i in range(n):
+            for t in range(indptr[i], indptr[i + 1]):
+                if 0 <= ind[t] < n_features:       # (a corrupt index is not written)
+                    r[ind[t]] = val[t]
+            cur = 0
+            node = &fl[0]
+            while node.threshold == node.threshold:     # not a leaf
+                feat = node.feature
+                x = r[feat & FEATURE_BITS]
+                if feat & CATEGORICAL:
+                    cur = node.left + (1 - <int32_t> code_left(
+                        &tab[4 * <Py_ssize_t> node.threshold], x, feat >= 0))
+                elif x <= node.threshold:
+                    # a branch, not arithmetic: paths in such trees mostly take one side
+                    # (a zero below the cut), which the processor predicts and runs ahead
+                    cur = node.left
+                else:
+                    cur = node.left + (1 if x == x or feat < 0 else 0)
+                node = &fl[cur]
+            res[i] = original[cur]
+            for t in range(indptr[i], indptr[i + 1]):
+                if 0 <= ind[t] < n_features:
+                    r[ind[t]] = 0.0
     return out
 
 
