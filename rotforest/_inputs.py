@@ -1,7 +1,8 @@
 """Input checks shared by every estimator: X and y validated and converted as the builder
-reads them (float64, NaN allowed, sparse input expanded, categorical columns of a
-DataFrame as codes), sample weights, class labels encoded, target checks per criterion,
-and X at predict time converted as the fit converted it."""
+reads them (float64, NaN allowed, sparse input kept as canonical CSC where the estimator
+takes it and made dense elsewhere, categorical columns of a DataFrame as codes), sample
+weights, class labels encoded, target checks per criterion, and X at predict time
+converted as the fit converted it."""
 import numbers
 import warnings
 

@@ -215,7 +215,7 @@ class _BaseRandomForest(_BaseForest):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data (converted to float64; NaN marks a missing value; a scipy
-            sparse matrix is expanded to a dense array).
+            sparse matrix is grown on as it is, never made dense).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels (strings or numbers) for a classifier; numeric targets for a
             regressor (finite, and non-negative for ``criterion="poisson"``).  A 2-D y
