@@ -283,58 +283,6 @@ cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_
         wt[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
 
 
-cdef void _sparse_count_bins(Builder* B, int64_t f, int64_t s, int64_t e,
-                             const double* tot, double wtot, int64_t* cnt,
-                             int64_t* wt) noexcept nogil:
-    """_count_bins of a sparse column (see _sparse.pxi): its stored entries among the
-    node's samples counted one by one, the implicit zeros at once from the node's
-    totals (exact integer weights: the same counts)."""
-    cdef key_t* H = B.col.sort_tmp
-    cdef int64_t m = _sparse_hits(B, f, s, e, H), q, r, wi, c1, w = 0, w1 = 0
-    cdef int rs = B.key.rshift, ws = B.key.wshift, cs = B.key.cshift
-    cdef uint64_t wm = B.key.wmask
-    cdef key_t k
-    for q in range(m):
-        k = H[q]
-        r = <int64_t> ((k >> rs) & (COUNT_BINS - 1))
-        wi = <int64_t> ((k >> ws) & wm)
-        c1 = wi & -(<int64_t> ((k >> cs) & 1))
-        cnt[r] += 1
-        wt[r] += wi + (c1 << 32)
-        w += wi
-        w1 += c1
-    if m < e - s:
-        r = B.col.sp_zero[f] & (COUNT_BINS - 1)
-        cnt[r] += (e - s) - m
-        wt[r] += (<int64_t> wtot - w) + ((<int64_t> tot[1] - w1) << 32)
-
-
-cdef void _sparse_count_classes(Builder* B, int64_t f, int64_t s, int64_t e,
-                                const double* tot, int64_t* cnt,
-                                int64_t* tab) noexcept nogil:
-    """_count_classes of a sparse column, as _sparse_count_bins."""
-    cdef key_t* H = B.col.sort_tmp
-    cdef int64_t m = _sparse_hits(B, f, s, e, H), q, r, c, wi, K = B.data.n_classes
-    cdef int rs = B.key.rshift, ws = B.key.wshift, cs = B.key.cshift
-    cdef uint64_t wm = B.key.wmask, cm = B.key.cmask
-    cdef int64_t hit[COUNT_CLASSES]
-    cdef key_t k
-    memset(hit, 0, sizeof(hit))
-    for q in range(m):
-        k = H[q]
-        r = <int64_t> ((k >> rs) & (COUNT_BINS - 1))
-        c = <int64_t> ((k >> cs) & cm)
-        wi = <int64_t> ((k >> ws) & wm)
-        cnt[r] += 1
-        tab[r * K + c] += wi
-        hit[c] += wi
-    if m < e - s:
-        r = B.col.sp_zero[f] & (COUNT_BINS - 1)
-        cnt[r] += (e - s) - m
-        for c in range(K):
-            tab[r * K + c] += <int64_t> tot[c] - hit[c]
-
-
 cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const double* tot,
                          double wtot, double floor, int64_t* pos,
                          int64_t* levels) noexcept nogil:
@@ -353,9 +301,7 @@ cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const doub
     cdef double best = floor
     memset(cnt, 0, sizeof(cnt))
     memset(wt, 0, sizeof(wt))
-    if B.col.sparse:
-        _sparse_count_bins(B, f, s, e, tot, wtot, cnt, wt)
-    elif B.col.rank_bytes == 1:
+    if B.col.rank_bytes == 1:
         rk = _rank_row(B, f, s, e)
         _count_bins(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
                     B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
@@ -421,9 +367,7 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
     cdef double best = floor, num, den, q
     memset(cnt, 0, sizeof(cnt))
     memset(tab, 0, COUNT_BINS * K * sizeof(int64_t))
-    if B.col.sparse:
-        _sparse_count_classes(B, f, s, e, tot, cnt, tab)
-    elif B.col.rank_bytes == 1:
+    if B.col.rank_bytes == 1:
         rk = _rank_row(B, f, s, e)
         _count_classes(<const uint8_t*> rk, B.col.samples, s, e,
                        B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,

@@ -12,9 +12,10 @@
 #   (sorting in the node, partitions, categorical sums) runs unchanged on them: the same
 #   tree as the dense form of X, in time of the node's samples plus the entries;
 # - its stored entries among the node's samples alone (_sparse_hits), when the node's
-#   statistics of the implicit zeros follow from its totals: the counting scans of
-#   few-valued features (_count_gini2, _count_gini_multi) then cost the entries, not
-#   the samples, and count the same integers.
+#   statistics of the implicit zeros follow from its totals: the split searches of
+#   _sparse_scan (Gini with integer weights, scored as the counting scans score them;
+#   the squared error) and _sparse_random (random cuts) then cost the entries, not the
+#   samples.
 
 cdef inline int64_t _gallop(const int32_t* R, int64_t t, int64_t b, int64_t i) noexcept nogil:
     """The first position in [t, b) of the increasing R whose row is at least i (b when
@@ -247,7 +248,8 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     cdef uint64_t zr = B.col.sp_zero[f], r, rmin = <uint64_t> -1, rmax = 0
     cdef bint reg = B.data.regression, zero_done = zeros == 0
     cdef int64_t* li = B.work.cli
-    cdef int64_t* zc = B.work.cri
+    cdef double* zc = B.work.fr     # (not work.cri: the multiclass kernel's node counts,
+                                    # which later features of the node read)
     cdef int64_t wli = 0, zwi, wti = <int64_t> e.weight, wri, a, sql, sqr, wi
     cdef int64_t minwi = <int64_t> ceil(B.par.min_weight_leaf)
     cdef double sl = 0.0, wl = 0.0, hs = 0.0, hw = 0.0, zs, zw, wd, best = floor
@@ -257,7 +259,7 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     pos[0] = -1
     levels[0] = 2
     if not reg:
-        memset(zc, 0, K * sizeof(int64_t))
+        memset(zc, 0, K * sizeof(double))
         memset(li, 0, K * sizeof(int64_t))
     for q in range(m):
         k = H[q]
@@ -269,7 +271,7 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
             hs += wd * yv[k & im]
             hw += wd
         else:
-            zc[(k >> cs) & cm] += <int64_t> ((k >> ws) & wm)
+            zc[(k >> cs) & cm] += <double> ((k >> ws) & wm)
     if m == 0 or (zeros == 0 and rmin == rmax):
         levels[0] = 1
         return -INFINITY
@@ -283,8 +285,8 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     else:
         zwi = 0
         for c in range(K):
-            zc[c] = <int64_t> tot[c] - zc[c]
-            zwi += zc[c]
+            zc[c] = tot[c] - zc[c]
+            zwi += <int64_t> zc[c]
     q = 0
     while True:
         # the next value's samples join the left side: the zeros' block, or a run of
@@ -297,7 +299,7 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
                 wl += zw
             else:
                 for c in range(K):
-                    li[c] += zc[c]
+                    li[c] += <int64_t> zc[c]
                 wli += zwi
         elif q < m:
             r = H[q] >> rs
