@@ -748,6 +748,9 @@ cdef object _checked_sparse(sparse, int64_t n, int64_t F):
         if (not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.ndim != 1
                 or not arr.flags.c_contiguous or (size is not None and arr.shape[0] != size)):
             raise ValueError("sparse must be sparse_columns(X)")
+    frozen = not any(arr.flags.writeable for arr, _, _ in kinds)
+    if frozen and getattr(sparse, "checked", None) == (n, F):
+        return top, (int(top.max()) if F else 0)     # (checked for an earlier tree)
     nnz = rows.shape[0]
     counts = np.diff(ptr)
     per = np.repeat(np.arange(F), counts) if nnz else np.zeros(0, dtype=np.int64)
@@ -759,6 +762,8 @@ cdef object _checked_sparse(sparse, int64_t n, int64_t F):
                          or np.any(rank.astype(np.uint64) > top[per])
                          or np.any((np.diff(rows) <= 0) & (per[1:] == per[:-1]))))):
         raise ValueError("sparse must be sparse_columns(X)")
+    if frozen and hasattr(sparse, "__dict__"):
+        sparse.checked = (n, F)
     return top, (int(top.max()) if F else 0)
 
 

@@ -7,7 +7,6 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse import issparse
 from sklearn.base import is_regressor
 from sklearn.exceptions import DataConversionWarning
@@ -19,7 +18,7 @@ from rotforest import _builder
 from rotforest._categorical import (as_pandas_categories, categorical_input,
                                     check_categorical_params, check_categorical_unchanged,
                                     check_codes)
-from rotforest._sparse import canonical_csc
+from rotforest._sparse import canonical_csc, canonical_csr
 from rotforest._validation import check_class_weight, densify, power_of_two_below
 
 
@@ -113,7 +112,7 @@ def predict_input(est, X, dense=False):
     X = validate_data(est, X, reset=False, dtype=np.float64,
                       ensure_all_finite="allow-nan", accept_sparse=True)
     if issparse(X) and not dense and sparse_native(est):
-        return sp.csr_matrix(X)
+        return canonical_csr(X)         # (once, not in every tree)
     return densify(X)
 
 

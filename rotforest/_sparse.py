@@ -11,7 +11,7 @@ columns hold a stored NaN.  Memory and time follow the stored entries, not the c
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["canonical_csc", "sparse_columns"]
+__all__ = ["canonical_csc", "canonical_csr", "sparse_columns"]
 
 
 def canonical_csc(X):
@@ -24,6 +24,24 @@ def canonical_csc(X):
     if X.indices.dtype != np.int32:
         X.indices = X.indices.astype(np.int32)
     X.indptr = X.indptr.astype(np.int64, copy=False)
+    return X
+
+
+class SparseColumns(tuple):
+    """sparse_columns' result: its eight arrays, as a tuple.  ``checked``: the
+    (n_samples, n_features) for which the builder has checked every entry, kept only
+    while all the arrays are read-only (a forest's, shared by its trees: checked once)."""
+
+
+def canonical_csr(X):
+    """X (a scipy sparse matrix or array) as a CSR matrix of float64 without duplicates,
+    its indices sorted (the form the trees walk), copied only when it is not one."""
+    X = sp.csr_matrix(X)
+    if X.dtype != np.float64:
+        X = X.astype(np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
     return X
 
 
@@ -52,17 +70,20 @@ def sparse_columns(X):
     local = distinct - first[column]          # among the column's non-zero values
     has_zero = counts < n
     negative = value < 0.0
-    zero_rank = np.bincount(column[new & negative], minlength=F).astype(np.uint32)
+    # (a column without zeros, all negative, would put 0.0 beyond its highest rank:
+    # clamped, no sample reads it)
+    zero_rank = np.bincount(column[new & negative], minlength=F)
     rank_sorted = local + (has_zero[column] & ~negative)
     ranks = np.empty(nnz, dtype=np.uint32)
     ranks[order] = rank_sorted
     n_values = np.bincount(column[new], minlength=F) + has_zero
     top = (np.maximum(n_values, 1) - 1).astype(np.uint64)
+    zero_rank = np.minimum(zero_rank, top).astype(np.uint32)
     offsets = np.zeros(F + 1, dtype=np.int64)
     np.cumsum(top.astype(np.int64) + 1, out=offsets[1:])
     values = np.zeros(offsets[F], dtype=np.float64)   # 0.0 at each zero rank
     values[offsets[column[new]] + rank_sorted[new]] = value[new]
     has_nan = (np.bincount(column[nan], minlength=F) > 0).astype(np.uint8)
-    return (np.ascontiguousarray(X.indptr, dtype=np.int64),
-            np.ascontiguousarray(X.indices, dtype=np.int32), ranks, zero_rank, values,
-            offsets, top, has_nan)
+    return SparseColumns((np.ascontiguousarray(X.indptr, dtype=np.int64),
+                          np.ascontiguousarray(X.indices, dtype=np.int32), ranks,
+                          zero_rank, values, offsets, top, has_nan))

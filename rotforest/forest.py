@@ -26,7 +26,7 @@ from rotforest._validation import (check_class_weight, check_real, check_tree_pa
 from rotforest.pruning import prune_reduced_error
 from rotforest._dependence import RecursionDependence
 from rotforest._inputs import category_table, predict_input, training_data
-from rotforest._sparse import sparse_columns
+from rotforest._sparse import canonical_csr, sparse_columns
 from rotforest.tree import DecisionTreeRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -344,7 +344,7 @@ class _BaseRandomForest(_BaseForest):
         """The sums of the out-of-bag trees' leaf values of every sample, and how many
         trees left it out."""
         if issparse(X):
-            X = X.tocsr()                           # rows, as the trees walk them
+            X = canonical_csr(X)                    # rows, as the trees walk them
         draws = draw_records(self)[:, 1]            # every tree's own draw: same samples
         probabilities = self._tree_probabilities()  # (check_warm_start), maybe other weights
         both = _sum_over_trees(len(self.estimators_), n_jobs, lambda chunk: _oob_votes(

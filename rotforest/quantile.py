@@ -87,19 +87,25 @@ def _check_interpolation(interpolation):
     return _quantile.METHODS[interpolation]
 
 
-def _fingerprint(X):
+def _fingerprint(X, sparse=None):
     """A digest of the rows as predict_input converts them: how predict knows that X is
-    the training data (for out-of-bag predictions) without keeping it."""
+    the training data (for out-of-bag predictions) without keeping it.  ``sparse``: the
+    digest of X's canonical CSR form ("csr:" ahead; a sparse fit's), or of its dense
+    form; by default as X comes, so that the training rows are recognised in either
+    form."""
+    if sparse is None:
+        sparse = issparse(X)
     digest = hashlib.blake2b(repr(X.shape).encode(), digest_size=16)
-    if issparse(X):
-        # (the same rows as a matrix of the same entries: canonical CSR)
+    if sparse:
         X = csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
         X.eliminate_zeros()
         for part in (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data):
             digest.update(memoryview(np.ascontiguousarray(part)).cast("B"))
-        return digest.hexdigest()
-    X = np.ascontiguousarray(X, dtype=np.float64)
+        return "csr:" + digest.hexdigest()
+    X = np.ascontiguousarray(X.toarray() if issparse(X) else X, dtype=np.float64)
+    if np.signbit(X[X == 0.0]).any():
+        X = X + 0.0           # -0.0 as 0.0 (a sparse form's implicit zeros)
     digest.update(memoryview(X).cast("B"))
     return digest.hexdigest()
 
@@ -387,7 +393,8 @@ default="linear"
                              "out of bag")
         Xc = predict_input(self, X)
         if Xc.shape[0] != self._leaf_lists.rank.shape[0] or \
-                _fingerprint(Xc) != self._train_fingerprint:
+                _fingerprint(Xc, self._train_fingerprint.startswith("csr:")) != \
+                self._train_fingerprint:
             raise ValueError("oob_score=True predicts the training rows out of bag: X must "
                              f"be the training data ({self._leaf_lists.rank.shape[0]} rows, "
                              "in the order of fit); got other rows")

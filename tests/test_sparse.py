@@ -258,3 +258,43 @@ def test_a_matrix_far_too_large_to_be_dense_fits():
     mapped = used[small.tree_.feature[small.tree_.feature >= 0]]
     np.testing.assert_array_equal(tree.tree_.feature[tree.tree_.feature >= 0], mapped)
     np.testing.assert_array_equal(tree.tree_.threshold, small.tree_.threshold)
+
+
+def test_columns_without_zeros_and_checks_once():
+    """A column that stores every row, all negative (no 0.0 among its values), and the
+    same after validation_fraction holds out a column's only zero; a forest's columns
+    are checked once (read-only), and a changed one is refused."""
+    X = np.array([[-1.0, 0.0], [-2.0, 1.0], [-3.0, 0.0], [-1.0, 1.0]] * 10)
+    X[0, 1] = 2.0
+    y = np.arange(40) % 2
+    for fit in (lambda Z: rotforest.DecisionTreeClassifier(random_state=0).fit(Z, y),
+                lambda Z: rotforest.DecisionTreeClassifier(
+                    validation_fraction=0.5, random_state=3).fit(Z, y)):
+        assert _same_nodes(fit(X).tree_.nodes, fit(sp.csr_matrix(X)).tree_.nodes)
+    cols = sparse_columns(canonical_csc(sp.csr_matrix(X)))
+    for part in cols:
+        part.setflags(write=False)
+    args = dict(n_classes=2, criterion=0, random_split=False, max_depth=10,
+                min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
+                max_features=2, max_leaf_nodes=-1, min_impurity_decrease=0.0, seed=1)
+    codes = y.astype(np.int32)
+    _builder.build_tree(_broadcast(X), None, codes, np.ones(40), sparse=cols, **args)
+    assert cols.checked == (40, 2)
+    bad = type(cols)(part.copy() for part in cols)
+    bad[1][0] = 40                                   # a row beyond the samples
+    with pytest.raises(ValueError, match="sparse_columns"):
+        _builder.build_tree(_broadcast(X), None, codes, np.ones(40), sparse=bad, **args)
+
+
+def test_quantile_oob_on_either_form_of_the_training_rows():
+    rng = np.random.default_rng(6)
+    X = _sparse_data(rng, 200, 10)
+    y = X[:, 0] + rng.normal(size=200)
+    for fit_form, predict_form in [(sp.csr_matrix, np.asarray), (np.asarray, sp.csc_matrix)]:
+        model = rotforest.RandomForestQuantileRegressor(n_estimators=5, random_state=0)
+        model.fit(fit_form(X), y)
+        a = model.predict(fit_form(X), quantiles=[0.5], oob_score=True)
+        b = model.predict(predict_form(X), quantiles=[0.5], oob_score=True)
+        np.testing.assert_array_equal(a, b)
+        with pytest.raises(ValueError, match="training data"):
+            model.predict(predict_form(X[::-1]), quantiles=[0.5], oob_score=True)
