@@ -35,24 +35,6 @@ from datetime import date
 MB = 1024 * 1024
 
 
-def _status_kb(field):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def _reset_peak():
-    """Reset VmHWM to the current RSS; False where the kernel does not allow it."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def _make_model(name, args):
     from sklearn.ensemble import RandomForestClassifier as SkForest
 
@@ -82,6 +64,7 @@ def child(args):
 
     import numpy as np
     from sklearn.datasets import make_classification
+    from common import reset_peak, status_kb
 
     # imported for their memory, in the baseline too
     importlib.import_module("sklearn.ensemble")
@@ -92,17 +75,17 @@ def child(args):
     if args.fortran:
         X = np.asfortranarray(X)
     gc.collect()
-    out = {"model": args.child, "hwm_data_kb": _status_kb("VmHWM")}
+    out = {"model": args.child, "hwm_data_kb": status_kb("VmHWM")}
     if args.child != "baseline":
         model = _make_model(args.child, args)
-        out["reset"] = _reset_peak()
-        out["rss_before_kb"] = _status_kb("VmRSS")
+        out["reset"] = reset_peak()
+        out["rss_before_kb"] = status_kb("VmRSS")
         t = time.perf_counter()
         model.fit(X, y)
         out["fit_s"] = time.perf_counter() - t
-        out["hwm_fit_kb"] = _status_kb("VmHWM")
+        out["hwm_fit_kb"] = status_kb("VmHWM")
         gc.collect()
-        out["rss_after_kb"] = _status_kb("VmRSS")
+        out["rss_after_kb"] = status_kb("VmRSS")
         out["pickled_bytes"] = len(pickle.dumps(model, protocol=5))
         out["nodes"] = int(sum(t.tree_.node_count for t in model.estimators_))
         out["tree_array_bytes"] = int(sum(_node_bytes(t.tree_) + t.tree_.value.nbytes

@@ -237,26 +237,8 @@ def make_model(part, key, args, frame=None):
 # ------------------------------------------------------------------------------ child
 
 
-def _status_kb(field):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def _reset_peak():
-    """Reset the peak RSS (VmHWM) to the current RSS; False where not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def _peak_kb():
-    """The peak RSS in KB: since the last ``_reset_peak``, or over the process's life
+    """The peak RSS in KB: since the last ``reset_peak``, or over the process's life
     where it was not allowed (getrusage reads the counter that the reset sets back)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -270,6 +252,7 @@ def child(args):
     """Generate one part's data (``args.child`` is "part:model"), fit the model --repeat
     times and predict the held-out rows: a dict of the measurements."""
     from threadpoolctl import threadpool_limits
+    from common import reset_peak, status_kb
     part, key = args.child.split(":")
     X_train, X_test, y_train, y_test, what = part_data(part, args)
     if part == "native" and key.endswith("codes"):
@@ -285,8 +268,8 @@ def child(args):
             model = None
             gc.collect()
             model = make_model(part, key, args, X_train)
-            out["reset"] = _reset_peak()
-            before = _status_kb("VmRSS")
+            out["reset"] = reset_peak()
+            before = status_kb("VmRSS")
             out.setdefault("rss_before_kb", before)
             start = time.perf_counter()
             try:
@@ -301,8 +284,8 @@ def child(args):
         if "refused" not in out:
             out["fit_s"] = min(times)
             gc.collect()
-            reset = _reset_peak()
-            before = _status_kb("VmRSS")
+            reset = reset_peak()
+            before = status_kb("VmRSS")
             start = time.perf_counter()
             pred = model.predict(X_test)
             out["predict_s"] = time.perf_counter() - start

@@ -90,6 +90,26 @@ def header(script, machine=None):
             f"{versions()}")
 
 
+def status_kb(field):
+    """A field of /proc/self/status in KB (VmRSS, VmHWM: the resident set and its peak)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def reset_peak():
+    """Reset the peak RSS (VmHWM) to the current RSS; False where the kernel does not
+    allow it."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def dataset_names(folder):
     """The names of the NAME.npz files in ``folder``, sorted."""
     return [os.path.basename(p)[:-4]
