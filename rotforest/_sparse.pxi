@@ -214,15 +214,12 @@ cdef inline int64_t _first_above(const Builder* B, int64_t f, const key_t* L, in
 
 cdef inline bint _sparse_scans(const Builder* B, int64_t f) noexcept nogil:
     """Whether a sorting node scans sparse feature f from its entries alone
-    (_sparse_scan): one output, Gini with integer weights or the squared error (and
-    Friedman's), no missing value in the feature, no constraint on it."""
-    return (B.col.sparse and not B.par.random_split and not B.par.reference
-            and B.data.n_outputs == 1 and B.work.nan_rank[f] == NO_NAN
-            and (B.data.monotonic == NULL or B.data.monotonic[f] == 0)
-            and ((not B.data.regression and B.par.criterion == CRIT_GINI
-                  and B.key.packed)
-                 or (B.data.regression and (B.par.criterion == CRIT_SQUARED
-                                            or B.par.criterion == CRIT_FRIEDMAN))))
+    (_sparse_scan): one output, not the absolute error, no missing value in the
+    feature, no constraint on it."""
+    return (B.col.sparse and not B.par.random_split
+            and not B.par.absolute and B.data.n_outputs == 1
+            and B.work.nan_rank[f] == NO_NAN
+            and (B.data.monotonic == NULL or B.data.monotonic[f] == 0))
 
 
 cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* tot,
@@ -231,10 +228,12 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     among the node's samples, sorted, with the implicit zeros as one block at the rank
     of 0.0 whose statistics are the node's totals less the entries': the cuts between
     distinct values in increasing order, at the positions the sorted keys would give
-    them, scored as the counting scans score them (Gini: _count_gini2 and
-    _count_gini_multi, exact integers: the same cut as the dense form's scans), or
-    with _reg_proxy (squared error: sums in another order than the dense scan's, equal
-    up to rounding).  Only cuts beating floor matter (-inf, pos -1 when none); levels 1
+    them, scored as the counting scans score them (Gini with integer weights:
+    _count_gini2 and _count_gini_multi, exact integers: the same cut as the dense
+    form's scans), with _reg_proxy (the squared error and Friedman's), or as the
+    reference scan scores them (_proxy_moved: any other criterion or weights, and every
+    cut when the reference scan is forced); the last two sum in another order than the
+    dense scans, equal up to rounding.  Only cuts beating floor matter (-inf, pos -1 when none); levels 1
     when f is constant in the node (else 2).  The winner's keys are sorted by
     _finish_split."""
     cdef key_t* H = B.col.sort_tmp
@@ -247,6 +246,13 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     cdef uint64_t wm = B.key.wmask, cm = B.key.cmask, im = B.key.imask
     cdef uint64_t zr = B.col.sp_zero[f], r, rmin = <uint64_t> -1, rmax = 0
     cdef bint reg = B.data.regression, zero_done = zeros == 0
+    cdef bint exact = (not reg and B.par.criterion == CRIT_GINI and B.key.packed
+                       and not B.par.reference)
+    cdef bint gen = not exact and not (reg and not B.par.reference
+                                       and (B.par.criterion == CRIT_SQUARED
+                                            or B.par.criterion == CRIT_FRIEDMAN))
+    cdef double* cl = B.work.cl
+    cdef double* zg = B.work.fl     # generic: the entries' statistics, then the zeros'
     cdef int64_t* li = B.work.cli
     cdef double* zc = B.work.fr     # (not work.cri: the multiclass kernel's node counts,
                                     # which later features of the node read)
@@ -258,7 +264,10 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     cdef key_t k
     pos[0] = -1
     levels[0] = 2
-    if not reg:
+    if gen:
+        memset(zg, 0, K * sizeof(double))
+        memset(cl, 0, K * sizeof(double))
+    elif not reg:
         memset(zc, 0, K * sizeof(double))
         memset(li, 0, K * sizeof(int64_t))
     for q in range(m):
@@ -266,7 +275,11 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
         r = k >> rs
         rmin = r if r < rmin else rmin
         rmax = r if r > rmax else rmax
-        if reg:
+        if gen:
+            wd = _wt(B, k)
+            _accumulate(B, k, wd, zg)
+            hw += wd
+        elif reg:
             wd = _wt(B, k)
             hs += wd * yv[k & im]
             hw += wd
@@ -279,7 +292,11 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
                              _bit_length(rmax - rmin), B.col.hist):
         H = B.col.sorted_keys[0]
     # the implicit zeros: the node's totals less the entries'
-    if reg:
+    if gen:
+        for c in range(K):
+            zg[c] = tot[c] - zg[c]
+        zw = e.weight - hw
+    elif reg:
         zs = tot[0] - hs
         zw = e.weight - hw
     else:
@@ -294,7 +311,11 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
         if not zero_done and (q >= m or (H[q] >> rs) > zr):
             zero_done = True
             nl += zeros
-            if reg:
+            if gen:
+                for c in range(K):
+                    cl[c] += zg[c]
+                wl += zw
+            elif reg:
                 sl += zs
                 wl += zw
             else:
@@ -305,7 +326,11 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
             r = H[q] >> rs
             while q < m and (H[q] >> rs) == r:
                 k = H[q]
-                if reg:
+                if gen:
+                    wd = _wt(B, k)
+                    _accumulate(B, k, wd, cl)
+                    wl += wd
+                elif reg:
                     wd = _wt(B, k)
                     sl += wd * yv[k & im]
                     wl += wd
@@ -322,7 +347,16 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
         p = s + nl
         if p < lo or p > hi:
             continue
-        if reg:
+        if gen:
+            wr = e.weight - wl
+            if wl >= minw and wr >= minw:
+                # (two classes with Gini: the two-class scans' proxy, which the node's
+                # other features report)
+                qt = _proxy_moved(B, cl, NULL, wl, tot, e.weight)
+                if qt > best:
+                    best = qt
+                    pos[0] = p
+        elif reg:
             wr = e.weight - wl
             if wl >= minw and wr >= minw:
                 qt = _reg_proxy(CRIT_SQUARED, sl, wl, tot[0] - sl, wr)

@@ -17,14 +17,12 @@ __all__ = ["canonical_csc", "canonical_csr", "sparse_columns"]
 def canonical_csc(X):
     """X (a scipy sparse matrix or array of float64, already validated) as a CSC matrix
     of its own, without duplicates (summed, as scipy reads them) or stored zeros, rows
-    increasing within each column, int32 indices.  The caller's matrix is not changed."""
+    increasing within each column.  The caller's matrix is not changed."""
     X = sp.csc_matrix(X, dtype=np.float64, copy=True)
     X.sum_duplicates()
     X.eliminate_zeros()
-    if X.indices.dtype != np.int32:
-        X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int64, copy=False)
-    return X
+    return X      # (its index arrays of one dtype, as scipy keeps them: sparse_columns
+                  # converts)
 
 
 class SparseColumns(tuple):
