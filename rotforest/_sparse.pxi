@@ -233,9 +233,9 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     form's scans), with _reg_proxy (the squared error and Friedman's), or as the
     reference scan scores them (_proxy_moved: any other criterion or weights, and every
     cut when the reference scan is forced); the last two sum in another order than the
-    dense scans, equal up to rounding.  Only cuts beating floor matter (-inf, pos -1 when none); levels 1
-    when f is constant in the node (else 2).  The winner's keys are sorted by
-    _finish_split."""
+    dense scans, equal up to rounding.  Only cuts beating floor matter (-inf, pos -1
+    when none); levels 1 when f is constant in the node (else 2).  The winner's keys
+    are sorted by _finish_split."""
     cdef key_t* H = B.col.sort_tmp
     cdef int64_t s = e.start, end = e.end, n = end - s
     cdef int64_t m = _sparse_hits(B, f, s, end, H), q, c, p, nl = 0, zeros = n - m
