@@ -790,6 +790,8 @@ cdef int _allocate_sparse(Builder* B, sparse, int64_t n_act) except -1:
     if (B.col.rowbuf == NULL or B.col.spos == NULL
             or _columns_alloc(&B.col, n_act) < 0):
         _nomem()
+    # (_sparse_hits reads the padding after the samples for entries of weight zero)
+    memset(B.col.samples + n_act, 0, 9 * sizeof(key_t))
     return 0
 
 

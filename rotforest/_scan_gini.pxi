@@ -301,16 +301,14 @@ cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const doub
     cdef double best = floor
     memset(cnt, 0, sizeof(cnt))
     memset(wt, 0, sizeof(wt))
+    rk = _rank_row(B, f, s, e)
     if B.col.rank_bytes == 1:
-        rk = _rank_row(B, f, s, e)
         _count_bins(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
                     B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     elif B.col.rank_bytes == 2:
-        rk = _rank_row(B, f, s, e)
         _count_bins(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
                     B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     else:
-        rk = _rank_row(B, f, s, e)
         _count_bins(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
                     B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
     for r in range(COUNT_BINS):
@@ -367,18 +365,16 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
     cdef double best = floor, num, den, q
     memset(cnt, 0, sizeof(cnt))
     memset(tab, 0, COUNT_BINS * K * sizeof(int64_t))
+    rk = _rank_row(B, f, s, e)
     if B.col.rank_bytes == 1:
-        rk = _rank_row(B, f, s, e)
         _count_classes(<const uint8_t*> rk, B.col.samples, s, e,
                        B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
                        cnt, tab)
     elif B.col.rank_bytes == 2:
-        rk = _rank_row(B, f, s, e)
         _count_classes(<const uint16_t*> rk, B.col.samples, s, e,
                        B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
                        cnt, tab)
     else:
-        rk = _rank_row(B, f, s, e)
         _count_classes(<const uint32_t*> rk, B.col.samples, s, e,
                        B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
                        cnt, tab)

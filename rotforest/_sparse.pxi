@@ -42,31 +42,20 @@ cdef inline int64_t _gallop(const int32_t* R, int64_t t, int64_t b, int64_t i) n
 
 cdef void _sparse_fill(Builder* B, int64_t f, int64_t s, int64_t e) noexcept nogil:
     """col.rowbuf[i] = the rank of sample i in column f, for the samples of the node
-    [s, e) (entries of other samples may be written too: nothing reads them)."""
+    [s, e): the rank of 0.0, then the column's entries among them (_sparse_hits, into
+    col.sort_tmp, which no reader of the row buffer holds anything in)."""
     cdef uint32_t* rb = B.col.rowbuf
     cdef const key_t* S = B.col.samples
-    cdef const int32_t* R = B.col.sp_row
-    cdef const uint32_t* rank = B.col.sp_rank
+    cdef key_t* H = B.col.sort_tmp
     cdef uint64_t im = B.key.imask
-    cdef int64_t a = B.col.sp_ptr[f], b = B.col.sp_ptr[f + 1], q, t
+    cdef int64_t q, m
     cdef uint32_t z = B.col.sp_zero[f]
-    cdef uint64_t i
+    cdef int rs = B.key.rshift
     for q in range(s, e):
         rb[S[q] & im] = z
-    if b - a <= 2 * (e - s):
-        # few entries for the node: all of them written
-        for t in range(a, b):
-            rb[R[t]] = rank[t]
-    else:
-        # a small node of a full column: each sample's entry searched
-        t = a
-        for q in range(s, e):
-            i = S[q] & im
-            t = _gallop(R, t, b, <int64_t> i)
-            if t >= b:
-                break
-            if <uint64_t> R[t] == i:
-                rb[i] = rank[t]
+    m = _sparse_hits(B, f, s, e, H)
+    for q in range(m):
+        rb[H[q] & im] = <uint32_t> (H[q] >> rs)
 
 
 cdef inline const void* _rank_row(Builder* B, int64_t f, int64_t s, int64_t e) noexcept nogil:

@@ -174,24 +174,6 @@ ctypedef fused index_t:
     int64_t
 
 
-cdef inline double _csr_value(const double* data, const index_t* indices, int64_t start,
-                              int64_t end, int64_t f) noexcept nogil:
-    """Value of column f in the CSR row stored at start .. end - 1 (its indices sorted,
-    without duplicates): 0.0 when the row stores no such column.  A binary search
-    without branches on the data (mispredicted, they would cost more than the reads):
-    ``base`` ends on the last index <= f, if any."""
-    cdef int64_t base = start, n = end - start, half
-    if n == 0:
-        return 0.0
-    while n > 1:
-        half = n >> 1
-        base += half * (indices[base + half] <= f)
-        n -= half
-    if indices[base] == f:
-        return data[base]
-    return 0.0
-
-
 def _csr_parts(X):
     """The arrays of a CSR matrix of float64 (sorted indices, no duplicates) as the
     sparse kernels read them: indptr as int64, indices as int32 or int64, data; checked
@@ -272,106 +254,117 @@ def _apply_csr(flat, const int32_t[::1] original, const int64_t[::1] indptr,
     return out
 
 
-def decision_path_dense(nodes, const double[:, :] X, left_codes=None):
+cdef inline void _scatter(double* r, const int64_t* ind, const double* val, int64_t a,
+                          int64_t b, Py_ssize_t n_features, bint clear) noexcept nogil:
+    """A CSR row's entries a .. b - 1 written into the dense row r (or, ``clear``, set
+    back to 0.0); a corrupt index is not written."""
+    cdef int64_t t
+    for t in range(a, b):
+        if 0 <= ind[t] < n_features:
+            r[ind[t]] = 0.0 if clear else val[t]
+
+
+cdef inline int64_t _row_path(const Node* nd, const uint64_t* codes, Py_ssize_t cstep,
+                              const double* row, Py_ssize_t stride,
+                              int64_t* out) noexcept nogil:
+    """The nodes a row (feature f at row[f * stride]) visits from the root, written to
+    out when it is not NULL; their number."""
+    cdef int64_t k = 0, count = 1
+    if out != NULL:
+        out[0] = 0
+    while nd[k].left_child != -1:
+        if goes_left(&nd[k], row[nd[k].feature * stride], codes + 4 * k * cstep):
+            k = nd[k].left_child
+        else:
+            k = nd[k].right_child
+        if out != NULL:
+            out[count] = k
+        count += 1
+    return count
+
+
+def decision_path_dense(nodes, X, left_codes=None):
     """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
+        X = np.ascontiguousarray(X)      # (read through strides counted in cells)
+    return _decision_paths(nodes, left_codes, X, None)
+
+
+def decision_path_sparse(nodes, X, left_codes=None):
+    """decision_path_dense for a CSR matrix ``X``, each row scattered into a dense row
+    of zeros as apply_flat_sparse does."""
+    indptr, indices, data = _csr_parts(X)
+    return _decision_paths(nodes, left_codes, None,
+                           (indptr, indices.astype(np.int64, copy=False), data,
+                            X.shape[1]))
+
+
+cdef object _decision_paths(nodes, left_codes, dense, sparse):
+    """decision_path_dense / _sparse: one pass counts each row's path, the second writes
+    it; the rows of ``dense`` (float64, strides in whole cells) or of ``sparse`` (CSR
+    parts and the number of features)."""
     cdef const Node* nd = _node_ptr(nodes)
     left_codes = _checked_codes(nodes, left_codes)
     # a tree without categorical splits never reads its codes: one row of zeros will do
     cdef Py_ssize_t cstep = 0 if left_codes is None else 1
     cdef const uint64_t[:, ::1] codes = (np.zeros((1, 4), dtype=np.uint64)
                                          if left_codes is None else left_codes)
-    cdef Py_ssize_t n = X.shape[0], i
-    cdef int64_t k, total = 0, pos
+    cdef const double[:, :] X
+    cdef const int64_t[::1] xptr
+    cdef const int64_t[::1] xind
+    cdef const double[::1] xval
+    cdef double[::1] rowv
+    cdef const int64_t* ind = NULL
+    cdef const double* val = NULL
+    cdef double* r = NULL
+    cdef Py_ssize_t n, nf = 0, i, rs = 0, cs = 0, stride
+    cdef const double* base = NULL
+    cdef const double* row
+    cdef int64_t total = 0, pos
+    cdef int64_t* out
+    cdef bint is_dense = dense is not None
+    if is_dense:
+        X = dense
+        n = X.shape[0]
+        if n and X.shape[1]:
+            base = &X[0, 0]
+            rs = X.strides[0] // <Py_ssize_t> sizeof(double)
+            cs = X.strides[1] // <Py_ssize_t> sizeof(double)
+    else:
+        xptr, xind, xval, nf = sparse
+        n = xptr.shape[0] - 1
+        ind = &xind[0] if xind.shape[0] else NULL
+        val = &xval[0] if xval.shape[0] else NULL
+        rowv = np.zeros(max(nf, 1), dtype=np.float64)
+        r = &rowv[0]
     indptr_arr = np.zeros(n + 1, dtype=np.int64)
     cdef int64_t[::1] indptr = indptr_arr
-    with nogil:
-        for i in range(n):
-            k = 0
-            total += 1
-            while nd[k].left_child != -1:
-                if goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
-                    k = nd[k].left_child
+    indices_arr = np.empty(0, dtype=np.int64)
+    cdef int64_t[::1] indices
+    for pos in range(2):          # (pass 0 counts, pass 1 writes)
+        if pos == 1:
+            indices_arr = np.empty(total, dtype=np.int64)
+            indices = indices_arr
+        with nogil:
+            for i in range(n):
+                if is_dense:
+                    row = base + i * rs
+                    stride = cs
                 else:
-                    k = nd[k].right_child
-                total += 1
-            indptr[i + 1] = total
-    indices_arr = np.empty(total, dtype=np.int64)
-    cdef int64_t[::1] indices = indices_arr
-    with nogil:
-        pos = 0
-        for i in range(n):
-            k = 0
-            indices[pos] = 0
-            pos += 1
-            while nd[k].left_child != -1:
-                if goes_left(&nd[k], X[i, nd[k].feature], &codes[k * cstep, 0]):
-                    k = nd[k].left_child
+                    _scatter(r, ind, val, xptr[i], xptr[i + 1], nf, False)
+                    row = r
+                    stride = 1
+                if pos == 0:
+                    total += _row_path(nd, &codes[0, 0], cstep, row, stride, NULL)
+                    indptr[i + 1] = total
                 else:
-                    k = nd[k].right_child
-                indices[pos] = k
-                pos += 1
+                    _row_path(nd, &codes[0, 0], cstep, row, stride,
+                              &indices[0] + indptr[i])
+                if not is_dense:
+                    _scatter(r, ind, val, xptr[i], xptr[i + 1], nf, True)
     data = np.ones(total, dtype=np.intp)
     return csr_matrix((data, indices_arr, indptr_arr), shape=(n, nodes.shape[0]))
-
-
-def decision_path_sparse(nodes, X, left_codes=None):
-    """decision_path_dense for a CSR matrix ``X`` read as apply_flat_sparse reads it."""
-    indptr, indices, data = _csr_parts(X)
-    left_codes = _checked_codes(nodes, left_codes)
-    # as in decision_path_dense: without categorical splits, one row of zeros
-    cstep = 0 if left_codes is None else 1
-    codes = np.zeros((1, 4), dtype=np.uint64) if left_codes is None else left_codes
-    indptr_arr, indices_arr = _decision_path_csr(nodes, indptr, indices, data, codes,
-                                                 cstep)
-    data_arr = np.ones(indices_arr.shape[0], dtype=np.intp)
-    return csr_matrix((data_arr, indices_arr, indptr_arr),
-                      shape=(X.shape[0], nodes.shape[0]))
-
-
-def _decision_path_csr(nodes, const int64_t[::1] xptr, const index_t[::1] xind,
-                       const double[::1] xval, const uint64_t[:, ::1] codes,
-                       Py_ssize_t cstep):
-    cdef const Node* nd = _node_ptr(nodes)
-    cdef const index_t* ind = &xind[0] if xind.shape[0] else NULL
-    cdef const double* val = &xval[0] if xval.shape[0] else NULL
-    cdef Py_ssize_t n = xptr.shape[0] - 1, i
-    cdef int64_t k, total = 0, pos, start, end
-    cdef double x
-    indptr_arr = np.zeros(n + 1, dtype=np.int64)
-    cdef int64_t[::1] indptr = indptr_arr
-    with nogil:
-        for i in range(n):
-            start = xptr[i]
-            end = xptr[i + 1]
-            k = 0
-            total += 1
-            while nd[k].left_child != -1:
-                x = _csr_value(val, ind, start, end, nd[k].feature)
-                if goes_left(&nd[k], x, &codes[k * cstep, 0]):
-                    k = nd[k].left_child
-                else:
-                    k = nd[k].right_child
-                total += 1
-            indptr[i + 1] = total
-    indices_arr = np.empty(total, dtype=np.int64)
-    cdef int64_t[::1] indices = indices_arr
-    with nogil:
-        pos = 0
-        for i in range(n):
-            start = xptr[i]
-            end = xptr[i + 1]
-            k = 0
-            indices[pos] = 0
-            pos += 1
-            while nd[k].left_child != -1:
-                x = _csr_value(val, ind, start, end, nd[k].feature)
-                if goes_left(&nd[k], x, &codes[k * cstep, 0]):
-                    k = nd[k].left_child
-                else:
-                    k = nd[k].right_child
-                indices[pos] = k
-                pos += 1
-    return indptr_arr, indices_arr
 
 
 class Tree:
