@@ -81,14 +81,34 @@ def _cases():
     yield "rotation regressor", RotationForestRegressor(n_estimators=6, random_state=0), {}
 
 
+def _node_codes(tree_):
+    """The tree's code sets as one 256-bit row per node (zeros for the nodes that do not
+    split on a set), the form trees held before the sets could be wider: each code
+    0 .. 255 set where it goes left (a code past the tree's rows goes where the node's
+    missing values go), so that hashes compare across that change (the battery's codes
+    are below 256)."""
+    out = np.zeros((tree_.node_count, 4), dtype=np.uint64)
+    if tree_.left_codes is None:
+        return out
+    for node in np.flatnonzero(tree_.code_row >= 0):
+        bits = np.zeros(64 * max(4, tree_.code_words), dtype=bool)
+        bits[tree_.categories_left(node)] = True
+        bits[64 * tree_.code_words:] = bool(tree_.missing_go_to_left[node])
+        out[node] = np.packbits(bits[:256], bitorder="little").view("<u8")
+    return out
+
+
 def _fingerprint(model, X):
     h = hashlib.sha256()
     trees = getattr(model, "estimators_", None) or [model]
     for tree in trees:
         h.update(tree.tree_.nodes.tobytes())
         h.update(np.ascontiguousarray(tree.tree_.value).tobytes())
-        if tree.tree_.left_codes is not None:
-            h.update(tree.tree_.left_codes.tobytes())
+        # (trees grown with categorical features had a row per node even without a
+        # split on a set, all zeros)
+        if (tree.tree_.left_codes is not None
+                or getattr(tree, "is_categorical_", None) is not None):
+            h.update(_node_codes(tree.tree_).tobytes())
     out = model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)
     h.update(np.ascontiguousarray(out).tobytes())
     return h.hexdigest()[:16]

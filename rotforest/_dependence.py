@@ -20,16 +20,14 @@ blocks.  The cost is O(nodes x distinct values) per tree, not O(nodes x grid poi
 Splits read the grid values as :meth:`Tree.apply` reads samples (float64): ``x <=
 threshold`` goes left, NaN goes to the ``missing_go_to_left`` side; a categorical split
 (threshold NaN) sends left the codes of ``Tree.categories_left(node)``, and a value that
-is no code 0 .. 254 (NaN, negative, fractional, larger) goes where the node's missing
-values go.
+is no code 0 .. 64 ``Tree.code_words`` - 1 (NaN, negative, fractional, larger) goes where
+the node's missing values go.
 """
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits     # a dependency of scikit-learn
 
 from rotforest._categorical import category_index
-
-MAX_CODE = 254          # the largest category code (see _tree.pyx)
 
 # bound on the temporary arrays (elements) of the sums over leaves
 _BLOCK_BUDGET = 1 << 22
@@ -46,10 +44,12 @@ def _goes_left(tree, nodes, values):
     categorical = np.isnan(threshold)
     if np.any(categorical) and tree.left_codes is not None:
         rows = np.flatnonzero(categorical)
+        n_codes = 64 * tree.code_words
         with np.errstate(invalid="ignore"):
-            code = (values >= 0) & (values <= MAX_CODE) & (values == np.floor(values))
+            code = (values >= 0) & (values < n_codes) & (values == np.floor(values))
         c = np.where(code, values, 0).astype(np.int64)
-        words = tree.left_codes[nodes[rows]][:, c >> 6]             # (rows, n_values)
+        sets = tree.left_codes[tree.code_row[nodes[rows]]]         # (rows, words)
+        words = sets[:, c >> 6]                                     # (rows, n_values)
         bits = ((words >> (c & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
         left[rows] = np.where(code[None, :], bits, missing_left[rows])
     return left

@@ -65,7 +65,10 @@ cdef inline int _popcount(uint32_t v) noexcept nogil:
 cdef struct TreeView:
     const Node* nodes
     const double* value          # node_count x K
-    const uint64_t* codes        # node_count x 4, or NULL
+    const uint64_t* codes        # left_codes: a row of code_words words per categorical
+                                 # split, or NULL
+    const int32_t* code_row      # per node: its row of codes, -1 for none (or NULL)
+    int64_t code_words
     const int32_t* block         # per node, -1 for a leaf
     const uint32_t* mask         # per node: the block members its test reads
     const int32_t* bsize         # per block
@@ -83,11 +86,19 @@ cdef struct TreeView:
     const double* emean          # mean (codes)
 
 
-cdef int _view(TreeView* t, nodes, value, codes, block, mask, bsize, bstart, bfeat,
-               int32_t max_bsize) except -1:
+cdef inline const uint64_t* _codes_of(const TreeView* t, int32_t n) noexcept nogil:
+    """Node n's row of the tree's code sets, NULL for a node without one."""
+    if t.codes == NULL or t.code_row[n] < 0:
+        return NULL
+    return t.codes + t.code_words * t.code_row[n]
+
+
+cdef int _view(TreeView* t, nodes, value, codes, code_row, block, mask, bsize, bstart,
+               bfeat, int32_t max_bsize) except -1:
     cdef const uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)
     cdef const double[:, ::1] v = value
     cdef const uint64_t[:, ::1] c
+    cdef const int32_t[::1] cr
     cdef const int32_t[::1] bl = block, bs = bsize, bst = bstart, bf = bfeat
     cdef const uint32_t[::1] mk = mask
     if max_bsize > CMAX_BLOCK:
@@ -96,9 +107,16 @@ cdef int _view(TreeView* t, nodes, value, codes, block, mask, bsize, bstart, bfe
     t.value = &v[0, 0]
     t.K = <int32_t> v.shape[1]
     t.codes = NULL
+    t.code_row = NULL
+    t.code_words = 0
     if codes is not None:
         c = codes
+        cr = code_row
+        if cr.shape[0] != nodes.shape[0] or np.max(code_row) >= c.shape[0]:
+            raise ValueError("code_row must give every node a row of codes, or -1")
         t.codes = &c[0, 0]
+        t.code_row = &cr[0]
+        t.code_words = c.shape[1]
     t.block = &bl[0]
     t.mask = &mk[0]
     t.n_blocks = <int32_t> bs.shape[0]
@@ -200,8 +218,7 @@ cdef void _path_visit(PathCtx* c, int32_t n, int d) noexcept nogil:
     mask = t.mask[n]
     bs = t.bsize[B]
     nT = (<uint32_t> 1) << bs
-    left = goes_left(nd, c.x[nd.feature],
-                      t.codes + 4 * <int64_t> n if t.codes != NULL else NULL)
+    left = goes_left(nd, c.x[nd.feature], _codes_of(t, n), t.code_words)
     memset(H, 0, qk * sizeof(double))
     table = c.table + <int64_t> B * c.TS
     E = c.E + <int64_t> B * q
@@ -288,8 +305,7 @@ cdef void _path_visit1(PathCtx* c, int32_t n, int d) noexcept nogil:
         _leaf_sums(c, n, H, G)
         return
     B = t.block[n]
-    left = goes_left(nd, c.x[nd.feature],
-                      t.codes + 4 * <int64_t> n if t.codes != NULL else NULL)
+    left = goes_left(nd, c.x[nd.feature], _codes_of(t, n), t.code_words)
     memset(H, 0, qk * sizeof(double))
     ab = c.table + 2 * <int64_t> B
     b0 = ab[0]
@@ -352,14 +368,15 @@ def _bernstein(tq, int max_bsize):
     return out
 
 
-def path_dependent(nodes, value, codes, block, mask, bsize, bstart, bfeat,
+def path_dependent(nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
                    int32_t max_bsize, int32_t max_depth, const double[:, :] rows,
                    double[:, :, ::1] phi, const double[::1] tq, const double[::1] wq):
     """Adds this tree's path-dependent SHAP values of every row of ``rows`` (as the tree
     reads them) to ``phi`` (n_rows x n_features x K); ``tq``, ``wq``: a Gauss-Legendre
     rule on [0, 1] exact for the tree's polynomials (see path_degree)."""
     cdef TreeView t
-    _view(&t, nodes, value, codes, block, mask, bsize, bstart, bfeat, max_bsize)
+    _view(&t, nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
+          max_bsize)
     cdef PathCtx c
     cdef int q = tq.shape[0], K = t.K, n_levels = max_depth + 2, j, k, bs, i
     cdef int64_t qk = <int64_t> q * K, row, TS = (<int64_t> 1) << max_bsize
@@ -665,14 +682,15 @@ cdef void _pair_visit(PairCtx* c, int32_t n, int d) noexcept nogil:
     B = t.block[n]
     mask = t.mask[n]
     nT = (<uint32_t> 1) << t.bsize[B]
-    codes = t.codes + 4 * <int64_t> n if t.codes != NULL else NULL
+    codes = _codes_of(t, n)
     dirs = c.dirs + <int64_t> d * c.TS
     # the side of every mixture of x and b on the members the node reads
     A = mask
     same = True
     first = True
     while True:
-        dirs[A] = goes_left(nd, _test_value(t, n, A, c.zx, c.mx, c.zb, c.mb), codes)
+        dirs[A] = goes_left(nd, _test_value(t, n, A, c.zx, c.mx, c.zb, c.mb), codes,
+                            t.code_words)
         if not first and dirs[A] != dirs[mask]:
             same = False
         first = False
@@ -706,7 +724,7 @@ cdef void _pair_visit(PairCtx* c, int32_t n, int d) noexcept nogil:
         c.n_onpath -= 1
 
 
-def interventional(nodes, value, codes, block, mask, bsize, bstart, bfeat,
+def interventional(nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
                    int32_t max_bsize, int32_t max_depth, kind, estart, efeat, ebit, ew,
                    emean, const double[:, ::1] zx, const uint8_t[:, ::1] mx,
                    const double[:, ::1] zb, const uint8_t[:, ::1] mb,
@@ -718,7 +736,8 @@ def interventional(nodes, value, codes, block, mask, bsize, bstart, bfeat,
     large enough for the tree's paths (path_degree); ``tq``, ``wq``: a Gauss-Legendre
     rule on [0, 1] exact for the tree's polynomials, for blocks of several features."""
     cdef TreeView t
-    _view(&t, nodes, value, codes, block, mask, bsize, bstart, bfeat, max_bsize)
+    _view(&t, nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
+          max_bsize)
     cdef const int32_t[::1] kd = kind, ef = efeat
     cdef const int64_t[::1] es = estart
     cdef const uint32_t[::1] eb = ebit

@@ -27,22 +27,26 @@ cdef inline bint is_categorical(const Node* nd) noexcept nogil:
     return nd.left_child != -1 and isnan(nd.threshold)
 
 
-cdef inline bint code_left(const uint64_t* codes, double x, bint missing_left) noexcept nogil:
-    """Whether value x of a categorical feature goes left at a node sending the codes set
-    in `codes` left: a value that is no code 0 .. 254 (NaN, negative, fractional or
+cdef inline bint code_left(const uint64_t* codes, int64_t words, double x,
+                           bint missing_left) noexcept nogil:
+    """Whether value x of a categorical feature goes left at a node whose set of codes
+    going left is the row ``codes`` of ``words`` 64-bit words (bit c % 64 of word c // 64
+    for code c): a value that is no code 0 .. 64 words - 1 (NaN, negative, fractional or
     larger) goes where the node's missing values go."""
     cdef int64_t c
-    if not (x >= 0.0 and x <= 254.0) or x != <double> (<int64_t> x):
+    # (the range is tested first: only a value in it is converted to an integer)
+    if not (x >= 0.0 and x < 64.0 * <double> words) or x != <double> (<int64_t> x):
         return missing_left
     c = <int64_t> x
     return (codes[c >> 6] >> (c & 63)) & 1
 
 
-cdef inline bint goes_left(const Node* nd, double x, const uint64_t* codes) noexcept nogil:
-    """Whether value x goes left at node nd (``codes``: its row of left_codes, read only
-    by a categorical split)."""
+cdef inline bint goes_left(const Node* nd, double x, const uint64_t* codes,
+                           int64_t words) noexcept nogil:
+    """Whether value x goes left at node nd (``codes``: its row of left_codes, of
+    ``words`` words, read only by a categorical split; NULL for any other node)."""
     if is_categorical(nd):
-        return code_left(codes, x, nd.missing_go_to_left != 0)
+        return code_left(codes, words, x, nd.missing_go_to_left != 0)
     if isnan(x):
         return nd.missing_go_to_left != 0
     return x <= nd.threshold

@@ -4,6 +4,7 @@ from scipy.sparse import csr_matrix, issparse
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport NAN, isnan
+from libc.string cimport memcpy
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -39,34 +40,82 @@ FLAT_DTYPE = np.dtype({"names": ["threshold", "feature", "left"],
 assert sizeof(FlatNode) == 16
 
 
+def categorical_splits(nodes):
+    """Boolean mask of the nodes that split on a set of codes (threshold NaN)."""
+    return (nodes["left_child"] != TREE_LEAF) & np.isnan(nodes["threshold"])
+
+
 def _checked_codes(nodes, left_codes):
-    """A tree's left_codes as a (node_count, 4) uint64 array, or None for a tree without
-    categorical splits (ValueError when they do not fit the nodes)."""
+    """A tree's left_codes in their compact form, or None for a tree without
+    categorical splits (ValueError when they do not fit the nodes).
+
+    The compact form: a C-contiguous uint64 array of one row per categorical split, in
+    increasing node id, of W >= 1 words (bit c % 64 of word c // 64: code c goes left).
+    An array of shape (node_count, 4), one 256-bit row per node (trees pickled before
+    sets could be wider), is converted: the rows of its categorical splits, where code
+    255, which went where the node's missing values go, is set to go there."""
+    categorical = categorical_splits(nodes)
+    n_split = int(np.count_nonzero(categorical))
     if left_codes is None:
-        if np.any(np.isnan(nodes["threshold"]) & (nodes["left_child"] != -1)):
+        if n_split:
             raise ValueError("corrupt tree: a split without a threshold and no left_codes")
         return None
     left_codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
-    if left_codes.shape != (nodes.shape[0], 4):
-        raise ValueError("corrupt tree: left_codes has the wrong shape")
-    return left_codes
+    if left_codes.ndim != 2 or left_codes.shape[1] < 1:
+        raise ValueError("corrupt tree: left_codes must be a 2-D array of at least one "
+                         f"word a row; got shape {left_codes.shape}")
+    if left_codes.shape[0] == nodes.shape[0]:      # the former form: a row per node
+        if left_codes.shape[1] != 4:
+            raise ValueError("corrupt tree: left_codes has the wrong shape "
+                             f"{left_codes.shape} for {nodes.shape[0]} nodes")
+        compact = left_codes[categorical]          # (a copy)
+        top = np.uint64(1) << np.uint64(63)
+        compact[:, 3] = np.where(nodes["missing_go_to_left"][categorical] != 0,
+                                 compact[:, 3] | top, compact[:, 3] & ~top)
+        left_codes = compact
+    elif left_codes.shape[0] != n_split:
+        raise ValueError(f"corrupt tree: left_codes has {left_codes.shape[0]} rows for "
+                         f"{n_split} categorical splits")
+    return left_codes if n_split else None
+
+
+def code_rows(nodes):
+    """The row of left_codes (compact form) of every node: int32, -1 for the nodes that
+    do not split on a set of codes."""
+    categorical = categorical_splits(nodes)
+    return np.where(categorical, np.cumsum(categorical) - 1, -1).astype(np.int32)
 
 
 def flatten(nodes, left_codes=None):
     """Breadth-first copy of the nodes for fast traversal, the original id of each
     (int32, like the node ids themselves: 20 bytes a node in all), and the code sets of
-    the categorical splits in the order they appear (None when there is none)."""
+    the categorical splits in the order they appear (a uint64 array of the width of
+    ``left_codes``' rows; None when there is none).  ``left_codes`` in either form that
+    ``Tree`` takes."""
     cdef const Node* nd = _node_ptr(nodes)
-    cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old, pos, n_cat = 0
+    cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old, n_cat = 0, words = 0
     flat = np.empty(n, dtype=FLAT_DTYPE)
     original = np.empty(n, dtype=np.int32)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef FlatNode* fl = <FlatNode*> &raw[0]
     cdef int32_t[::1] orig = original
     left_codes = _checked_codes(nodes, left_codes)
-    cdef const uint64_t[:, ::1] codes = left_codes
-    table = np.zeros((n, 4), dtype=np.uint64) if left_codes is not None else None
-    cdef uint64_t[:, ::1] tab = table
+    table = None
+    cdef const uint64_t* codes = NULL
+    cdef const uint64_t[:, ::1] codes_view
+    cdef uint64_t* tab = NULL
+    cdef uint64_t[:, ::1] tab_view
+    cdef const int32_t* rows = NULL
+    cdef const int32_t[::1] rows_view
+    if left_codes is not None:
+        words = left_codes.shape[1]
+        codes_view = left_codes
+        codes = &codes_view[0, 0]
+        table = np.empty_like(left_codes)
+        tab_view = table
+        tab = &tab_view[0, 0]
+        rows_view = code_rows(nodes)
+        rows = &rows_view[0]
     with nogil:
         orig[0] = 0
         while head < tail:
@@ -81,8 +130,8 @@ def flatten(nodes, left_codes=None):
                 if is_categorical(&nd[old]):
                     fl[head].threshold = <double> n_cat
                     fl[head].feature |= CATEGORICAL
-                    for pos in range(4):
-                        tab[n_cat, pos] = codes[old, pos]
+                    memcpy(tab + n_cat * words, codes + rows[old] * words,
+                           words * sizeof(uint64_t))
                     n_cat += 1
                 if not nd[old].missing_go_to_left:
                     fl[head].feature |= NAN_RIGHT
@@ -91,8 +140,6 @@ def flatten(nodes, left_codes=None):
                 orig[tail + 1] = nd[old].right_child
                 tail += 2
             head += 1
-    if table is not None:
-        table = table[:n_cat].copy() if n_cat else None
     return flat, original, table
 
 
@@ -108,7 +155,7 @@ def apply_flat(flat, const int32_t[::1] original, const double[:, :] X, table=No
     """Leaf reached by every row: BLOCK rows walk the tree in lockstep, so that their
     memory accesses overlap; rows that reach a leaf wait there (leaves loop on
     themselves) until the whole block has arrived.  ``table``: the code sets of the
-    categorical splits (flatten's third result), walked row by row."""
+    categorical splits (flatten's third result, any width), walked row by row."""
     if table is not None:
         return _apply_flat_categorical(flat, original, X, table)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
@@ -146,7 +193,8 @@ def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :
                             const uint64_t[:, ::1] table):
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef const FlatNode* fl = <const FlatNode*> &raw[0]
-    cdef Py_ssize_t n = X.shape[0], i
+    cdef Py_ssize_t n = X.shape[0], i, words = table.shape[1]
+    cdef const uint64_t* tab = &table[0, 0]
     cdef int32_t cur, feat
     cdef const FlatNode* node
     cdef double x
@@ -161,7 +209,7 @@ def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :
                 x = X[i, feat & FEATURE_BITS]
                 if feat & CATEGORICAL:
                     cur = node.left + (1 - <int32_t> code_left(
-                        &table[<Py_ssize_t> node.threshold, 0], x, feat >= 0))
+                        tab + words * <Py_ssize_t> node.threshold, words, x, feat >= 0))
                 else:
                     cur = node.left + ((x > node.threshold) | ((x != x) & (feat < 0)))
                 node = &fl[cur]
@@ -206,7 +254,7 @@ def apply_flat_sparse(flat, const int32_t[::1] original, X, table=None):
     lockstep would wait for the longest path of their block."""
     indptr, indices, data = _csr_parts(X)
     return _apply_csr(flat, original, indptr, indices, data,
-                      np.zeros((1, 4), dtype=np.uint64) if table is None else table,
+                      np.zeros((1, 1), dtype=np.uint64) if table is None else table,
                       X.shape[1])
 
 
@@ -218,6 +266,7 @@ def _apply_csr(flat, const int32_t[::1] original, const int64_t[::1] indptr,
     cdef const index_t* ind = &indices[0] if indices.shape[0] else NULL
     cdef const double* val = &data[0] if data.shape[0] else NULL
     cdef const uint64_t* tab = &table[0, 0]
+    cdef Py_ssize_t words = table.shape[1]
     cdef Py_ssize_t n = indptr.shape[0] - 1, i, t
     cdef int32_t cur, feat
     cdef const FlatNode* node
@@ -239,7 +288,7 @@ def _apply_csr(flat, const int32_t[::1] original, const int64_t[::1] indptr,
                 x = r[feat & FEATURE_BITS]
                 if feat & CATEGORICAL:
                     cur = node.left + (1 - <int32_t> code_left(
-                        &tab[4 * <Py_ssize_t> node.threshold], x, feat >= 0))
+                        tab + words * <Py_ssize_t> node.threshold, words, x, feat >= 0))
                 elif x <= node.threshold:
                     # a branch, not arithmetic: paths in such trees mostly take one side
                     # (a zero below the cut), which the processor predicts and runs ahead
@@ -264,16 +313,23 @@ cdef inline void _scatter(double* r, const int64_t* ind, const double* val, int6
             r[ind[t]] = 0.0 if clear else val[t]
 
 
-cdef inline int64_t _row_path(const Node* nd, const uint64_t* codes, Py_ssize_t cstep,
+cdef inline int64_t _row_path(const Node* nd, const uint64_t* codes,
+                              const int32_t* code_row, int64_t words,
                               const double* row, Py_ssize_t stride,
                               int64_t* out) noexcept nogil:
     """The nodes a row (feature f at row[f * stride]) visits from the root, written to
-    out when it is not NULL; their number."""
+    out when it is not NULL; their number.  ``codes``: the tree's left_codes (compact,
+    rows of ``words`` words), ``code_row``: every node's row of them (both NULL for a
+    tree without categorical splits)."""
     cdef int64_t k = 0, count = 1
+    cdef const uint64_t* own
     if out != NULL:
         out[0] = 0
     while nd[k].left_child != -1:
-        if goes_left(&nd[k], row[nd[k].feature * stride], codes + 4 * k * cstep):
+        own = NULL
+        if code_row != NULL and code_row[k] >= 0:
+            own = codes + code_row[k] * words
+        if goes_left(&nd[k], row[nd[k].feature * stride], own, words):
             k = nd[k].left_child
         else:
             k = nd[k].right_child
@@ -284,7 +340,8 @@ cdef inline int64_t _row_path(const Node* nd, const uint64_t* codes, Py_ssize_t 
 
 
 def decision_path_dense(nodes, X, left_codes=None):
-    """CSR indicator matrix (n_samples, node_count) of the nodes each row visits."""
+    """CSR indicator matrix (n_samples, node_count) of the nodes each row visits;
+    ``left_codes`` in either form that ``Tree`` takes."""
     X = np.asarray(X, dtype=np.float64)
     if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
         X = np.ascontiguousarray(X)      # (read through strides counted in cells)
@@ -306,10 +363,18 @@ cdef object _decision_paths(nodes, left_codes, dense, sparse):
     parts and the number of features)."""
     cdef const Node* nd = _node_ptr(nodes)
     left_codes = _checked_codes(nodes, left_codes)
-    # a tree without categorical splits never reads its codes: one row of zeros will do
-    cdef Py_ssize_t cstep = 0 if left_codes is None else 1
-    cdef const uint64_t[:, ::1] codes = (np.zeros((1, 4), dtype=np.uint64)
-                                         if left_codes is None else left_codes)
+    # a tree without categorical splits never reads its codes
+    cdef const uint64_t* codes = NULL
+    cdef const int32_t* code_row = NULL
+    cdef int64_t words = 0
+    cdef const uint64_t[:, ::1] codes_view
+    cdef const int32_t[::1] row_view
+    if left_codes is not None:
+        codes_view = left_codes
+        codes = &codes_view[0, 0]
+        words = left_codes.shape[1]
+        row_view = code_rows(nodes)
+        code_row = &row_view[0]
     cdef const double[:, :] X
     cdef const int64_t[::1] xptr
     cdef const int64_t[::1] xind
@@ -356,10 +421,10 @@ cdef object _decision_paths(nodes, left_codes, dense, sparse):
                     row = r
                     stride = 1
                 if pos == 0:
-                    total += _row_path(nd, &codes[0, 0], cstep, row, stride, NULL)
+                    total += _row_path(nd, codes, code_row, words, row, stride, NULL)
                     indptr[i + 1] = total
                 else:
-                    _row_path(nd, &codes[0, 0], cstep, row, stride,
+                    _row_path(nd, codes, code_row, words, row, stride,
                               &indices[0] + indptr[i])
                 if not is_dense:
                     _scatter(r, ind, val, xptr[i], xptr[i + 1], nf, True)
@@ -375,6 +440,9 @@ class Tree:
     (node ids, features and sample counts are 32-bit integers).  ``value`` holds the weighted
     class fractions of every node, shape ``(node_count, n_outputs, max_n_classes)``
     (a regression tree: the mean target of each output, ``max_n_classes`` 1).
+    Splits on sets of codes (threshold NaN) keep their sets in ``left_codes``, one row
+    of ``code_words`` 64-bit words per such split, in node order; ``code_row`` gives
+    every node's row (-1 for the others) and ``categories_left(node)`` its codes.
     """
 
     def __init__(self, n_features, n_classes, nodes, value, max_depth, left_codes=None):
@@ -386,11 +454,21 @@ class Tree:
         self.nodes = np.ascontiguousarray(nodes).astype(NODE_DTYPE, copy=False)
         self.value = np.ascontiguousarray(value, dtype=np.float64)
         self.max_depth = int(max_depth)
-        # categorical splits (their threshold is NaN): the codes each node sends left, as
-        # bitsets of shape (node_count, 4), bit c % 64 of word c // 64 for code c; None
-        # for a tree without categorical features
-        self.left_codes = (None if left_codes is None
-                           else np.ascontiguousarray(left_codes, dtype=np.uint64))
+        # categorical splits (their threshold is NaN): the codes each sends left, as
+        # bitsets of shape (n_categorical_splits, W), one row per such split in node
+        # order, bit c % 64 of word c // 64 for code c (a value that is no code below
+        # 64 W goes where the node's missing values go); None for a tree without
+        # categorical splits.  A (node_count, 4) array of a row per node (the form of
+        # trees pickled before) is converted.
+        self.left_codes = _checked_codes(self.nodes, left_codes)
+        # every node's row of left_codes (int32, -1 for the other nodes; None without)
+        self.code_row = None if self.left_codes is None else code_rows(self.nodes)
+
+    @property
+    def code_words(self):
+        """The width of the rows of ``left_codes`` in 64-bit words (0 without): the
+        codes 0 .. 64 code_words - 1 go by their bit."""
+        return 0 if self.left_codes is None else int(self.left_codes.shape[1])
 
     # scikit-learn's field names, as read-only views of the node array
     @property
@@ -513,14 +591,17 @@ class Tree:
 
     def categories_left(self, node):
         """The codes that node ``node`` sends left: a sorted int array for a categorical
-        split (codes its training samples did not hold go where its missing values
-        go), None for a split on a threshold or a leaf."""
-        if (self.left_codes is None or self.nodes["left_child"][node] == TREE_LEAF
-                or not np.isnan(self.nodes["threshold"][node])):
+        split, of codes 0 .. 64 ``code_words`` - 1 (codes its training samples did not
+        hold go where its missing values go, as do the values that are no such code),
+        None for a split on a threshold or a leaf."""
+        if self.left_codes is None:
             return None
-        bits = np.unpackbits(self.left_codes[node].astype("<u8").view(np.uint8),
+        row = self.code_row[node]
+        if row < 0:
+            return None
+        bits = np.unpackbits(self.left_codes[row].astype("<u8").view(np.uint8),
                              bitorder="little")
-        return np.flatnonzero(bits[:255])
+        return np.flatnonzero(bits)
 
     def predict(self, X):
         """The values of the leaf reached by every row, shape (n, n_outputs,

@@ -10,7 +10,6 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
-from rotforest._categorical import MAX_CATEGORIES
 from rotforest._tree import TREE_LEAF
 
 __all__ = ["export_text"]
@@ -40,16 +39,21 @@ def _category_sides(tree, node, categories):
     """The labels of the categories each child of a categorical ``node`` gets, as
     ('in', items) for the left child and ('not in', items) for the right, or the other
     way round, whichever lists fewer items; ``categories``: the names of the codes (a
-    pandas column's), or None for codes."""
+    pandas column's), or None for codes: then the codes 0 .. 64 ``tree.code_words`` - 1
+    (those the node's set reaches; larger ones go where missing values go)."""
+    n_codes = 64 * tree.code_words
+    n = n_codes if categories is None else len(categories)
+    goes_left = np.zeros(n, dtype=bool)
     left = tree.categories_left(node)
-    n = MAX_CATEGORIES if categories is None else len(categories)
-    left = left[left < n]
-    right = np.setdiff1d(np.arange(n), left)
-    labels = [_label(c) for c in (range(n) if categories is None else categories)]
+    goes_left[left[left < n]] = True
+    # a category whose code is past the node's set goes where missing values go
+    goes_left[n_codes:] = bool(tree.missing_go_to_left[node])
+    left, right = np.flatnonzero(goes_left), np.flatnonzero(~goes_left)
+    label = _label if categories is None else (lambda c: _label(categories[c]))
     if left.size <= right.size:
-        shown = "{" + ", ".join(labels[c] for c in left) + "}"
+        shown = "{" + ", ".join(label(c) for c in left) + "}"
         return ("in", shown), ("not in", shown)
-    shown = "{" + ", ".join(labels[c] for c in right) + "}"
+    shown = "{" + ", ".join(label(c) for c in right) + "}"
     return ("not in", shown), ("in", shown)
 
 

@@ -37,13 +37,16 @@ of highest probability (ArgMax, then Gather on the classes), as ``predict``.
 Categorical features
 --------------------
 A split on a set of categories becomes a ``BRANCH_MEMBER`` node.  The trees take a
-value that is not a code 0..254 (NaN, negative, fractional or larger) where the node's
+value that is not a code 0 .. 64 W - 1 (W: the width of the tree's code sets in 64-bit
+words, ``Tree.code_words``; NaN, negative, fractional or larger) where the node's
 missing values go; so the node's set holds the codes of the side opposite to its
 missing side, that side is the "true" branch, and missing values track "false": NaN and
 non-codes fall to the missing side.  (onnxruntime tests membership in larger sets on the
 value truncated to an integer, so the set nodes read a copy of their columns in which
-every value that is no code is NaN; threshold splits on those columns read the values
-as they are.)  The model reads categorical columns as the integer
+every value that is no code below 64 W, W the widest of the exported trees', is NaN;
+a node of a narrower tree leaves the codes past its own width out of its set, so that
+they too take its missing side.  Threshold splits on those columns read the values as
+they are.)  The model reads categorical columns as the integer
 codes (as doubles) the trees see: a NumPy array's values as they are, a pandas
 ``category`` column's codes of the categories seen in fit (an unseen category is NaN).
 :func:`onnx_input` converts rows (an array or a DataFrame) into the float64 array to
@@ -95,7 +98,6 @@ _DEFAULT_OPSET = 21
 _MIN_OPSET = 13
 _ML_DOMAIN = "ai.onnx.ml"
 _ML_OPSET = 5
-_MAX_CODE = 254
 
 _INSTALL_HINT = 'ONNX export needs the onnx package: pip install "rotforest[onnx]"'
 
@@ -286,8 +288,11 @@ def _tree_tables(tree_):
             raise ValueError(f"corrupt tree: node {node} has no threshold and no "
                              "category set")
         if missing_left[k]:
-            # the set: the codes that go right; right is the true branch
-            members = np.setdiff1d(np.arange(_MAX_CODE + 1), codes_left)
+            # the set: the codes that go right (of this tree's codes: larger ones go
+            # left, with the missing values); right is the true branch
+            goes_left = np.zeros(64 * tree_.code_words, dtype=bool)
+            goes_left[codes_left] = True
+            members = np.flatnonzero(~goes_left)
             true_child[k], false_child[k] = right[node], left[node]
         else:
             members = np.asarray(codes_left)
@@ -398,16 +403,17 @@ def _ensemble_attributes(trees, feature_maps, set_map=None, leaf_index=False):
     return attrs, np.ascontiguousarray(np.concatenate(table))
 
 
-def _codes_only(g, x, columns=None):
-    """``x`` with the values that are no category code 0..254 (negative, fractional,
-    larger) replaced by NaN, in the boolean mask ``columns`` (None: everywhere).
+def _codes_only(g, x, n_codes, columns=None):
+    """``x`` with the values that are no category code 0 .. ``n_codes`` - 1 (negative,
+    fractional, larger) replaced by NaN, in the boolean mask ``columns`` (None:
+    everywhere).
     onnxruntime tests membership in larger sets on the value truncated to an integer
     (2.5 would be code 2), where our trees send a non-code where missing values go:
     as NaN it does, the set nodes' missing values tracking their "false" branch."""
     zero = g.constant("zero", np.zeros(1))
     valid = g.node("And", [g.node("GreaterOrEqual", [x, zero], "code_low"),
-                           g.node("LessOrEqual", [x, g.constant(
-                               "max_code", np.array([float(_MAX_CODE)]))], "code_high")],
+                           g.node("Less", [x, g.constant(
+                               "n_codes", np.array([float(n_codes)]))], "code_high")],
                    "code_range")
     valid = g.node("And", [valid, g.node("Equal", [x, g.node("Round", [x], "rounded")],
                                          "code_whole")], "code_valid")
@@ -557,16 +563,18 @@ def _emit(g, est, kind, classifier, x, outputs):
     # the columns that splits on sets of categories read get a copy in which the values
     # that are no code are NaN (see _codes_only), after the others
     set_columns = set()
+    words = 0                    # the widest code sets of the trees
     for tree_, fmap in zip(trees, maps):
         if tree_.left_codes is not None:
             inner = np.asarray(tree_.children_left) != -1
             used = np.asarray(tree_.feature)[inner & np.isnan(tree_.threshold)]
             set_columns.update((used if fmap is None else fmap[used]).tolist())
+            words = max(words, tree_.code_words)
     set_map = None
     if set_columns:
         used = np.array(sorted(set_columns), dtype=np.int64)
         codes = _codes_only(g, g.node("Gather", [columns, g.constant(
-            "set_columns", used)], "set_values", axis=1))
+            "set_columns", used)], "set_values", axis=1), 64 * words)
         columns = g.node("Concat", [columns, codes], "ensemble_input", axis=1)
         set_map = np.full(width, -1, dtype=np.int64)
         set_map[used] = width + np.arange(used.size)

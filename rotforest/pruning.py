@@ -1,7 +1,7 @@
 """Pruning: CART's minimal cost-complexity pruning and reduced-error pruning."""
 import numpy as np
 
-from rotforest._tree import Tree, cost_complexity_prune, keep_as_leaves
+from rotforest._tree import Tree, categorical_splits, cost_complexity_prune, keep_as_leaves
 from rotforest._validation import power_of_two_below
 
 
@@ -184,5 +184,10 @@ def prune_reduced_error(tree, X, y_codes, sample_weight, regression=False):
 
 def _rebuilt(tree, leaves):
     nodes, value, depth, keep = keep_as_leaves(tree.nodes, tree.value, leaves)
-    codes = None if tree.left_codes is None else tree.left_codes[keep]
+    codes = None
+    if tree.left_codes is not None:
+        # the rows of the nodes that still split on a set of codes, in their new order
+        kept = keep[categorical_splits(nodes)]
+        if kept.size:
+            codes = tree.left_codes[tree.code_row[kept]]
     return Tree(tree.n_features, tree.n_classes, nodes, value, depth, codes)

@@ -217,8 +217,11 @@ def test_pickle_pruning_and_importances():
     again = prune_cost_complexity(tree.tree_, alpha)
     assert np.array_equal(again.left_codes, pruned.tree_.left_codes)
     assert np.array_equal(again.predict(X), pruned.tree_.predict(X))
-    kept = again.children_left != -1
-    assert np.isnan(again.threshold[kept]).sum() == np.any(again.left_codes[kept], axis=1).sum()
+    # one non-empty row for each split on a set of codes that remains
+    sets = np.flatnonzero((again.children_left != -1) & np.isnan(again.threshold))
+    assert again.left_codes.shape[0] == sets.size > 0
+    assert np.array_equal(again.code_row[sets], np.arange(sets.size))
+    assert np.all(np.any(again.left_codes, axis=1))
     held = DecisionTreeClassifier(categorical_features=[0, 1], validation_fraction=0.3,
                                   random_state=0).fit(X, y)
     assert held.get_n_leaves() < tree.get_n_leaves()

@@ -44,7 +44,7 @@ def _goes_left(tree, node, x):
     codes = tree.categories_left(node)
     missing_left = bool(tree.missing_go_to_left[node])
     if codes is not None:
-        if np.isnan(x) or x < 0 or x > 254 or x != int(x):
+        if np.isnan(x) or x < 0 or x >= 64 * tree.code_words or x != int(x):
             return missing_left
         return int(x) in set(codes.tolist())
     if np.isnan(x):

@@ -74,7 +74,8 @@ def _goes_left(tree, node, value):
     """The test of one node on one value, written out (an independent reading of it)."""
     if np.isnan(tree.threshold[node]):          # categorical: a set of codes
         codes = tree.categories_left(node)
-        if np.isnan(value) or value < 0 or value > 254 or value != int(value):
+        if (np.isnan(value) or value < 0 or value >= 64 * tree.code_words
+                or value != int(value)):
             return bool(tree.missing_go_to_left[node])
         return int(value) in set(codes.tolist())
     if np.isnan(value):

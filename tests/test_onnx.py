@@ -226,7 +226,7 @@ def test_category_set_sides():
     sets = np.flatnonzero(np.isnan(tree_.threshold) & (tree_.children_left != -1))
     assert sets.size >= 2
     tree_.nodes["missing_go_to_left"][sets[0]] = 1
-    tree_.left_codes[sets[0]] = np.iinfo(np.uint64).max
+    tree_.left_codes[tree_.code_row[sets[0]]] = np.iinfo(np.uint64).max
     tree_.nodes["missing_go_to_left"][sets[1]] = 1 - tree_.missing_go_to_left[sets[1]]
     tree_.__dict__.pop("_flat", None)
     _check(est, X[N_TRAIN:])
