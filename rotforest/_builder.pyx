@@ -61,7 +61,7 @@ import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free, calloc, qsort
 from libc.string cimport memcpy, memset
-from libc.math cimport log, ceil, fabs, INFINITY, NAN, isfinite, isnan
+from libc.math cimport log, ceil, fabs, INFINITY, NAN, isfinite, isnan, sqrt
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from rotforest._tree cimport Node
@@ -226,6 +226,23 @@ def _set_reference_scan(bint enabled):
     return previous
 
 
+# How a node with more than two classes and more than CAT_EXACT_MAX levels orders them
+# (see _categorical.pxi): 0 by each class's share in turn, 1 along the first principal
+# axis of the levels' class shares, 2 both (for measurement; see _set_category_orders).
+cdef int _CAT_ORDERS = 0
+
+
+def _set_category_orders(int orders):
+    """How more classes order many levels: 0 each class's share, 1 the principal
+    axis of the class shares, 2 both (for measurement); returns the previous setting."""
+    global _CAT_ORDERS
+    if orders not in (0, 1, 2):
+        raise ValueError("orders must be 0, 1 or 2")
+    previous = _CAT_ORDERS
+    _CAT_ORDERS = orders
+    return previous
+
+
 def _set_simd(bint enabled):
     """Switch the AVX-512 kernels on or off (for tests); returns the previous state."""
     global _USE_AVX512
@@ -262,7 +279,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                int64_t max_leaf_nodes, double min_impurity_decrease, uint64_t seed,
                const int8_t[::1] monotonic=None, ranks=None,
                const double[::1] target=None, bint shuffle_features=False,
-               const int16_t[:, ::1] categories=None, int64_t min_category_samples=0,
+               categories=None, int64_t min_category_samples=0,
                output_classes=None, codes=None, sparse=None):
     """Grow one tree on presorted lists.
 
@@ -317,9 +334,11 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     Returns ``(nodes, value, max_depth, left_codes)``: the node array (``NODE_DTYPE``),
     the class fractions (or the mean) of every node, shape ``(node_count, n_outputs,
     n_classes)`` (several outputs: the most classes of one, zeros after an output's
-    own), the depth reached, and with ``categories`` the codes each node sends
-    left, shape ``(node_count, 4)`` uint64 bitsets (bit c of word c // 64 for code c; 0
-    for the other nodes; their threshold is NaN), else None.
+    own), the depth reached, and with ``categories`` the codes each categorical split
+    sends left (their threshold is NaN), one row per such node in increasing node id, as
+    uint64 bitsets of shape ``(n_categorical_splits, W)`` (bit c % 64 of word c // 64
+    for code c; W words cover the largest code of the categorical features; a code
+    beyond them goes where the node's missing values go), else None.
     """
     cdef int64_t n = X.shape[0], F = X.shape[1]
     cdef bint regression = target is not None
@@ -393,9 +412,10 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             _allocate_sparse(&B, sparse, n_act)
         else:
             ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
-        _allocate_growth(&B, n, n_act, categorical is not None)
         if categorical is not None:
-            _allocate_categorical(&B, categorical, categories, min_category_samples)
+            _allocate_categorical(&B, categorical, categories, col_top_arr,
+                                  min_category_samples)
+        _allocate_growth(&B, n, n_act)
         y_order, y_columns = (_allocate_absolute(&B, target, monotonic is not None, n,
                                                  n_act)
                               if regression and criterion == CRIT_ABSOLUTE else (None, None))
@@ -613,20 +633,34 @@ cdef object _checked_column_tops(const uint32_t[:, ::1] keys, int64_t n):
     return col_top_arr, max_rank
 
 
-cdef object _checked_categories(const int16_t[:, ::1] categories,
-                                const uint64_t[::1] col_top, const int8_t[::1] monotonic,
-                                bint regression, int criterion):
-    """The mask (uint8) of the categorical features, or None; checks ``categories``."""
+cdef object _checked_categories(categories, const uint64_t[::1] col_top,
+                                const int8_t[::1] monotonic, bint regression,
+                                int criterion):
+    """The mask (uint8) of the categorical features, or None; checks ``categories``
+    (category_codes' ``(mask, offsets, codes)``)."""
     cdef int64_t F = col_top.shape[0], f
     if categories is None:
         return None
-    if categories.shape[0] != F or categories.shape[1] != CAT_LEVELS:
-        raise ValueError("categories must be category_codes(X, keys, categorical)")
-    categorical = (np.asarray(categories)[:, 0] >= 0).astype(np.uint8)
+    bad = ValueError("categories must be category_codes(X, keys, categorical)")
+    try:
+        mask, offsets, codes = categories
+    except (TypeError, ValueError):
+        raise bad from None
+    if (not isinstance(mask, np.ndarray) or mask.dtype != np.uint8 or mask.shape != (F,)
+            or not isinstance(offsets, np.ndarray) or offsets.dtype != np.int64
+            or offsets.shape != (F + 1,) or not isinstance(codes, np.ndarray)
+            or codes.dtype != np.int32 or codes.ndim != 1 or offsets[0] != 0
+            or codes.shape[0] < offsets[F] or np.any(np.diff(offsets) < 0)):
+        raise bad
+    categorical = np.ascontiguousarray(mask != 0, dtype=np.uint8)
     for f in range(F):
-        if categorical[f] and col_top[f] >= CAT_LEVELS:
-            raise ValueError("categories must be category_codes(X, keys, categorical)")
-        if categorical[f] and monotonic is not None and monotonic[f] != 0:
+        if not categorical[f]:
+            continue
+        if <uint64_t> (offsets[f + 1] - offsets[f]) != col_top[f] + 1:
+            raise bad
+        if np.any(codes[offsets[f]:offsets[f + 1]] > CAT_MAX_CODE):
+            raise bad
+        if monotonic is not None and monotonic[f] != 0:
             raise ValueError(f"categorical feature {f} cannot take a monotonic "
                              "constraint")
     if not categorical.any():
@@ -795,22 +829,39 @@ cdef int _allocate_sparse(Builder* B, sparse, int64_t n_act) except -1:
     return 0
 
 
-cdef int _allocate_growth(Builder* B, int64_t n, int64_t n_act, bint categorical) except -1:
-    """The per-split scratch, the frontier of entries and the output nodes."""
+cdef int _allocate_growth(Builder* B, int64_t n, int64_t n_act) except -1:
+    """The per-split scratch, the frontier of entries and the output nodes (after
+    _allocate_categorical, whose sets they keep)."""
     if (_work_alloc(&B.work, n, n_act, B.data.n_classes, B.data.n_features) < 0
-        or _frontier_alloc(&B.front, B.data.n_classes, (B.data.n_features + 63) // 64) < 0
-        or _output_alloc(&B.out, B.data.n_values, categorical) < 0):
+        or _frontier_alloc(&B.front, B.data.n_classes, (B.data.n_features + 63) // 64,
+                           B.cat.rank_words + B.cat.code_words) < 0
+        or _output_alloc(&B.out, B.data.n_values, B.cat.code_words) < 0):
         _nomem()
     return 0
 
 
-cdef int _allocate_categorical(Builder* B, const uint8_t[::1] categorical,
-                               const int16_t[:, ::1] categories,
+cdef int _allocate_categorical(Builder* B, const uint8_t[::1] categorical, categories,
+                               const uint64_t[::1] col_top,
                                int64_t min_category_samples) except -1:
-    """The state of the splits on sets of categories (see _categorical.pxi)."""
+    """The state of the splits on sets of categories (see _categorical.pxi): per-rank
+    arrays as long as the most ranks of a categorical feature, sets as wide as those
+    ranks and the largest code.  ``categories`` stays referenced by the caller."""
+    cdef const int64_t[::1] off = categories[1]
+    cdef const int32_t[::1] code = categories[2]
+    cdef int64_t f, ranks = 0, top = 0
+    for f in range(categorical.shape[0]):
+        if categorical[f]:
+            ranks = max(ranks, <int64_t> col_top[f] + 1)
+            if off[f + 1] > off[f]:
+                top = max(top, int(np.max(categories[2][off[f]:off[f + 1]])))
     B.cat.mask = &categorical[0]
-    B.cat.code = &categories[0, 0]
+    B.cat.off = &off[0]
+    B.cat.code = &code[0] if code.shape[0] else NULL
     B.cat.support = min_category_samples
+    B.cat.orders = _CAT_ORDERS
+    B.cat.pool = ranks
+    B.cat.rank_words = (ranks + 63) // 64
+    B.cat.code_words = max(1, (top + 1 + 63) // 64)
     if _categories_alloc(&B.cat, B.data.n_classes) < 0:
         _nomem()
     return 0
@@ -1021,8 +1072,15 @@ cdef object _export(Builder* B, bint categorical):
     depth = B.out.depth
     left_codes = None
     cdef uint64_t[:, ::1] lcv
+    cdef int64_t W = B.out.code_words, i, k = 0
     if categorical:
-        left_codes = np.empty((B.out.count, CAT_WORDS), dtype=np.uint64)
-        lcv = left_codes
-        memcpy(&lcv[0, 0], B.out.left_codes, B.out.count * CAT_WORDS * sizeof(uint64_t))
+        # one row per categorical split, in increasing node id
+        left_codes = np.empty((B.out.n_rows, W), dtype=np.uint64)
+        if B.out.n_rows:
+            lcv = left_codes
+            for i in range(B.out.count):
+                if B.out.code_row[i] >= 0:
+                    memcpy(&lcv[k, 0], B.out.left_codes + B.out.code_row[i] * W,
+                           W * sizeof(uint64_t))
+                    k += 1
     return nodes, value, depth, left_codes

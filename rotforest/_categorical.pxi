@@ -7,7 +7,8 @@
 #
 # A categorical feature holds integer codes 0 .. CAT_MAX_CODE (NaN: missing).  Its dense
 # ranks (from the presort) number its distinct codes in increasing order, the missing
-# value last, so a rank fits in 8 bits.  A node does not need the feature's samples in
+# value last; the per-rank arrays are as long as the most ranks of a categorical
+# feature, and a node touches only the levels it holds.  A node does not need the feature's samples in
 # order: it sums the weight, count and statistics (class weights, or sums of w y ...) of
 # each level present, the missing values being one more level, and searches partitions
 # of those levels:
@@ -24,10 +25,13 @@
 #
 # The missing values are a level like the others, so they go to the side that scores
 # best (exactly as the search over partitions places them).  The split is kept as the
-# set of ranks that go left (cat_left, for the partitions of this fit) and the set of
-# codes that go left (cat_codes, stored with the node for prediction): a code absent
-# from the node goes where the missing values go, or with the larger child when the
-# node had none.
+# set of ranks that go left (for the partitions of this fit) and the set of codes that
+# go left (stored for prediction, one row per categorical split), bitsets as wide as the
+# most ranks and the largest code of the categorical features (the entry's row of
+# Frontier.sets, see _entry_sets): a code absent from the node goes where the missing
+# values go, or with the larger child when the node had none.  Setting and copying
+# those sets costs a word per 64 levels of the feature; everything else a node does
+# follows the levels it holds.
 
 cdef inline void _cat_add(Builder* B, uint64_t r, key_t k, int64_t* m) noexcept nogil:
     """Adds sample k of rank r to its level's sums (a level first seen is listed)."""
@@ -72,21 +76,29 @@ cdef int64_t _cat_levels(Builder* B, int64_t f, int64_t s, int64_t e,
             _cat_gather(B, <const uint16_t*> rk, s, e, &m)
         else:
             _cat_gather(B, <const uint32_t*> rk, s, e, &m)
-        for i in range(1, m):                       # at most 256 levels
-            v = B.cat.lv[i]
-            j = i
-            while j > 0 and B.cat.lv[j - 1] > v:
-                B.cat.lv[j] = B.cat.lv[j - 1]
-                j -= 1
-            B.cat.lv[j] = v
+        if m > 32:
+            qsort(B.cat.lv, m, sizeof(int64_t), _cmp_int64)
+        else:
+            for i in range(1, m):
+                v = B.cat.lv[i]
+                j = i
+                while j > 0 and B.cat.lv[j - 1] > v:
+                    B.cat.lv[j] = B.cat.lv[j - 1]
+                    j -= 1
+                B.cat.lv[j] = v
     return m
+
+
+cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*> a)[0], y = (<const int64_t*> b)[0]
+    return (x > y) - (x < y)
 
 
 cdef int64_t _cat_pool(Builder* B, int64_t m) noexcept nogil:
     """The levels a node's split search scans (cat_sv, in increasing rank; cat_grp: the
     scanned level of each of the m levels): each level with at least cat_support
-    samples, and one level (rank CAT_POOL, last) pooling the others, if any."""
-    cdef int64_t K = B.data.n_classes, j, c, r, q = 0
+    samples, and one level (rank cat.pool, last) pooling the others, if any."""
+    cdef int64_t K = B.data.n_classes, j, c, r, q = 0, P = B.cat.pool
     cdef bint pooled = False
     for j in range(m):
         r = B.cat.lv[j]
@@ -97,19 +109,19 @@ cdef int64_t _cat_pool(Builder* B, int64_t m) noexcept nogil:
             continue
         if not pooled:
             pooled = True
-            memset(B.cat.stat + CAT_POOL * K, 0, K * sizeof(double))
-            B.cat.w[CAT_POOL] = 0.0
-            B.cat.n[CAT_POOL] = 0
+            memset(B.cat.stat + P * K, 0, K * sizeof(double))
+            B.cat.w[P] = 0.0
+            B.cat.n[P] = 0
         for c in range(K):
-            B.cat.stat[CAT_POOL * K + c] += B.cat.stat[r * K + c]
-        B.cat.w[CAT_POOL] += B.cat.w[r]
-        B.cat.n[CAT_POOL] += B.cat.n[r]
+            B.cat.stat[P * K + c] += B.cat.stat[r * K + c]
+        B.cat.w[P] += B.cat.w[r]
+        B.cat.n[P] += B.cat.n[r]
         B.cat.grp[j] = -1
     if pooled:
         for j in range(m):
             if B.cat.grp[j] < 0:
                 B.cat.grp[j] = q
-        B.cat.sv[q] = CAT_POOL
+        B.cat.sv[q] = P
         q += 1
     return q
 
@@ -155,6 +167,65 @@ cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
     qsort(B.cat.ord, m, sizeof(rf_vi), rf_cmp_vi)
 
 
+cdef void _cat_axis_order(Builder* B, int64_t m) noexcept nogil:
+    """cat_ord: the scanned levels by their class shares projected on the first
+    principal axis of those shares (each level weighted by its weight; Coppersmith,
+    Hong and Hosking 1999), ties in increasing rank.  The axis by power iteration from
+    the direction of the most frequent class, its sign fixed."""
+    cdef int64_t j, r, c, d = 0, it, K = B.data.n_classes
+    cdef double* v = B.cat.axis
+    cdef double* u = B.cat.axis + K
+    cdef double wsum = 0.0, norm, wr, dot, big = -1.0
+    cdef const double* st
+    # the weighted mean share (in cl) and the start: the class of most weight
+    for c in range(K):
+        B.work.cl[c] = 0.0
+    for j in range(m):
+        r = B.cat.sv[j]
+        st = B.cat.stat + r * K
+        for c in range(K):
+            B.work.cl[c] += st[c]
+        wsum += B.cat.w[r]
+    for c in range(K):
+        B.work.cl[c] /= wsum
+        v[c] = 0.0
+        if B.work.cl[c] > big:
+            big = B.work.cl[c]
+            d = c
+    v[d] = 1.0
+    for it in range(40):
+        # u = S v with S the weighted covariance of the shares: sum_j w_j (p_j - pbar)
+        # ((p_j - pbar) . v)
+        for c in range(K):
+            u[c] = 0.0
+        for j in range(m):
+            r = B.cat.sv[j]
+            wr = B.cat.w[r]
+            st = B.cat.stat + r * K
+            dot = 0.0
+            for c in range(K):
+                dot += (st[c] / wr - B.work.cl[c]) * v[c]
+            for c in range(K):
+                u[c] += wr * (st[c] / wr - B.work.cl[c]) * dot
+        norm = 0.0
+        for c in range(K):
+            norm += u[c] * u[c]
+        if norm <= 0.0:
+            break
+        norm = sqrt(norm)
+        for c in range(K):
+            v[c] = u[c] / norm
+    for j in range(m):
+        r = B.cat.sv[j]
+        st = B.cat.stat + r * K
+        dot = 0.0
+        for c in range(K):
+            dot += st[c] / B.cat.w[r] * v[c]
+        B.cat.ord[j].v = dot
+        B.cat.ord[j].i = j
+    qsort(B.cat.ord, m, sizeof(rf_vi), rf_cmp_vi)
+
+
 cdef double _cat_cuts(Builder* B, int64_t m, int64_t n, const double* tot, double wtot,
                       int64_t* best_k) noexcept nogil:
     """The best cut of the order cat_ord: its proxy, and in best_k the number of levels
@@ -188,7 +259,7 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
     m_all = _cat_levels(B, f, s, e, presorted)
     n_levels[0] = m_all
     # the levels scanned: those with at least cat_support samples in the node, and the
-    # others pooled into one (rank CAT_POOL), which goes to one side as a whole
+    # others pooled into one (rank cat.pool), which goes to one side as a whole
     m = _cat_pool(B, m_all)
     if m >= 2:
         if B.par.random_split:
@@ -224,8 +295,18 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
                 side[j] = <uint8_t> ((best_mask >> j) & 1)
         else:
             # the cuts of the order by each class's share (several numeric outputs:
-            # by each one's mean)
+            # by each one's mean), and/or of the principal axis of the shares (best_c K)
+            if B.cat.orders != 0 and B.data.n_outputs == 1:
+                _cat_axis_order(B, m)
+                k = best_k
+                proxy = _cat_cuts(B, m, n, tot, wtot, &k)
+                if proxy > best:
+                    best = proxy
+                    best_k = k
+                    best_c = K
             for c in range(K):
+                if B.cat.orders == 1 and B.data.n_outputs == 1:
+                    break
                 if (tot[c] <= 0.0) if not B.data.regression else (c % 3 != 0):
                     continue
                 _cat_order(B, m, c)
@@ -237,7 +318,9 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
                     best_c = c
         if best_c >= 0:
             # a cut of an order: its first best_k levels go left
-            if (K > 2 and not B.data.regression) or B.data.n_outputs > 1:
+            if best_c == K:
+                _cat_axis_order(B, m)
+            elif (K > 2 and not B.data.regression) or B.data.n_outputs > 1:
                 _cat_order(B, m, best_c)
             memset(side, 0, m)
             for k in range(best_k):
@@ -247,7 +330,10 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
         for c in range(K):
             B.cat.cl[c] = 0.0
             B.cat.cr[c] = 0.0
-        memset(cs, 0, sizeof(CatSplit))
+        cs.wl = cs.wr = 0.0
+        cs.nl = cs.nm = 0
+        cs.ml = 0
+        memset(cs.left, 0, B.cat.rank_words * sizeof(uint64_t))
         for j in range(m_all):
             r = B.cat.lv[j]
             if side[B.cat.grp[j]]:
@@ -269,19 +355,18 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
             if _cat_valid(B, cs.nl, n, cs.wl, cs.wr):
                 best = _proxy_counts(B, B.cat.cl, B.cat.cr, cs.wl, cs.wr)
         # codes absent from the node go where the missing values go
-        for j in range(CAT_WORDS):
-            cs.codes[j] = <uint64_t> -1 if cs.ml else 0
+        memset(cs.codes, 0xFF if cs.ml else 0, B.cat.code_words * sizeof(uint64_t))
         for j in range(m_all):
             r = B.cat.lv[j]
             if <uint64_t> r != nr:
-                code = <uint64_t> B.cat.code[f * CAT_LEVELS + r]
+                code = <uint64_t> B.cat.code[B.cat.off[f] + r]
                 if side[B.cat.grp[j]]:
                     cs.codes[code >> 6] |= (<uint64_t> 1) << (code & 63)
                 else:
                     cs.codes[code >> 6] &= ~((<uint64_t> 1) << (code & 63))
     for j in range(m_all):
         B.cat.n[B.cat.lv[j]] = 0
-    B.cat.n[CAT_POOL] = 0
+    B.cat.n[B.cat.pool] = 0
     return best
 
 
@@ -328,22 +413,36 @@ cdef void _samples_from_list_cat(Builder* B, const key_t* Lf, int64_t s, int64_t
 
 def category_codes(const double[:, :] X, const uint32_t[:, ::1] keys,
                    const uint8_t[::1] categorical):
-    """The code of every dense rank of the categorical columns, shape (n_features, 256)
-    int16 (-1 where no rank; rows of other columns all -1).  ValueError unless every
-    categorical column holds NaN or integer codes 0 .. 254."""
-    cdef int64_t n = X.shape[0], F = X.shape[1], f, i, r
+    """The code of every dense rank of the categorical columns, as ``(mask, offsets,
+    codes)``: ``mask`` (uint8, n_features) 1 for the categorical columns, ``codes``
+    (int32) the code of rank r of column f at ``codes[offsets[f] + r]`` (-1 for the rank
+    of NaN; a column that is not categorical has no ranks there), ``offsets`` (int64,
+    n_features + 1).  ValueError unless every categorical column holds NaN or integer
+    codes 0 .. CAT_MAX_CODE."""
+    cdef int64_t n = X.shape[0], F = X.shape[1], f, i, r, o
     cdef const uint32_t* row
     cdef uint32_t bits
     cdef double v
-    table = np.full((F, CAT_LEVELS), -1, dtype=np.int16)
-    cdef int16_t[:, ::1] t = table
     if categorical.shape[0] != F or keys.shape[0] != F or keys.shape[1] != keys_width(n):
         raise ValueError("X, keys and categorical do not agree in shape")
+    sizes = np.zeros(F + 1, dtype=np.int64)
+    cdef int64_t[::1] sz = sizes
+    for f in range(F):
+        if categorical[f]:
+            # the ranks of the column: its distinct values (the missing one included)
+            row = &keys[f, 0]
+            for i in range(n):
+                sz[f + 1] += (row[n + (i >> 5)] >> (i & 31)) & 1
+    offsets = np.cumsum(sizes)
+    table = np.full(int(offsets[F]), -1, dtype=np.int32)
+    cdef int32_t[::1] t = table
+    cdef const int64_t[::1] off = offsets
     for f in range(F):
         if not categorical[f]:
             continue
         row = &keys[f, 0]
         r = -1
+        o = off[f]
         for i in range(n):
             bits = row[n + (i >> 5)]
             if not ((bits >> (i & 31)) & 1):
@@ -358,5 +457,6 @@ def category_codes(const double[:, :] X, const uint32_t[:, ::1] keys,
                 raise ValueError(
                     f"categorical feature {f} holds the value {v}: categories must be "
                     f"integer codes from 0 to {CAT_MAX_CODE} (NaN for missing)")
-            t[f, r] = <int16_t> v
-    return table
+            t[o + r] = <int32_t> v
+    mask = np.ascontiguousarray(categorical, dtype=np.uint8).copy()
+    return mask, offsets, table

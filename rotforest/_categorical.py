@@ -11,8 +11,8 @@ Every estimator takes ``categorical_features`` with the conventions of scikit-le
 - a boolean mask of length n_features, integer indices, or feature names (strings, for
   a DataFrame).
 
-A categorical column holds integer codes 0 to 254 (at most 255 levels) and NaN for
-missing values; a pandas ``category`` column is replaced by its codes, and at predict
+A categorical column holds integer codes 0 to 2**24 - 1 (any number of levels up to
+that) and NaN for missing values; a pandas ``category`` column is replaced by its codes, and at predict
 time its values are coded by the categories seen in fit (a category not seen then counts
 as missing).  The builder splits such a column on sets of levels (see
 ``_categorical.pxi``).
@@ -21,7 +21,10 @@ import numpy as np
 
 from rotforest import _builder
 
-MAX_CATEGORIES = _builder.MAX_CATEGORY_CODE + 1     # codes 0 .. 254
+MAX_CATEGORIES = _builder.MAX_CATEGORY_CODE + 1     # codes 0 .. 2**24 - 1
+# a split stores a bit per code up to the largest: codes above this that are spread
+# thinly (fewer than one level per 64 codes) are refused (see check_codes)
+_SPREAD_CODES = 1 << 16
 
 
 def _is_frame(X):
@@ -213,7 +216,7 @@ def check_categorical_unchanged(est, X):
 
 def check_codes(est, X):
     """Checks the categorical columns of the validated X (float64): NaN or integer codes
-    0 .. 254.  Returns the mask as uint8 for the builder, or None."""
+    0 .. MAX_CATEGORIES - 1.  Returns the mask as uint8 for the builder, or None."""
     mask = getattr(est, "is_categorical_", None)
     if mask is None:
         return None
@@ -234,6 +237,16 @@ def check_codes(est, X):
             raise ValueError(f"categorical feature {j} holds the code {high:g}: codes must "
                              f"lie in [0, {MAX_CATEGORIES - 1}] (at most {MAX_CATEGORIES} "
                              "categories); merge rare ones, or treat the column as numeric")
+        if high >= _SPREAD_CODES:
+            levels = np.unique(present).size
+            if high + 1 > 64 * levels:
+                # every split on the column stores a bit per code up to the largest
+                raise ValueError(
+                    f"categorical feature {j} holds codes up to {high:g} but only "
+                    f"{levels} distinct ones: each split on it would keep {high / 8:,.0f} "
+                    "bytes; number the categories 0, 1, 2, ... (for example with "
+                    "sklearn.preprocessing.OrdinalEncoder; a pandas column: drop the "
+                    "categories it does not hold, .cat.remove_unused_categories())")
     return mask.astype(np.uint8)
 
 

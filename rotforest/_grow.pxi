@@ -33,6 +33,12 @@ cdef int64_t _ent_alloc(Builder* B) noexcept nogil:
             B.error = 1
             return -1
         B.front.free_list = <int64_t*> p
+        if B.front.set_words:
+            p = realloc(B.front.sets, cap * B.front.set_words * sizeof(uint64_t))
+            if p == NULL:
+                B.error = 1
+                return -1
+            B.front.sets = <uint64_t*> p
         B.front.cap = cap
     B.front.used += 1
     return B.front.used - 1
@@ -139,12 +145,12 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
             B.error = 1
             return -1
         B.out.values = <double*> p
-        if B.cat.mask != NULL:
-            p = realloc(B.out.left_codes, cap * CAT_WORDS * sizeof(uint64_t))
+        if B.out.code_words:
+            p = realloc(B.out.code_row, cap * sizeof(int64_t))
             if p == NULL:
                 B.error = 1
                 return -1
-            B.out.left_codes = <uint64_t*> p
+            B.out.code_row = <int64_t*> p
         B.out.cap = cap
     idx = B.out.count
     B.out.count += 1
@@ -157,8 +163,8 @@ cdef int _create_node(Builder* B, int64_t ei, bint can_split) noexcept nogil:
     nd.impurity = e.impurity
     nd.n_node_samples = e.end - e.start
     nd.weighted_n_node_samples = e.weight
-    if B.cat.mask != NULL:
-        memset(B.out.left_codes + idx * CAT_WORDS, 0, CAT_WORDS * sizeof(uint64_t))
+    if B.out.code_words:
+        B.out.code_row[idx] = -1
     if B.data.n_outputs > 1:
         _output_values(B, counts, e.weight, B.out.values + idx * B.data.n_values)
     elif B.data.regression:
@@ -269,6 +275,23 @@ cdef int64_t _count_varied(const uint64_t* consts, int64_t F) noexcept nogil:
     return F - n
 
 
+cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes) noexcept nogil:
+    """Stores the set of codes that node node_id's categorical split sends left."""
+    cdef void* p
+    cdef int64_t W = B.out.code_words
+    if B.out.n_rows == B.out.row_cap:
+        p = realloc(B.out.left_codes, 2 * B.out.row_cap * W * sizeof(uint64_t))
+        if p == NULL:
+            B.error = 1
+            return -1
+        B.out.left_codes = <uint64_t*> p
+        B.out.row_cap *= 2
+    memcpy(B.out.left_codes + B.out.n_rows * W, codes, W * sizeof(uint64_t))
+    B.out.code_row[node_id] = B.out.n_rows
+    B.out.n_rows += 1
+    return 0
+
+
 cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noexcept nogil:
     """Split a node: mark sides, partition the lists, make the two child entries.
 
@@ -296,6 +319,7 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     cdef bint lleaf, rleaf, presorted = e.presorted, kids_presorted
     cdef SplitInfo sp = e.split
     cdef bint moved = sp.n_missing > 0 and sp.missing_left
+    cdef const uint64_t* sets = NULL   # a categorical split's ranks, then codes, that go left
     cdef double bounds[4]          # lower, upper of the left child, then of the right
     cdef double middle
     cdef int cst = B.data.monotonic[f] if B.data.monotonic != NULL else 0
@@ -321,8 +345,9 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     # (a categorical split's pos is already the right child's start: _categorical_split)
     p = cut if cat else cut + (sp.n_missing if moved else 0)
     if cat:
-        memcpy(B.out.left_codes + node_id * CAT_WORDS, sp.cat_codes,
-               CAT_WORDS * sizeof(uint64_t))
+        sets = _entry_sets(B, ei)
+        if _code_row(B, node_id, sets + B.cat.rank_words) < 0:
+            return -1
     B.out.nodes[node_id].feature = f
     B.out.nodes[node_id].threshold = sp.threshold
     B.out.nodes[node_id].missing_go_to_left = <uint8_t> sp.missing_left
@@ -337,18 +362,18 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
         pass        # (values: the samples were partitioned with the split, see there)
     elif not presorted:
         _partition_samples(B, s, end, p, f, sp.cut_rank, moved,
-                           sp.cat_left if cat else NULL)
+                           sets if cat else NULL)
     elif B.par.method == METHOD_AUTO and not _lists_pay(B.par.max_features, F,
                                                         B.key.rbits,
                                                         _count_varied(consts, F)):
         if cat:
-            _samples_from_list_cat(B, Lf, s, end, sp.cat_left, lleaf, rleaf)
+            _samples_from_list_cat(B, Lf, s, end, sets, lleaf, rleaf)
         else:
             _samples_from_list(B, Lf, s, cut, enm, end, moved, lleaf, rleaf)
         kids_presorted = False
     else:
         if cat:
-            _mark_sides_cat(gl, Lf, s, end, sp.cat_left, rs, B.key.imask)
+            _mark_sides_cat(gl, Lf, s, end, sets, rs, B.key.imask)
         else:
             _mark_sides(gl, Lf, s, cut, enm, end, moved, B.key.imask)
         for g in range(F):

@@ -55,7 +55,12 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best_f = f
                 best_cat = True
                 best_counted = False
+                # the candidate's sets become the best's; the spare ones the next
+                # candidate's
                 cat = B.cat.cand
+                B.cat.cand.left = B.cat.spare
+                B.cat.cand.codes = B.cat.spare + B.cat.rank_words
+                B.cat.spare = cat.left
                 memcpy(cleft, B.cat.cl, K * sizeof(double))
                 memcpy(cright, B.cat.cr, K * sizeof(double))
             continue
@@ -459,7 +464,6 @@ cdef void _categorical_split(const Builder* B, Entry* e, int64_t f,
     e.split.impurity_right = _impurity(B, cleft + K, cat.wr)
     e.split.threshold = NAN
     e.split.cut_rank = 0
-    memcpy(e.split.cat_left, cat.left, CAT_WORDS * sizeof(uint64_t))
-    memcpy(e.split.cat_codes, cat.codes, CAT_WORDS * sizeof(uint64_t))
+    memcpy(_entry_sets(B, e - B.front.ent), cat.left, B.front.set_words * sizeof(uint64_t))
     if _improvement(B, e, cleft, cleft + K):
         e.has_split = 1

@@ -18,16 +18,15 @@
 cdef enum:
     COUNT_BINS = 16        # values of a feature that a sorting node counts, not sorts
     COUNT_CLASSES = 16     # ... with Gini and at most this many classes
-    CAT_LEVELS = 256       # ranks of a categorical feature: its codes and the missing value
-    CAT_WORDS = 4          # 64-bit words of a set of ranks or codes
-    CAT_MAX_CODE = 254     # the largest code (255 codes and NaN: at most 256 ranks)
+    CAT_MAX_CODE = 16777215  # the largest category code (2**24 - 1: exact in float32 too)
     CAT_EXACT_MAX = 10     # more classes: every partition up to this many levels
-    CAT_POOL = 256         # the slot of the pooled rare levels in the per-rank sums
     ENTROPY_RESYNC = 128   # the entropy scan sums its running total afresh this often
 
 cdef struct CatSplit:      # a categorical feature's best split in a node
-    uint64_t left[CAT_WORDS]     # ranks that go left (the missing rank too when they do)
-    uint64_t codes[CAT_WORDS]    # codes that go left, absent ones following the missing
+    uint64_t* left               # ranks that go left (the missing rank too when they do):
+                                 # CategoryState.rank_words words
+    uint64_t* codes              # codes that go left, absent ones following the missing:
+                                 # CategoryState.code_words words, right after `left`
     double wl
     double wr
     int64_t nl                   # samples of the left child
@@ -52,8 +51,8 @@ cdef struct SplitInfo:
     uint64_t cut_rank      # the rank of the first present value on the right (the
                            # feature's missing rank when every present value goes left):
                            # a sample goes left when its rank is below it
-    uint64_t cat_left[CAT_WORDS]   # categorical features (see _categorical.pxi): the
-    uint64_t cat_codes[CAT_WORDS]  # ranks, and the codes, that go left
+                           # (a categorical split's sets of ranks and codes that go left
+                           # are the entry's row of Frontier.sets: _entry_sets)
 
 cdef struct Entry:         # a node on the frontier
     int64_t start
@@ -189,6 +188,8 @@ cdef struct Frontier:      # the nodes waiting to be split
     double* counts         # 3 * n_classes per entry: own, left child, right child
     uint64_t* constant     # n_words per entry: features known to be constant
     int64_t n_words
+    uint64_t* sets         # set_words per entry: its categorical split's sets (see
+    int64_t set_words      # _entry_sets; 0 without categorical features)
     int64_t cap
     int64_t used
     int64_t* free_list
@@ -200,8 +201,12 @@ cdef struct Frontier:      # the nodes waiting to be split
 cdef struct Output:        # the tree grown so far
     Node* nodes
     double* values         # n_values per node
-    uint64_t* left_codes   # categorical features: per node, CAT_WORDS words, the codes
-                           # its split sends left (NULL without categorical features)
+    uint64_t* left_codes   # categorical features (NULL without): per categorical split,
+                           # code_words words, the codes it sends left, in the order
+    int64_t* code_row      # the splits are made; per node its row there, or -1
+    int64_t code_words
+    int64_t n_rows
+    int64_t row_cap
     int64_t count
     int64_t cap
     int64_t depth
@@ -223,12 +228,23 @@ cdef struct AbsoluteState:  # the absolute-error criterion (see _absolute.pxi): 
 
 cdef struct CategoryState:  # splits on sets of categories (see _categorical.pxi)
     const uint8_t* mask    # per feature: 1 when it holds category codes (NULL: none)
-    const int16_t* code    # code[f * CAT_LEVELS + r]: the code of rank r
+    const int32_t* code    # code[off[f] + r]: the code of rank r of feature f (-1: NaN)
+    const int64_t* off
+    int64_t pool           # the slot of the pooled rare levels in the per-rank sums (the
+                           # most ranks of a categorical feature: the per-rank arrays
+                           # hold pool + 1)
+    int64_t rank_words     # 64-bit words of a set of ranks,
+    int64_t code_words     # and of a set of codes
+    int orders             # more classes, many levels: 0 each class's share, 1 the
+                           # principal axis of the shares, 2 both (_set_category_orders)
+    double* axis           # n_classes: that axis
+    uint64_t* spare        # rank_words + code_words: the sets of the best split so far
+                           # swap with the candidate's (cand.left)
     double* stat           # per rank: the level's statistics (n_classes each),
     double* w              # weight
     int64_t* n             # and samples (all 0 between scans)
     int64_t* lv            # the node's levels (their ranks), in increasing rank
-    int64_t* sv            # the levels scanned (ranks; CAT_POOL: the pooled ones)
+    int64_t* sv            # the levels scanned (ranks; pool: the pooled ones)
     int64_t* grp           # per level: its scanned level
     int64_t support        # the samples a level needs in a node to be scanned alone
     rf_vi* ord             # levels in the order a scan visits them
@@ -324,6 +340,12 @@ cdef void _accumulate_outputs(const Builder* B, key_t k, double wi,
             st[2] += wi * B.data.ylogy[i + o]
         else:
             st[1] += wy * y
+
+
+cdef inline uint64_t* _entry_sets(const Builder* B, int64_t ei) noexcept nogil:
+    """Entry ei's categorical split: its set of ranks (CategoryState.rank_words words)
+    followed by its set of codes (code_words)."""
+    return B.front.sets + ei * B.front.set_words
 
 
 cdef inline bint _in_set(const uint64_t* bits, uint64_t r) noexcept nogil:
@@ -429,10 +451,12 @@ cdef void _work_free(Work* W) noexcept nogil:
     free(W.xlogx_table)
 
 
-cdef int _frontier_alloc(Frontier* Q, int64_t K, int64_t n_words) noexcept nogil:
+cdef int _frontier_alloc(Frontier* Q, int64_t K, int64_t n_words,
+                         int64_t set_words) noexcept nogil:
     """Room for 64 entries to start with (_ent_alloc doubles it as needed)."""
     cdef bint ok = True
     Q.n_words = n_words
+    Q.set_words = set_words
     Q.cap = 64
     Q.order_cap = 64
     Q.ent = <Entry*> _get(Q.cap * sizeof(Entry), &ok)
@@ -440,6 +464,8 @@ cdef int _frontier_alloc(Frontier* Q, int64_t K, int64_t n_words) noexcept nogil
     Q.constant = <uint64_t*> _get(Q.cap * n_words * sizeof(uint64_t), &ok)
     Q.free_list = <int64_t*> _get(Q.cap * sizeof(int64_t), &ok)
     Q.order = <int64_t*> _get(Q.order_cap * sizeof(int64_t), &ok)
+    if set_words:
+        Q.sets = <uint64_t*> _get(Q.cap * set_words * sizeof(uint64_t), &ok)
     return 0 if ok else -1
 
 
@@ -449,16 +475,22 @@ cdef void _frontier_free(Frontier* Q) noexcept nogil:
     free(Q.constant)
     free(Q.free_list)
     free(Q.order)
+    free(Q.sets)
 
 
-cdef int _output_alloc(Output* O, int64_t n_values, bint categorical) noexcept nogil:
-    """Room for 256 nodes to start with (_create_node doubles it as needed)."""
+cdef int _output_alloc(Output* O, int64_t n_values, int64_t code_words) noexcept nogil:
+    """Room for 256 nodes and 64 categorical splits (code_words words each; none
+    without categorical features) to start with (_create_node and _code_row double it as
+    needed)."""
     cdef bint ok = True
     O.cap = 256
     O.nodes = <Node*> _get(O.cap * sizeof(Node), &ok)
     O.values = <double*> _get(O.cap * n_values * sizeof(double), &ok)
-    if categorical:
-        O.left_codes = <uint64_t*> _get(O.cap * CAT_WORDS * sizeof(uint64_t), &ok)
+    O.code_words = code_words
+    if code_words:
+        O.row_cap = 64
+        O.code_row = <int64_t*> _get(O.cap * sizeof(int64_t), &ok)
+        O.left_codes = <uint64_t*> _get(O.row_cap * code_words * sizeof(uint64_t), &ok)
     return 0 if ok else -1
 
 
@@ -466,6 +498,7 @@ cdef void _output_free(Output* O) noexcept nogil:
     free(O.nodes)
     free(O.values)
     free(O.left_codes)
+    free(O.code_row)
 
 
 cdef int _absolute_alloc(AbsoluteState* A, int64_t n, int64_t n_act,
@@ -491,17 +524,25 @@ cdef void _absolute_free(AbsoluteState* A) noexcept nogil:
 
 
 cdef int _categories_alloc(CategoryState* S, int64_t K) noexcept nogil:
+    """The per-rank arrays (S.pool + 1 slots: the most ranks of a categorical feature
+    and the pooled levels) and the two pairs of sets (S.rank_words + S.code_words)."""
     cdef bint ok = True
-    S.stat = <double*> _get((CAT_LEVELS + 1) * K * sizeof(double), &ok)
-    S.w = <double*> _get((CAT_LEVELS + 1) * sizeof(double), &ok)
-    S.n = <int64_t*> _get_zeroed(CAT_LEVELS + 1, sizeof(int64_t), &ok)
-    S.lv = <int64_t*> _get(CAT_LEVELS * sizeof(int64_t), &ok)
-    S.sv = <int64_t*> _get((CAT_LEVELS + 1) * sizeof(int64_t), &ok)
-    S.grp = <int64_t*> _get(CAT_LEVELS * sizeof(int64_t), &ok)
-    S.ord = <rf_vi*> _get((CAT_LEVELS + 1) * sizeof(rf_vi), &ok)
-    S.side = <uint8_t*> _get((CAT_LEVELS + 1) * sizeof(uint8_t), &ok)
+    cdef int64_t L = S.pool + 1, words = S.rank_words + S.code_words
+    S.stat = <double*> _get(L * K * sizeof(double), &ok)
+    S.w = <double*> _get(L * sizeof(double), &ok)
+    S.n = <int64_t*> _get_zeroed(L, sizeof(int64_t), &ok)
+    S.lv = <int64_t*> _get(L * sizeof(int64_t), &ok)
+    S.sv = <int64_t*> _get(L * sizeof(int64_t), &ok)
+    S.grp = <int64_t*> _get(L * sizeof(int64_t), &ok)
+    S.ord = <rf_vi*> _get(L * sizeof(rf_vi), &ok)
+    S.side = <uint8_t*> _get(L * sizeof(uint8_t), &ok)
     S.cl = <double*> _get(K * sizeof(double), &ok)
     S.cr = <double*> _get(K * sizeof(double), &ok)
+    S.axis = <double*> _get(2 * K * sizeof(double), &ok)
+    S.cand.left = <uint64_t*> _get(words * sizeof(uint64_t), &ok)
+    S.spare = <uint64_t*> _get(words * sizeof(uint64_t), &ok)
+    if ok:
+        S.cand.codes = S.cand.left + S.rank_words
     return 0 if ok else -1
 
 
@@ -516,6 +557,9 @@ cdef void _categories_free(CategoryState* S) noexcept nogil:
     free(S.side)
     free(S.cl)
     free(S.cr)
+    free(S.axis)
+    free(S.cand.left)
+    free(S.spare)
 
 
 cdef void _free_builder(Builder* B) noexcept nogil:

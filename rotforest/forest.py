@@ -72,17 +72,18 @@ def _in_bag(drawn, n_samples):
 def tree_categories(categories, base_seed, index, fraction):
     """Tree ``index``'s category table: each categorical feature of ``categories``
     (category_table's, or None) kept with probability ``fraction``, else split on
-    thresholds of its codes in this tree (its row set to -1); None when none is kept.
+    thresholds of its codes in this tree (its mask entry set to 0); None when none is kept.
     Drawn from a stream of its own, so that the tree's other draws do not change."""
     if categories is None or fraction >= 1.0:
         return categories
+    mask, offsets, codes = categories
     rng = np.random.default_rng(np.random.SeedSequence(base_seed, spawn_key=(index, 1)))
-    ordered = (rng.random(categories.shape[0]) >= fraction) & (categories[:, 0] >= 0)
+    ordered = (rng.random(mask.shape[0]) >= fraction) & (mask != 0)
     if not ordered.any():
         return categories
-    categories = categories.copy()
-    categories[ordered] = -1
-    return categories if (categories[:, 0] >= 0).any() else None
+    mask = mask.copy()
+    mask[ordered] = 0
+    return (mask, offsets, codes) if mask.any() else None
 
 
 def draw_probabilities(sw, bootstrap):
@@ -168,7 +169,7 @@ def _grow_trees(job, indices):
         tree.n_features_in_ = X.shape[1]
         # every tree has weight: drawn by weight, or equal positive weights, or all rows
         own = tree_categories(job.categories, job.base_seed, index, job.set_fraction)
-        tree.is_categorical_ = None if own is None else own[:, 0] >= 0
+        tree.is_categorical_ = None if own is None else own[0] != 0
         tree._grow(X, job.keys, target, weights, settings, seed,
                    job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own,
                    value_codes=job.codes, sparse=job.sparse)
@@ -544,8 +545,8 @@ default="from_dtype"
         trees that ``categorical_set_fraction`` picks): "from_dtype" takes the
         ``category`` columns of a pandas DataFrame (none for other inputs), None takes
         none; or a boolean mask, feature indices or feature names. Categories are
-        integer codes from 0 to 254 (a pandas ``category`` column is coded by its
-        categories; NaN is missing); in a set split, a category that the node did not
+        integer codes from 0 to 2**24 - 1 (a pandas ``category`` column is coded by
+        its categories; NaN is missing); in a set split, a category that the node did not
         see in training goes where its missing values go (a code split as a number is
         compared with the thresholds). See
         :doc:`/user_guide/categorical`.
@@ -743,8 +744,8 @@ default="from_dtype"
         trees that ``categorical_set_fraction`` picks): "from_dtype" takes the
         ``category`` columns of a pandas DataFrame (none for other inputs), None takes
         none; or a boolean mask, feature indices or feature names. Categories are
-        integer codes from 0 to 254 (a pandas ``category`` column is coded by its
-        categories; NaN is missing); in a set split, a category that the node did not
+        integer codes from 0 to 2**24 - 1 (a pandas ``category`` column is coded by
+        its categories; NaN is missing); in a set split, a category that the node did not
         see in training goes where its missing values go (a code split as a number is
         compared with the thresholds). See
         :doc:`/user_guide/categorical`.

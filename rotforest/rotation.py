@@ -766,7 +766,7 @@ default="from_dtype"
         Features whose values are categories: "from_dtype" takes the ``category``
         columns of a pandas DataFrame (none for other inputs), None takes none; or a
         boolean mask, feature indices or feature names. Categories are integer codes
-        from 0 to 254 (a pandas ``category`` column is coded by its categories, and a
+        from 0 to 2**24 - 1 (a pandas ``category`` column is coded by its categories, and a
         category unseen in training is missing; NaN is missing). See
         :doc:`/user_guide/categorical`.
     min_category_samples : int or None, default=None
@@ -1001,7 +1001,7 @@ default="from_dtype"
         Features whose values are categories: "from_dtype" takes the ``category``
         columns of a pandas DataFrame (none for other inputs), None takes none; or a
         boolean mask, feature indices or feature names. Categories are integer codes
-        from 0 to 254 (a pandas ``category`` column is coded by its categories, and a
+        from 0 to 2**24 - 1 (a pandas ``category`` column is coded by its categories, and a
         category unseen in training is missing; NaN is missing). See
         :doc:`/user_guide/categorical`.
     min_category_samples : int or None, default=None

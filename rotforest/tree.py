@@ -523,8 +523,8 @@ default="from_dtype"
         Features whose values are categories, split on sets of categories instead of
         thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
         (none for other inputs), None takes none; or a boolean mask, feature indices or
-        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
-        column is coded by its categories; NaN is missing); a category that a node did
+        feature names. Categories are integer codes from 0 to 2**24 - 1 (a pandas
+        ``category`` column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
     min_category_samples : int, default=10
@@ -776,8 +776,8 @@ default="from_dtype"
         Features whose values are categories, split on sets of categories instead of
         thresholds: "from_dtype" takes the ``category`` columns of a pandas DataFrame
         (none for other inputs), None takes none; or a boolean mask, feature indices or
-        feature names. Categories are integer codes from 0 to 254 (a pandas ``category``
-        column is coded by its categories; NaN is missing); a category that a node did
+        feature names. Categories are integer codes from 0 to 2**24 - 1 (a pandas
+        ``category`` column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
         :doc:`/user_guide/categorical`.
     min_category_samples : int, default=10

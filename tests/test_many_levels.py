@@ -1,0 +1,140 @@
+"""Categorical features of many levels (beyond 255): the splits of two classes and of
+numeric targets equal the exact search over the order of the levels by class share or
+mean target (Fisher 1958; Breiman et al. 1984), written out here in numpy; the code
+sets of any width route the training samples; bad codes are refused."""
+import numpy as np
+import pytest
+
+from rotforest import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreesClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from rotforest import _builder
+
+
+def _ordered_best(codes, y, regression):
+    """The smallest weighted impurity of the two children (Gini times weight, or the
+    sum of squared deviations) over every cut of the levels ordered by class-1 share
+    (mean target), ties by code; and the levels of the best left side."""
+    levels, inverse = np.unique(codes, return_inverse=True)
+    n = np.bincount(inverse).astype(float)
+    s = np.bincount(inverse, weights=y.astype(float))
+    order = np.lexsort((levels, s / n))
+    cn, cs = np.cumsum(n[order])[:-1], np.cumsum(s[order])[:-1]
+    N, S = n.sum(), s.sum()
+    if regression:
+        total_sq = np.sum(y.astype(float) ** 2)
+        cost = total_sq - cs ** 2 / cn - (S - cs) ** 2 / (N - cn)
+    else:
+        pl, pr = cs / cn, (S - cs) / (N - cn)
+        cost = cn * 2 * pl * (1 - pl) + (N - cn) * 2 * pr * (1 - pr)
+    k = int(np.argmin(cost))
+    return cost[k], set(levels[order[:k + 1]].tolist())
+
+
+def _children_cost(t, node):
+    l, r = t.children_left[node], t.children_right[node]
+    return (t.weighted_n_node_samples[l] * t.impurity[l]
+            + t.weighted_n_node_samples[r] * t.impurity[r])
+
+
+@pytest.mark.parametrize("levels", [300, 3000])
+@pytest.mark.parametrize("regression", [False, True])
+def test_root_split_is_the_exact_ordered_search(levels, regression):
+    rng = np.random.default_rng(levels)
+    n = 12 * levels
+    codes = rng.integers(0, levels, n)
+    effect = rng.normal(size=levels)
+    signal = effect[codes] + rng.normal(size=n)
+    y = signal if regression else (signal > 0).astype(int)
+    X = codes[:, None].astype(float)
+    Est = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    tree = Est(categorical_features=[0], min_category_samples=1, max_depth=3,
+               random_state=0).fit(X, y)
+    t = tree.tree_
+    want, left = _ordered_best(codes, y, regression)
+    assert np.isnan(t.threshold[0])
+    assert _children_cost(t, 0) == pytest.approx(want, rel=1e-9)
+    # the split is that cut (or the same partition seen from the other side)
+    sent = set(t.categories_left(0).tolist()) & set(np.unique(codes).tolist())
+    assert sent == left or sent == set(np.unique(codes).tolist()) - left
+    # every node below: the exact ordered search of its own samples
+    inside = tree.decision_path(X).toarray().astype(bool)
+    for node in np.flatnonzero(t.children_left != -1)[1:]:
+        rows = inside[:, node]
+        want, _ = _ordered_best(codes[rows], y[rows], regression)
+        assert _children_cost(t, node) == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+def test_many_levels_route_training_samples_and_unseen_codes():
+    """A fully grown tree on 2,000 pure levels (each level one class) fits them all; a
+    code never seen, or beyond the stored sets, goes where missing values go."""
+    rng = np.random.default_rng(1)
+    levels = 2000
+    label = rng.integers(0, 3, levels)
+    codes = np.concatenate([np.arange(levels), rng.integers(0, levels, 8000)])
+    X = codes[:, None].astype(float)
+    y = label[codes]
+    tree = DecisionTreeClassifier(categorical_features=[0], min_category_samples=1,
+                                  random_state=0).fit(X, y)
+    assert tree.score(X, y) == 1.0
+    assert tree.tree_.left_codes.shape[1] == (levels + 63) // 64
+    nan_leaf = tree.apply(np.array([[np.nan]]))[0]
+    for unseen in (5000.0, 2.0 ** 24 - 1, -3.0, 10.5):
+        assert tree.apply(np.array([[unseen]]))[0] == nan_leaf
+
+
+def test_pandas_category_of_thousands_of_levels():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    names = np.array([f"city{k:04d}" for k in range(2500)])
+    good = rng.random(2500) < 0.5
+    pick = rng.integers(0, 2500, 20000)
+    frame = pd.DataFrame({"city": pd.Categorical(names[pick], categories=names),
+                          "x": rng.normal(size=20000)})
+    y = good[pick].astype(int)
+    forest = RandomForestClassifier(n_estimators=10, random_state=0,
+                                    min_category_samples=1).fit(frame, y)
+    assert forest.is_categorical_.tolist() == [True, False]
+    assert forest.score(frame, y) > 0.99
+    # unknown categories at predict time: missing values
+    odd = pd.DataFrame({"city": pd.Categorical(["nowhere", None]), "x": [0.0, 0.0]})
+    assert np.array_equal(forest.apply(odd)[0], forest.apply(odd)[1])
+
+
+@pytest.mark.parametrize("orders", [0, 1, 2])
+def test_more_classes_many_levels_separable(orders):
+    """More classes and many levels: each order (class shares, principal axis, both)
+    finds a set that separates a class exactly."""
+    previous = _builder._set_category_orders(orders)
+    try:
+        rng = np.random.default_rng(3)
+        codes = rng.integers(0, 900, 20000)
+        y = codes % 4
+        X = codes[:, None].astype(float)
+        tree = DecisionTreeClassifier(categorical_features=[0], max_leaf_nodes=4,
+                                      min_category_samples=1).fit(X, y)
+        assert tree.score(X, y) == 1.0
+        assert tree.get_n_leaves() == 4
+    finally:
+        _builder._set_category_orders(previous)
+
+
+def test_forests_and_random_splits_on_many_levels():
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 1200, 6000)
+    effect = rng.normal(size=1200)
+    X = np.column_stack([codes, rng.normal(size=6000)]).astype(float)
+    y = effect[codes] + 0.1 * X[:, 1]
+    reg = RandomForestRegressor(n_estimators=8, categorical_features=[0], random_state=0,
+                                n_jobs=2).fit(X, y)
+    again = RandomForestRegressor(n_estimators=8, categorical_features=[0], random_state=0,
+                                  n_jobs=1).fit(X, y)
+    assert np.array_equal(reg.predict(X), again.predict(X))
+    assert reg.score(X, y) > 0.8
+    et = ExtraTreesClassifier(n_estimators=8, categorical_features=[0],
+                              random_state=0).fit(X, (y > 0).astype(int))
+    assert et.score(X, (y > 0).astype(int)) > 0.95
