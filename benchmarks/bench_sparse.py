@@ -32,7 +32,9 @@ training and held-out rows (``train_test_split``, random_state=--seed).
             defaults otherwise: 100 iterations, early stopping above 10,000 rows), which
             takes at most 255 levels a categorical column and is expected to refuse the
             2,000-level city: the table then says "refused" with the first line of the
-            error.  A second pair of rows gives both models the columns of more than 255
+            error.  ``ours-sets``: ours with sets on the categories in every tree
+            (``categorical_set_fraction=1.0``) and ``min_category_samples=3``.
+            A second pair of rows gives both models the columns of more than 255
             levels as their integer codes (numeric columns: city and product by
             default) and the others as categories (plan).  With the onehot part in the
             same run, the summary also compares our native fit with our one-hot
@@ -100,7 +102,7 @@ DEFAULT_PARTS = ("onehot", "native", "words")
 # the models of each part, in table order; the pairs whose ratios are printed
 MODELS = {
     "onehot": ("ours", "sklearn"),
-    "native": ("ours", "hgb", "ours-codes", "hgb-codes"),
+    "native": ("ours", "ours-sets", "hgb", "ours-codes", "hgb-codes"),
     "words": ("ours", "sklearn"),
     "large": ("ours", "sklearn"),
 }
@@ -114,6 +116,7 @@ LABELS = {
     "onehot": {"ours": "rotforest RF in the one-hot pipeline",
                "sklearn": "scikit-learn RF in the one-hot pipeline"},
     "native": {"ours": "rotforest RF, native categories",
+               "ours-sets": "rotforest RF, native, set fraction 1, min_category_samples 3",
                "hgb": "scikit-learn HGB, native categories",
                "ours-codes": "rotforest RF, native; > 255 levels as numeric codes",
                "hgb-codes": "scikit-learn HGB, native; > 255 levels as codes"},
@@ -227,6 +230,11 @@ def make_model(part, key, args, frame=None):
                  else SkForest(**forest))
         return Pipeline([("encode", encode), ("forest", model)])
     if part == "native":
+        if key == "ours-sets":
+            # sets on the categories in every tree, rare levels pooled below 3 samples
+            return rotforest.RandomForestClassifier(categorical_features="from_dtype",
+                                                    categorical_set_fraction=1.0,
+                                                    min_category_samples=3, **forest)
         if key.startswith("ours"):
             return rotforest.RandomForestClassifier(categorical_features="from_dtype",
                                                     **forest)
@@ -456,12 +464,14 @@ def summary(all_results):
                          "-" if diff is None else f"{diff:+.2f}"])
     if "onehot" in all_results and "native" in all_results:
         # our native categories against our own one-hot pipeline, on the same rows
-        native, onehot = all_results["native"]["ours"], all_results["onehot"]["ours"]
-        fit, peak, inc, pred, diff = ratios(native, onehot)
-        rows.append(["native / onehot", "ours native / ours one-hot",
-                     _cell(fit, ".3f", False), _cell(peak, ".2f", False),
-                     _cell(inc, ".2f", False), _cell(pred, ".2f", False),
-                     "-" if diff is None else f"{diff:+.2f}"])
+        onehot = all_results["onehot"]["ours"]
+        for key in ("ours", "ours-sets"):
+            native = all_results["native"][key]
+            fit, peak, inc, pred, diff = ratios(native, onehot)
+            rows.append(["native / onehot", f"{key} native / ours one-hot",
+                         _cell(fit, ".3f", False), _cell(peak, ".2f", False),
+                         _cell(inc, ".2f", False), _cell(pred, ".2f", False),
+                         "-" if diff is None else f"{diff:+.2f}"])
     print("\n## Summary: ours / the peer (\"-\": one of them refused)\n")
     print(markdown_table(["part", "pair", "fit", "peak RSS", "fit increment", "predict",
                           "accuracy (points)"], rows, align="ll" + "r" * 5))

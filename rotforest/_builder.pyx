@@ -243,6 +243,23 @@ def _set_category_orders(int orders):
     return previous
 
 
+# How the searches of an order treat levels rarer than min_category_samples in a node:
+# 0 pooled into one level, 1 each alone, its statistic shrunk towards the node's (for
+# measurement; see _set_category_rare).
+cdef int _CAT_RARE = 0
+
+
+def _set_category_rare(int rare):
+    """How rare levels enter the searches of an order: 0 pooled, 1 shrunk; returns the
+    previous setting."""
+    global _CAT_RARE
+    if rare not in (0, 1):
+        raise ValueError("rare must be 0 or 1")
+    previous = _CAT_RARE
+    _CAT_RARE = rare
+    return previous
+
+
 def _set_simd(bint enabled):
     """Switch the AVX-512 kernels on or off (for tests); returns the previous state."""
     global _USE_AVX512
@@ -859,6 +876,7 @@ cdef int _allocate_categorical(Builder* B, const uint8_t[::1] categorical, categ
     B.cat.code = &code[0] if code.shape[0] else NULL
     B.cat.support = min_category_samples
     B.cat.orders = _CAT_ORDERS
+    B.cat.rare = _CAT_RARE
     B.cat.pool = ranks
     B.cat.rank_words = (ranks + 63) // 64
     B.cat.code_words = max(1, (top + 1 + 63) // 64)

@@ -160,9 +160,10 @@ cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
     """cat_ord: the scanned levels (indices into cat_sv) by increasing statistic `stat`
     per unit weight (a class's share, the mean target), ties in increasing rank."""
     cdef int64_t j, r, K = B.data.n_classes
+    cdef double a = B.cat.shrink, prior = a * B.cat.prior[stat]
     for j in range(m):
         r = B.cat.sv[j]
-        B.cat.ord[j].v = B.cat.stat[r * K + stat] / B.cat.w[r]
+        B.cat.ord[j].v = (B.cat.stat[r * K + stat] + prior) / (B.cat.w[r] + a)
         B.cat.ord[j].i = j
     qsort(B.cat.ord, m, sizeof(rf_vi), rf_cmp_vi)
 
@@ -175,7 +176,7 @@ cdef void _cat_axis_order(Builder* B, int64_t m) noexcept nogil:
     cdef int64_t j, r, c, d = 0, it, K = B.data.n_classes
     cdef double* v = B.cat.axis
     cdef double* u = B.cat.axis + K
-    cdef double wsum = 0.0, norm, wr, dot, big = -1.0
+    cdef double wsum = 0.0, norm, wr, dot, big = -1.0, a = B.cat.shrink
     cdef const double* st
     # the weighted mean share (in cl) and the start: the class of most weight
     for c in range(K):
@@ -204,9 +205,9 @@ cdef void _cat_axis_order(Builder* B, int64_t m) noexcept nogil:
             st = B.cat.stat + r * K
             dot = 0.0
             for c in range(K):
-                dot += (st[c] / wr - B.work.cl[c]) * v[c]
+                dot += ((st[c] + a * B.work.cl[c]) / (wr + a) - B.work.cl[c]) * v[c]
             for c in range(K):
-                u[c] += wr * (st[c] / wr - B.work.cl[c]) * dot
+                u[c] += wr * ((st[c] + a * B.work.cl[c]) / (wr + a) - B.work.cl[c]) * dot
         norm = 0.0
         for c in range(K):
             norm += u[c] * u[c]
@@ -220,7 +221,7 @@ cdef void _cat_axis_order(Builder* B, int64_t m) noexcept nogil:
         st = B.cat.stat + r * K
         dot = 0.0
         for c in range(K):
-            dot += st[c] / B.cat.w[r] * v[c]
+            dot += (st[c] + a * B.work.cl[c]) / (B.cat.w[r] + a) * v[c]
         B.cat.ord[j].v = dot
         B.cat.ord[j].i = j
     qsort(B.cat.ord, m, sizeof(rf_vi), rf_cmp_vi)
@@ -261,6 +262,22 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
     # the levels scanned: those with at least cat_support samples in the node, and the
     # others pooled into one (rank cat.pool), which goes to one side as a whole
     m = _cat_pool(B, m_all)
+    B.cat.shrink = 0.0
+    B.cat.prior = B.work.cr          # (read only with shrink > 0)
+    if (B.cat.rare == 1 and B.cat.support > 1 and m_all >= 2 and not B.par.random_split
+            and ((B.data.regression or K <= 2) and B.data.n_outputs == 1
+                 or m_all > CAT_EXACT_MAX)):
+        # searches of an order: every level scanned alone, placed in the order by its
+        # statistic shrunk towards the node's, as if it had cat_support more samples
+        # of the node's mean (instead of the rare ones pooled)
+        for j in range(m_all):
+            B.cat.sv[j] = B.cat.lv[j]
+            B.cat.grp[j] = j
+        m = m_all
+        B.cat.shrink = B.cat.support * wtot / n
+        for c in range(K):
+            B.cat.mean[c] = tot[c] / wtot
+        B.cat.prior = B.cat.mean
     if m >= 2:
         if B.par.random_split:
             # each level to a random side, both sides non-empty

@@ -238,6 +238,12 @@ cdef struct CategoryState:  # splits on sets of categories (see _categorical.pxi
     int orders             # more classes, many levels: 0 each class's share, 1 the
                            # principal axis of the shares, 2 both (_set_category_orders)
     double* axis           # n_classes: that axis
+    int rare               # 0: levels with fewer than `support` samples pooled; 1: every
+                           # level alone in the searches of an order, its statistic
+                           # shrunk (see _set_category_rare)
+    double shrink          # this scan's shrinkage weight (0: none),
+    const double* prior    # and the statistics per unit weight shrunk towards
+    double* mean           # n_classes: the node's statistics per unit weight
     uint64_t* spare        # rank_words + code_words: the sets of the best split so far
                            # swap with the candidate's (cand.left)
     double* stat           # per rank: the level's statistics (n_classes each),
@@ -539,6 +545,7 @@ cdef int _categories_alloc(CategoryState* S, int64_t K) noexcept nogil:
     S.cl = <double*> _get(K * sizeof(double), &ok)
     S.cr = <double*> _get(K * sizeof(double), &ok)
     S.axis = <double*> _get(2 * K * sizeof(double), &ok)
+    S.mean = <double*> _get(K * sizeof(double), &ok)
     S.cand.left = <uint64_t*> _get(words * sizeof(uint64_t), &ok)
     S.spare = <uint64_t*> _get(words * sizeof(uint64_t), &ok)
     if ok:
@@ -558,6 +565,7 @@ cdef void _categories_free(CategoryState* S) noexcept nogil:
     free(S.cl)
     free(S.cr)
     free(S.axis)
+    free(S.mean)
     free(S.cand.left)
     free(S.spare)
 

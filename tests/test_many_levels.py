@@ -15,14 +15,15 @@ from rotforest import (
 from rotforest import _builder
 
 
-def _ordered_best(codes, y, regression):
+def _ordered_best(codes, y, regression, shrink=0.0):
     """The smallest weighted impurity of the two children (Gini times weight, or the
     sum of squared deviations) over every cut of the levels ordered by class-1 share
-    (mean target), ties by code; and the levels of the best left side."""
+    (mean target), ties by code; and the levels of the best left side.  ``shrink``:
+    each level's share taken as if it had that many more samples at the node's mean."""
     levels, inverse = np.unique(codes, return_inverse=True)
     n = np.bincount(inverse).astype(float)
     s = np.bincount(inverse, weights=y.astype(float))
-    order = np.lexsort((levels, s / n))
+    order = np.lexsort((levels, (s + shrink * s.sum() / n.sum()) / (n + shrink)))
     cn, cs = np.cumsum(n[order])[:-1], np.cumsum(s[order])[:-1]
     N, S = n.sum(), s.sum()
     if regression:
@@ -138,3 +139,65 @@ def test_forests_and_random_splits_on_many_levels():
     et = ExtraTreesClassifier(n_estimators=8, categorical_features=[0],
                               random_state=0).fit(X, (y > 0).astype(int))
     assert et.score(X, (y > 0).astype(int)) > 0.95
+
+
+def test_rotation_quantile_and_explanations_on_many_levels():
+    """The other estimators take many levels too; SHAP values of a forest with wide code
+    sets add up to its predictions (path-dependent and interventional)."""
+    from rotforest import RandomForestQuantileRegressor, RotationForestClassifier
+    from rotforest.explain import explain
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 700, 4000)
+    effect = rng.normal(size=700)
+    X = np.column_stack([codes, rng.normal(size=(4000, 3))]).astype(float)
+    y = (effect[codes] + X[:, 1] > 0).astype(int)
+    rot = RotationForestClassifier(n_estimators=5, categorical_features=[0],
+                                   random_state=0).fit(X, y)
+    assert rot.score(X, y) > 0.95
+    qrf = RandomForestQuantileRegressor(n_estimators=5, categorical_features=[0],
+                                        categorical_set_fraction=1.0,
+                                        random_state=0).fit(X, effect[codes])
+    assert np.all(np.diff(qrf.predict(X[:50], quantiles=[0.1, 0.5, 0.9]), axis=1) >= 0)
+    forest = RandomForestClassifier(n_estimators=4, categorical_features=[0],
+                                    categorical_set_fraction=1.0, min_category_samples=1,
+                                    random_state=0).fit(X, y)
+    assert any(t.tree_.code_words >= 11 for t in forest.estimators_)
+    proba = forest.predict_proba(X[:40])[:, 1]
+    for background in (None, X[:25]):
+        ex = explain(forest, X[:40], background=background)
+        values = np.asarray(ex.values)[..., 1] if np.ndim(ex.values) == 3 else ex.values
+        base = np.asarray(ex.base_values)
+        base = base[..., 1] if base.ndim >= 1 and base.shape[-1] == 2 else base
+        np.testing.assert_allclose(values.sum(axis=1) + base, proba, atol=1e-9)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_rare_levels_shrunk_in_the_order(regression):
+    """_set_category_rare(1): no pooling in the searches of an order; each level placed
+    by its statistic shrunk towards the node's with min_category_samples samples'
+    weight, every cut of that order scored."""
+    previous = _builder._set_category_rare(1)
+    try:
+        rng = np.random.default_rng(7 + regression)
+        codes = rng.integers(0, 800, 4000)         # about 5 samples a level
+        effect = rng.normal(size=800)
+        signal = effect[codes] + rng.normal(size=4000)
+        y = signal if regression else (signal > 0).astype(int)
+        X = codes[:, None].astype(float)
+        Est = DecisionTreeRegressor if regression else DecisionTreeClassifier
+        tree = Est(categorical_features=[0], min_category_samples=10, max_depth=3,
+                   random_state=0).fit(X, y)
+        t = tree.tree_
+        inside = tree.decision_path(X).toarray().astype(bool)
+        for node in np.flatnonzero(t.children_left != -1):
+            rows = inside[:, node]
+            want, _ = _ordered_best(codes[rows], y[rows], regression, shrink=10.0)
+            assert _children_cost(t, node) == pytest.approx(want, rel=1e-9, abs=1e-9)
+        # pooled instead, the rare levels go together: another (worse) root
+        _builder._set_category_rare(0)
+        pooled = Est(categorical_features=[0], min_category_samples=10, max_depth=3,
+                     random_state=0).fit(X, y)
+        assert pooled.tree_.node_count < 3 or (
+            _children_cost(pooled.tree_, 0) != pytest.approx(_children_cost(t, 0)))
+    finally:
+        _builder._set_category_rare(previous)
