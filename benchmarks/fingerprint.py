@@ -88,7 +88,7 @@ def _node_codes(tree_):
     missing values go), so that hashes compare across that change (the battery's codes
     are below 256)."""
     out = np.zeros((tree_.node_count, 4), dtype=np.uint64)
-    if tree_.left_codes is None:
+    if tree_.code_sets is None:
         return out
     for node in np.flatnonzero(tree_.code_row >= 0):
         bits = np.zeros(64 * max(4, tree_.code_words), dtype=bool)
@@ -106,7 +106,7 @@ def _fingerprint(model, X):
         h.update(np.ascontiguousarray(tree.tree_.value).tobytes())
         # (trees grown with categorical features had a row per node even without a
         # split on a set, all zeros)
-        if (tree.tree_.left_codes is not None
+        if (tree.tree_.code_sets is not None
                 or getattr(tree, "is_categorical_", None) is not None):
             h.update(_node_codes(tree.tree_).tobytes())
     out = model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)

@@ -64,7 +64,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport log, ceil, fabs, INFINITY, NAN, isfinite, isnan, sqrt
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from rotforest._tree cimport Node
+from rotforest._tree cimport Node, SET_BITS, SET_LIST
 from rotforest._tree import NODE_DTYPE
 
 cdef extern from "_simd.h":
@@ -351,11 +351,10 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     Returns ``(nodes, value, max_depth, left_codes)``: the node array (``NODE_DTYPE``),
     the class fractions (or the mean) of every node, shape ``(node_count, n_outputs,
     n_classes)`` (several outputs: the most classes of one, zeros after an output's
-    own), the depth reached, and with ``categories`` the codes each categorical split
-    sends left (their threshold is NaN), one row per such node in increasing node id, as
-    uint64 bitsets of shape ``(n_categorical_splits, W)`` (bit c % 64 of word c // 64
-    for code c; W words cover the largest code of the categorical features; a code
-    beyond them goes where the node's missing values go), else None.
+    own), the depth reached, and the sets of codes of the categorical splits (their
+    threshold is NaN) as ``Tree.code_sets`` holds them (a 1-D uint64 array, one set per
+    such node in increasing node id, each a bitset or a list of codes: see
+    ``_tree.pxd``), or None when no node splits on a set.
     """
     cdef int64_t n = X.shape[0], F = X.shape[1]
     cdef bint regression = target is not None
@@ -1078,6 +1077,12 @@ cdef int _grow_from_root(Builder* B, const uint64_t[::1] payload,
     return 0
 
 
+cdef inline int64_t _set_size(const uint64_t* row) noexcept nogil:
+    """The words of a set of codes (see _tree.pxd), its header included."""
+    cdef int64_t n = <int64_t> (row[0] >> 2)
+    return 1 + (n if (row[0] & 3) == SET_BITS else (n + 1) >> 1)
+
+
 cdef object _export(Builder* B, bint categorical):
     """``(nodes, value, max_depth, left_codes)`` copied out of the builder."""
     nodes = np.empty(B.out.count, dtype=NODE_DTYPE)
@@ -1089,16 +1094,23 @@ cdef object _export(Builder* B, bint categorical):
     memcpy(&vv[0, 0, 0], B.out.values, B.out.count * B.data.n_values * sizeof(double))
     depth = B.out.depth
     left_codes = None
-    cdef uint64_t[:, ::1] lcv
-    cdef int64_t W = B.out.code_words, i, k = 0
+    cdef uint64_t[::1] lcv
+    cdef int64_t i, k = 0, total = 0, size, at
+    cdef uint64_t head
     if categorical:
-        # one row per categorical split, in increasing node id
-        left_codes = np.empty((B.out.n_rows, W), dtype=np.uint64)
-        if B.out.n_rows:
+        # the sets of the categorical splits in increasing node id (see _tree.pxd)
+        for i in range(B.out.count):
+            if B.out.code_row[i] >= 0:
+                total += _set_size(B.out.left_codes + B.out.code_row[i])
+        left_codes = np.empty(total, dtype=np.uint64)
+        if total:
             lcv = left_codes
             for i in range(B.out.count):
-                if B.out.code_row[i] >= 0:
-                    memcpy(&lcv[k, 0], B.out.left_codes + B.out.code_row[i] * W,
-                           W * sizeof(uint64_t))
-                    k += 1
+                at = B.out.code_row[i]
+                if at >= 0:
+                    size = _set_size(B.out.left_codes + at)
+                    memcpy(&lcv[k], B.out.left_codes + at, size * sizeof(uint64_t))
+                    k += size
+        else:
+            left_codes = None
     return nodes, value, depth, left_codes

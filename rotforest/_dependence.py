@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits     # a dependency of scikit-learn
 
 from rotforest._categorical import category_index
+from rotforest._tree import set_sides
 
 # bound on the temporary arrays (elements) of the sums over leaves
 _BLOCK_BUDGET = 1 << 22
@@ -42,16 +43,11 @@ def _goes_left(tree, nodes, values):
         left = values[None, :] <= threshold[:, None]
     left = np.where(nan, missing_left, left)
     categorical = np.isnan(threshold)
-    if np.any(categorical) and tree.left_codes is not None:
+    if np.any(categorical) and tree.code_sets is not None:
         rows = np.flatnonzero(categorical)
-        n_codes = 64 * tree.code_words
-        with np.errstate(invalid="ignore"):
-            code = (values >= 0) & (values < n_codes) & (values == np.floor(values))
-        c = np.where(code, values, 0).astype(np.int64)
-        sets = tree.left_codes[tree.code_row[nodes[rows]]]         # (rows, words)
-        words = sets[:, c >> 6]                                     # (rows, n_values)
-        bits = ((words >> (c & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
-        left[rows] = np.where(code[None, :], bits, missing_left[rows])
+        left[rows] = set_sides(tree.code_sets, tree.code_at[nodes[rows]],
+                               missing_left[rows, 0].astype(np.uint8),
+                               np.ascontiguousarray(values, dtype=np.float64)).astype(bool)
     return left
 
 

@@ -65,10 +65,8 @@ cdef inline int _popcount(uint32_t v) noexcept nogil:
 cdef struct TreeView:
     const Node* nodes
     const double* value          # node_count x K
-    const uint64_t* codes        # left_codes: a row of code_words words per categorical
-                                 # split, or NULL
-    const int32_t* code_row      # per node: its row of codes, -1 for none (or NULL)
-    int64_t code_words
+    const uint64_t* codes        # the tree's code_sets, or NULL
+    const int64_t* code_at       # per node: the start of its set there, -1 for none
     const int32_t* block         # per node, -1 for a leaf
     const uint32_t* mask         # per node: the block members its test reads
     const int32_t* bsize         # per block
@@ -88,17 +86,17 @@ cdef struct TreeView:
 
 cdef inline const uint64_t* _codes_of(const TreeView* t, int32_t n) noexcept nogil:
     """Node n's row of the tree's code sets, NULL for a node without one."""
-    if t.codes == NULL or t.code_row[n] < 0:
+    if t.codes == NULL or t.code_at[n] < 0:
         return NULL
-    return t.codes + t.code_words * t.code_row[n]
+    return t.codes + t.code_at[n]
 
 
-cdef int _view(TreeView* t, nodes, value, codes, code_row, block, mask, bsize, bstart,
+cdef int _view(TreeView* t, nodes, value, codes, code_at, block, mask, bsize, bstart,
                bfeat, int32_t max_bsize) except -1:
     cdef const uint8_t[::1] raw = nodes.view(np.uint8).reshape(-1)
     cdef const double[:, ::1] v = value
-    cdef const uint64_t[:, ::1] c
-    cdef const int32_t[::1] cr
+    cdef const uint64_t[::1] c
+    cdef const int64_t[::1] ca
     cdef const int32_t[::1] bl = block, bs = bsize, bst = bstart, bf = bfeat
     cdef const uint32_t[::1] mk = mask
     if max_bsize > CMAX_BLOCK:
@@ -107,16 +105,14 @@ cdef int _view(TreeView* t, nodes, value, codes, code_row, block, mask, bsize, b
     t.value = &v[0, 0]
     t.K = <int32_t> v.shape[1]
     t.codes = NULL
-    t.code_row = NULL
-    t.code_words = 0
+    t.code_at = NULL
     if codes is not None:
         c = codes
-        cr = code_row
-        if cr.shape[0] != nodes.shape[0] or np.max(code_row) >= c.shape[0]:
-            raise ValueError("code_row must give every node a row of codes, or -1")
-        t.codes = &c[0, 0]
-        t.code_row = &cr[0]
-        t.code_words = c.shape[1]
+        ca = code_at
+        if ca.shape[0] != nodes.shape[0] or np.max(code_at) >= c.shape[0]:
+            raise ValueError("code_at must give every node the start of its set, or -1")
+        t.codes = &c[0]
+        t.code_at = &ca[0]
     t.block = &bl[0]
     t.mask = &mk[0]
     t.n_blocks = <int32_t> bs.shape[0]
@@ -218,7 +214,7 @@ cdef void _path_visit(PathCtx* c, int32_t n, int d) noexcept nogil:
     mask = t.mask[n]
     bs = t.bsize[B]
     nT = (<uint32_t> 1) << bs
-    left = goes_left(nd, c.x[nd.feature], _codes_of(t, n), t.code_words)
+    left = goes_left(nd, c.x[nd.feature], _codes_of(t, n))
     memset(H, 0, qk * sizeof(double))
     table = c.table + <int64_t> B * c.TS
     E = c.E + <int64_t> B * q
@@ -305,7 +301,7 @@ cdef void _path_visit1(PathCtx* c, int32_t n, int d) noexcept nogil:
         _leaf_sums(c, n, H, G)
         return
     B = t.block[n]
-    left = goes_left(nd, c.x[nd.feature], _codes_of(t, n), t.code_words)
+    left = goes_left(nd, c.x[nd.feature], _codes_of(t, n))
     memset(H, 0, qk * sizeof(double))
     ab = c.table + 2 * <int64_t> B
     b0 = ab[0]
@@ -368,14 +364,14 @@ def _bernstein(tq, int max_bsize):
     return out
 
 
-def path_dependent(nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
+def path_dependent(nodes, value, codes, code_at, block, mask, bsize, bstart, bfeat,
                    int32_t max_bsize, int32_t max_depth, const double[:, :] rows,
                    double[:, :, ::1] phi, const double[::1] tq, const double[::1] wq):
     """Adds this tree's path-dependent SHAP values of every row of ``rows`` (as the tree
     reads them) to ``phi`` (n_rows x n_features x K); ``tq``, ``wq``: a Gauss-Legendre
     rule on [0, 1] exact for the tree's polynomials (see path_degree)."""
     cdef TreeView t
-    _view(&t, nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
+    _view(&t, nodes, value, codes, code_at, block, mask, bsize, bstart, bfeat,
           max_bsize)
     cdef PathCtx c
     cdef int q = tq.shape[0], K = t.K, n_levels = max_depth + 2, j, k, bs, i
@@ -689,8 +685,7 @@ cdef void _pair_visit(PairCtx* c, int32_t n, int d) noexcept nogil:
     same = True
     first = True
     while True:
-        dirs[A] = goes_left(nd, _test_value(t, n, A, c.zx, c.mx, c.zb, c.mb), codes,
-                            t.code_words)
+        dirs[A] = goes_left(nd, _test_value(t, n, A, c.zx, c.mx, c.zb, c.mb), codes)
         if not first and dirs[A] != dirs[mask]:
             same = False
         first = False
@@ -724,7 +719,7 @@ cdef void _pair_visit(PairCtx* c, int32_t n, int d) noexcept nogil:
         c.n_onpath -= 1
 
 
-def interventional(nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
+def interventional(nodes, value, codes, code_at, block, mask, bsize, bstart, bfeat,
                    int32_t max_bsize, int32_t max_depth, kind, estart, efeat, ebit, ew,
                    emean, const double[:, ::1] zx, const uint8_t[:, ::1] mx,
                    const double[:, ::1] zb, const uint8_t[:, ::1] mb,
@@ -736,7 +731,7 @@ def interventional(nodes, value, codes, code_row, block, mask, bsize, bstart, bf
     large enough for the tree's paths (path_degree); ``tq``, ``wq``: a Gauss-Legendre
     rule on [0, 1] exact for the tree's polynomials, for blocks of several features."""
     cdef TreeView t
-    _view(&t, nodes, value, codes, code_row, block, mask, bsize, bstart, bfeat,
+    _view(&t, nodes, value, codes, code_at, block, mask, bsize, bstart, bfeat,
           max_bsize)
     cdef const int32_t[::1] kd = kind, ef = efeat
     cdef const int64_t[::1] es = estart

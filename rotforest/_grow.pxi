@@ -275,20 +275,50 @@ cdef int64_t _count_varied(const uint64_t* consts, int64_t F) noexcept nogil:
     return F - n
 
 
-cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes) noexcept nogil:
-    """Stores the set of codes that node node_id's categorical split sends left."""
+cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes,
+                   bint missing_left) noexcept nogil:
+    """Stores the set of codes that node node_id's categorical split sends left (code_words
+    words of bits; the codes absent from the node follow the missing values) as the
+    shorter of its two forms (see _tree.pxd): the bits up to the last word that differs
+    from the missing values' side, or the list of the codes that go the other way."""
     cdef void* p
-    cdef int64_t W = B.out.code_words
-    if B.out.n_rows == B.out.row_cap:
-        p = realloc(B.out.left_codes, 2 * B.out.row_cap * W * sizeof(uint64_t))
+    cdef int64_t W = B.out.code_words, j, last = 0, k = 0, size, at, b
+    cdef uint64_t fill = <uint64_t> -1 if missing_left else 0, x
+    cdef uint32_t* out
+    for j in range(W):
+        x = codes[j] ^ fill
+        if x:
+            last = j
+            k += rf_popcount64(x)
+    size = 1 + ((k + 1) >> 1 if (k + 1) >> 1 < last + 1 else last + 1)
+    if B.out.n_rows + size > B.out.row_cap:
+        p = realloc(B.out.left_codes,
+                    max(2 * B.out.row_cap, B.out.n_rows + size) * sizeof(uint64_t))
         if p == NULL:
             B.error = 1
             return -1
         B.out.left_codes = <uint64_t*> p
-        B.out.row_cap *= 2
-    memcpy(B.out.left_codes + B.out.n_rows * W, codes, W * sizeof(uint64_t))
-    B.out.code_row[node_id] = B.out.n_rows
-    B.out.n_rows += 1
+        B.out.row_cap = max(2 * B.out.row_cap, B.out.n_rows + size)
+    at = B.out.n_rows
+    if (k + 1) >> 1 < last + 1:
+        B.out.left_codes[at] = ((<uint64_t> k) << 2) | SET_LIST
+        B.out.left_codes[at + size - 1] = 0          # (an odd count's last half word)
+        out = <uint32_t*> (B.out.left_codes + at + 1)
+        k = 0
+        for j in range(last + 1):
+            x = codes[j] ^ fill
+            while x:
+                b = 0
+                while not ((x >> b) & 1):
+                    b += 1
+                out[k] = <uint32_t> (64 * j + b)
+                k += 1
+                x &= x - 1
+    else:
+        B.out.left_codes[at] = ((<uint64_t> (last + 1)) << 2) | SET_BITS
+        memcpy(B.out.left_codes + at + 1, codes, (last + 1) * sizeof(uint64_t))
+    B.out.code_row[node_id] = at
+    B.out.n_rows += size
     return 0
 
 
@@ -346,7 +376,7 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     p = cut if cat else cut + (sp.n_missing if moved else 0)
     if cat:
         sets = _entry_sets(B, ei)
-        if _code_row(B, node_id, sets + B.cat.rank_words) < 0:
+        if _code_row(B, node_id, sets + B.cat.rank_words, sp.missing_left) < 0:
             return -1
     B.out.nodes[node_id].feature = f
     B.out.nodes[node_id].threshold = sp.threshold

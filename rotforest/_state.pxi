@@ -201,12 +201,13 @@ cdef struct Frontier:      # the nodes waiting to be split
 cdef struct Output:        # the tree grown so far
     Node* nodes
     double* values         # n_values per node
-    uint64_t* left_codes   # categorical features (NULL without): per categorical split,
-                           # code_words words, the codes it sends left, in the order
-    int64_t* code_row      # the splits are made; per node its row there, or -1
-    int64_t code_words
-    int64_t n_rows
-    int64_t row_cap
+    uint64_t* left_codes   # categorical features (NULL without): the sets of codes of
+                           # the categorical splits in the order they are made, each a
+                           # header and its words (see _tree.pxd; _code_row)
+    int64_t* code_row      # per node: the start of its set there, or -1
+    int64_t code_words     # the words of a split's set as the scans build it
+    int64_t n_rows         # the words used,
+    int64_t row_cap        # and allocated
     int64_t count
     int64_t cap
     int64_t depth
@@ -485,18 +486,17 @@ cdef void _frontier_free(Frontier* Q) noexcept nogil:
 
 
 cdef int _output_alloc(Output* O, int64_t n_values, int64_t code_words) noexcept nogil:
-    """Room for 256 nodes and 64 categorical splits (code_words words each; none
-    without categorical features) to start with (_create_node and _code_row double it as
-    needed)."""
+    """Room for 256 nodes and 64 categorical splits' sets (none without categorical
+    features) to start with (_create_node and _code_row double it as needed)."""
     cdef bint ok = True
     O.cap = 256
     O.nodes = <Node*> _get(O.cap * sizeof(Node), &ok)
     O.values = <double*> _get(O.cap * n_values * sizeof(double), &ok)
     O.code_words = code_words
     if code_words:
-        O.row_cap = 64
+        O.row_cap = 64 * (code_words + 1)
         O.code_row = <int64_t*> _get(O.cap * sizeof(int64_t), &ok)
-        O.left_codes = <uint64_t*> _get(O.row_cap * code_words * sizeof(uint64_t), &ok)
+        O.left_codes = <uint64_t*> _get(O.row_cap * sizeof(uint64_t), &ok)
     return 0 if ok else -1
 
 

@@ -5,7 +5,7 @@
 # sample counts fit 32 bits because a fit takes at most 2**31 - 1 samples (the builder
 # refuses a tree of more nodes).  The layout is mirrored by NODE_DTYPE in _tree.pyx.
 from libc.math cimport isnan
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 cdef packed struct Node:
     int32_t left_child          # -1 for a leaf
@@ -22,31 +22,57 @@ cdef packed struct Node:
 # (_explain.pyx), so that both route every value the same way.
 
 cdef inline bint is_categorical(const Node* nd) noexcept nogil:
-    """A split on a set of codes (see Tree.left_codes): the only splits without a
+    """A split on a set of codes (see Tree.code_sets): the only splits without a
     threshold."""
     return nd.left_child != -1 and isnan(nd.threshold)
 
 
-cdef inline bint code_left(const uint64_t* codes, int64_t words, double x,
-                           bint missing_left) noexcept nogil:
+# A categorical split's set of codes is a row of 64-bit words (see Tree.code_sets): a
+# header, (length << 2) | kind, then
+# - kind SET_BITS: `length` words of bits, bit c % 64 of word c // 64 set when code c
+#   goes left (codes beyond them go where the node's missing values go);
+# - kind SET_LIST: `length` codes as uint32, in increasing order, two a word: the codes
+#   that go to the side the missing values do not go to (every other code goes there).
+# A value that is no integer code 0 .. CODE_LIMIT - 1 (NaN, negative, fractional or
+# larger) goes where the node's missing values go.
+cdef enum:
+    SET_BITS = 0
+    SET_LIST = 1
+    CODE_LIMIT = 16777216      # 2**24: codes 0 .. 2**24 - 1
+
+
+cdef inline bint code_left(const uint64_t* row, double x, bint missing_left) noexcept nogil:
     """Whether value x of a categorical feature goes left at a node whose set of codes
-    going left is the row ``codes`` of ``words`` 64-bit words (bit c % 64 of word c // 64
-    for code c): a value that is no code 0 .. 64 words - 1 (NaN, negative, fractional or
-    larger) goes where the node's missing values go."""
-    cdef int64_t c
+    is ``row`` (see above)."""
+    cdef int64_t c, n = <int64_t> (row[0] >> 2), lo, hi, mid
+    cdef const uint32_t* codes
     # (the range is tested first: only a value in it is converted to an integer)
-    if not (x >= 0.0 and x < 64.0 * <double> words) or x != <double> (<int64_t> x):
+    if not (x >= 0.0 and x < <double> CODE_LIMIT) or x != <double> (<int64_t> x):
         return missing_left
     c = <int64_t> x
-    return (codes[c >> 6] >> (c & 63)) & 1
+    if (row[0] & 3) == SET_BITS:
+        if c >= 64 * n:
+            return missing_left
+        return (row[1 + (c >> 6)] >> (c & 63)) & 1
+    codes = <const uint32_t*> (row + 1)
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if codes[mid] < <uint32_t> c:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < n and codes[lo] == <uint32_t> c:
+        return not missing_left
+    return missing_left
 
 
-cdef inline bint goes_left(const Node* nd, double x, const uint64_t* codes,
-                           int64_t words) noexcept nogil:
-    """Whether value x goes left at node nd (``codes``: its row of left_codes, of
-    ``words`` words, read only by a categorical split; NULL for any other node)."""
+cdef inline bint goes_left(const Node* nd, double x, const uint64_t* row) noexcept nogil:
+    """Whether value x goes left at node nd (``row``: its set of codes, read only by a
+    categorical split; NULL for any other node)."""
     if is_categorical(nd):
-        return code_left(codes, words, x, nd.missing_go_to_left != 0)
+        return code_left(row, x, nd.missing_go_to_left != 0)
     if isnan(x):
         return nd.missing_go_to_left != 0
     return x <= nd.threshold

@@ -2,7 +2,7 @@
 import numpy as np
 from scipy.sparse import csr_matrix, issparse
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.math cimport NAN, isnan
 from libc.string cimport memcpy
 
@@ -45,77 +45,190 @@ def categorical_splits(nodes):
     return (nodes["left_child"] != TREE_LEAF) & np.isnan(nodes["threshold"])
 
 
-def _checked_codes(nodes, left_codes):
-    """A tree's left_codes in their compact form, or None for a tree without
-    categorical splits (ValueError when they do not fit the nodes).
+def _bit_rows(rows):
+    """Bitset rows (a 2-D uint64 array, a row of W words each) as code_sets rows."""
+    rows = np.ascontiguousarray(rows, dtype=np.uint64)
+    head = np.full((rows.shape[0], 1), (rows.shape[1] << 2) | SET_BITS, dtype=np.uint64)
+    return np.ascontiguousarray(np.hstack([head, rows]).reshape(-1))
 
-    The compact form: a C-contiguous uint64 array of one row per categorical split, in
-    increasing node id, of W >= 1 words (bit c % 64 of word c // 64: code c goes left).
-    An array of shape (node_count, 4), one 256-bit row per node (trees pickled before
-    sets could be wider), is converted: the rows of its categorical splits, where code
-    255, which went where the node's missing values go, is set to go there."""
+
+def _parse_sets(const uint64_t[::1] sets, int64_t n_rows):
+    """The start of every row of ``sets`` (int64, n_rows + 1 entries, the last its
+    length); ValueError unless they are exactly n_rows well-formed rows."""
+    cdef int64_t pos = 0, r, n, kind, words, j, total = sets.shape[0]
+    cdef const uint32_t* codes
+    starts_arr = np.empty(n_rows + 1, dtype=np.int64)
+    cdef int64_t[::1] starts = starts_arr
+    cdef int bad = 0
+    with nogil:
+        for r in range(n_rows):
+            starts[r] = pos
+            if pos >= total:
+                bad = 1
+                break
+            kind = <int64_t> (sets[pos] & 3)
+            n = <int64_t> (sets[pos] >> 2)
+            if kind == SET_BITS:
+                words = n
+                if n < 1:
+                    bad = 2
+                    break
+            elif kind == SET_LIST:
+                words = (n + 1) >> 1
+            else:
+                bad = 2
+                break
+            if words > total - pos - 1:
+                bad = 1
+                break
+            if kind == SET_LIST:
+                codes = <const uint32_t*> &sets[pos + 1]
+                for j in range(n):
+                    if codes[j] >= CODE_LIMIT or (j and codes[j] <= codes[j - 1]):
+                        bad = 3
+                        break
+                if bad:
+                    break
+            pos += 1 + words
+        starts[n_rows] = pos
+    if bad == 1 or (not bad and pos != total):
+        raise ValueError(f"corrupt tree: code_sets does not hold {n_rows} sets of codes")
+    if bad == 2:
+        raise ValueError("corrupt tree: a set of codes of an unknown kind or no width")
+    if bad == 3:
+        raise ValueError("corrupt tree: a list of codes out of order or out of range")
+    return starts_arr
+
+
+def categorical_splits(nodes):
+    """Boolean mask of the nodes that split on a set of codes (threshold NaN)."""
+    return (nodes["left_child"] != TREE_LEAF) & np.isnan(nodes["threshold"])
+
+
+def _checked_codes(nodes, left_codes):
+    """A tree's sets of codes as ``(code_sets, code_at)`` (see Tree), or ``(None, None)``
+    for a tree without categorical splits; ValueError when they do not fit the nodes.
+
+    Takes the sets as ``code_sets`` (1-D uint64) or as bitsets: a 2-D uint64 array of
+    one row per categorical split in increasing node id, W >= 1 words each (bit c % 64
+    of word c // 64: code c goes left); or of shape (node_count, 4), one 256-bit row per
+    node (trees pickled before sets could be wider), where code 255, which went where
+    the node's missing values go, is set to go there."""
     categorical = categorical_splits(nodes)
     n_split = int(np.count_nonzero(categorical))
     if left_codes is None:
         if n_split:
-            raise ValueError("corrupt tree: a split without a threshold and no left_codes")
-        return None
-    left_codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
-    if left_codes.ndim != 2 or left_codes.shape[1] < 1:
-        raise ValueError("corrupt tree: left_codes must be a 2-D array of at least one "
-                         f"word a row; got shape {left_codes.shape}")
-    if left_codes.shape[0] == nodes.shape[0]:      # the former form: a row per node
-        if left_codes.shape[1] != 4:
-            raise ValueError("corrupt tree: left_codes has the wrong shape "
-                             f"{left_codes.shape} for {nodes.shape[0]} nodes")
-        compact = left_codes[categorical]          # (a copy)
-        top = np.uint64(1) << np.uint64(63)
-        compact[:, 3] = np.where(nodes["missing_go_to_left"][categorical] != 0,
-                                 compact[:, 3] | top, compact[:, 3] & ~top)
-        left_codes = compact
-    elif left_codes.shape[0] != n_split:
-        raise ValueError(f"corrupt tree: left_codes has {left_codes.shape[0]} rows for "
-                         f"{n_split} categorical splits")
-    return left_codes if n_split else None
+            raise ValueError("corrupt tree: a split without a threshold and no code sets")
+        return None, None
+    left_codes = np.asarray(left_codes)
+    if left_codes.ndim == 2:
+        left_codes = np.ascontiguousarray(left_codes, dtype=np.uint64)
+        if left_codes.shape[1] < 1:
+            raise ValueError("corrupt tree: left_codes must be a 2-D array of at least one "
+                             f"word a row; got shape {left_codes.shape}")
+        if left_codes.shape[0] == nodes.shape[0]:      # the former form: a row per node
+            if left_codes.shape[1] != 4:
+                raise ValueError("corrupt tree: left_codes has the wrong shape "
+                                 f"{left_codes.shape} for {nodes.shape[0]} nodes")
+            compact = left_codes[categorical]          # (a copy)
+            top = np.uint64(1) << np.uint64(63)
+            compact[:, 3] = np.where(nodes["missing_go_to_left"][categorical] != 0,
+                                     compact[:, 3] | top, compact[:, 3] & ~top)
+            left_codes = compact
+        elif left_codes.shape[0] != n_split:
+            raise ValueError(f"corrupt tree: left_codes has {left_codes.shape[0]} rows for "
+                             f"{n_split} categorical splits")
+        if not n_split:
+            return None, None
+        sets = _bit_rows(left_codes)
+    elif left_codes.ndim == 1 and left_codes.dtype == np.uint64:
+        sets = np.ascontiguousarray(left_codes)
+        if not n_split:
+            if sets.shape[0]:
+                raise ValueError("corrupt tree: code sets without categorical splits")
+            return None, None
+    else:
+        raise ValueError("corrupt tree: the code sets must be a 1-D uint64 array or 2-D "
+                         f"bitsets; got shape {left_codes.shape} of {left_codes.dtype}")
+    starts = _parse_sets(sets, n_split)
+    at = np.full(nodes.shape[0], -1, dtype=np.int64)
+    at[categorical] = starts[:n_split]
+    return sets, at
 
 
 def code_rows(nodes):
-    """The row of left_codes (compact form) of every node: int32, -1 for the nodes that
-    do not split on a set of codes."""
+    """The row of every node among the sets of codes (in node order): int32, -1 for the
+    nodes that do not split on a set of codes."""
     categorical = categorical_splits(nodes)
     return np.where(categorical, np.cumsum(categorical) - 1, -1).astype(np.int32)
 
 
+def set_end(code_sets, int64_t start):
+    """Where the set of codes that starts at ``start`` ends (its header, then its
+    words)."""
+    head = int(code_sets[start])
+    n = head >> 2
+    return start + 1 + (n if head & 3 == SET_BITS else (n + 1) // 2)
+
+
+def set_width(code_sets, code_at):
+    """The 64-bit words that hold every code a tree's sets name (bitsets' widths, the
+    largest code of a list): at least 1; 0 without sets."""
+    if code_sets is None:
+        return 0
+    width = 1
+    for start in code_at[code_at >= 0]:
+        head = int(code_sets[start])
+        n = head >> 2
+        if head & 3 == SET_BITS:
+            width = max(width, n)
+        elif n:
+            last = int(code_sets[start + 1 + (n - 1) // 2] >> np.uint64(32 * ((n - 1) % 2))
+                       & np.uint64(0xFFFFFFFF))
+            width = max(width, last // 64 + 1)
+    return width
+
+
+def dense_set(code_sets, int64_t start, bint missing_left, int64_t words):
+    """A set of codes (the row at ``start``) as ``words`` words of bits, bit c set when
+    code c goes left (codes beyond a bitset's own width and those a list does not name
+    go where the missing values go)."""
+    head = int(code_sets[start])
+    n = head >> 2
+    out = np.full(words, np.uint64(0xFFFFFFFFFFFFFFFF) if missing_left else np.uint64(0),
+                  dtype=np.uint64)
+    if head & 3 == SET_BITS:
+        m = min(n, words)
+        out[:m] = code_sets[start + 1:start + 1 + m]
+        return out
+    codes = code_sets[start + 1:start + 1 + (n + 1) // 2].view(np.uint32)[:n]
+    codes = codes[codes < 64 * words].astype(np.int64)
+    bits = np.uint64(1) << (codes & 63).astype(np.uint64)
+    if missing_left:
+        np.bitwise_and.at(out, codes >> 6, ~bits)
+    else:
+        np.bitwise_or.at(out, codes >> 6, bits)
+    return out
+
+
 def flatten(nodes, left_codes=None):
     """Breadth-first copy of the nodes for fast traversal, the original id of each
-    (int32, like the node ids themselves: 20 bytes a node in all), and the code sets of
-    the categorical splits in the order they appear (a uint64 array of the width of
-    ``left_codes``' rows; None when there is none).  ``left_codes`` in either form that
-    ``Tree`` takes."""
+    (int32, like the node ids themselves: 20 bytes a node in all), and the tree's
+    ``code_sets`` (None when there is none; a categorical split's flat threshold is the
+    start of its set there).  ``left_codes`` in any form that ``Tree`` takes."""
     cdef const Node* nd = _node_ptr(nodes)
-    cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old, n_cat = 0, words = 0
+    cdef int64_t n = nodes.shape[0], head = 0, tail = 1, old
     flat = np.empty(n, dtype=FLAT_DTYPE)
     original = np.empty(n, dtype=np.int32)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef FlatNode* fl = <FlatNode*> &raw[0]
     cdef int32_t[::1] orig = original
-    left_codes = _checked_codes(nodes, left_codes)
-    table = None
-    cdef const uint64_t* codes = NULL
-    cdef const uint64_t[:, ::1] codes_view
-    cdef uint64_t* tab = NULL
-    cdef uint64_t[:, ::1] tab_view
-    cdef const int32_t* rows = NULL
-    cdef const int32_t[::1] rows_view
-    if left_codes is not None:
-        words = left_codes.shape[1]
-        codes_view = left_codes
-        codes = &codes_view[0, 0]
-        table = np.empty_like(left_codes)
-        tab_view = table
-        tab = &tab_view[0, 0]
-        rows_view = code_rows(nodes)
-        rows = &rows_view[0]
+    sets, at = _checked_codes(nodes, left_codes)
+    cdef const int64_t* start = NULL
+    cdef const int64_t[::1] at_view
+    if sets is not None:
+        at_view = at
+        start = &at_view[0]
     with nogil:
         orig[0] = 0
         while head < tail:
@@ -128,11 +241,8 @@ def flatten(nodes, left_codes=None):
                 fl[head].threshold = nd[old].threshold
                 fl[head].feature = <int32_t> nd[old].feature
                 if is_categorical(&nd[old]):
-                    fl[head].threshold = <double> n_cat
+                    fl[head].threshold = <double> start[old]
                     fl[head].feature |= CATEGORICAL
-                    memcpy(tab + n_cat * words, codes + rows[old] * words,
-                           words * sizeof(uint64_t))
-                    n_cat += 1
                 if not nd[old].missing_go_to_left:
                     fl[head].feature |= NAN_RIGHT
                 fl[head].left = <int32_t> tail
@@ -140,7 +250,22 @@ def flatten(nodes, left_codes=None):
                 orig[tail + 1] = nd[old].right_child
                 tail += 2
             head += 1
-    return flat, original, table
+    return flat, original, sets
+
+
+def set_sides(code_sets, const int64_t[::1] starts, const uint8_t[::1] missing_left,
+              const double[::1] values):
+    """Whether each of ``values`` goes left at each set of codes (those at ``starts``,
+    with their nodes' ``missing_left``): uint8 (len(starts), len(values))."""
+    cdef const uint64_t[::1] sets = code_sets
+    cdef Py_ssize_t i, j, m = starts.shape[0], k = values.shape[0]
+    out = np.zeros((m, k), dtype=np.uint8)
+    cdef uint8_t[:, ::1] o = out
+    with nogil:
+        for i in range(m):
+            for j in range(k):
+                o[i, j] = code_left(&sets[starts[i]], values[j], missing_left[i] != 0)
+    return out
 
 
 cdef enum:
@@ -154,8 +279,8 @@ cdef int32_t FEATURE_BITS = 0x3FFFFFFF
 def apply_flat(flat, const int32_t[::1] original, const double[:, :] X, table=None):
     """Leaf reached by every row: BLOCK rows walk the tree in lockstep, so that their
     memory accesses overlap; rows that reach a leaf wait there (leaves loop on
-    themselves) until the whole block has arrived.  ``table``: the code sets of the
-    categorical splits (flatten's third result, any width), walked row by row."""
+    themselves) until the whole block has arrived.  ``table``: the sets of codes of the
+    categorical splits (flatten's third result), walked row by row."""
     if table is not None:
         return _apply_flat_categorical(flat, original, X, table)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
@@ -190,11 +315,11 @@ def apply_flat(flat, const int32_t[::1] original, const double[:, :] X, table=No
 
 
 def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :] X,
-                            const uint64_t[:, ::1] table):
+                            const uint64_t[::1] table):
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef const FlatNode* fl = <const FlatNode*> &raw[0]
-    cdef Py_ssize_t n = X.shape[0], i, words = table.shape[1]
-    cdef const uint64_t* tab = &table[0, 0]
+    cdef Py_ssize_t n = X.shape[0], i
+    cdef const uint64_t* tab = &table[0]
     cdef int32_t cur, feat
     cdef const FlatNode* node
     cdef double x
@@ -209,7 +334,7 @@ def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :
                 x = X[i, feat & FEATURE_BITS]
                 if feat & CATEGORICAL:
                     cur = node.left + (1 - <int32_t> code_left(
-                        tab + words * <Py_ssize_t> node.threshold, words, x, feat >= 0))
+                        tab + <Py_ssize_t> node.threshold, x, feat >= 0))
                 else:
                     cur = node.left + ((x > node.threshold) | ((x != x) & (feat < 0)))
                 node = &fl[cur]
@@ -254,19 +379,18 @@ def apply_flat_sparse(flat, const int32_t[::1] original, X, table=None):
     lockstep would wait for the longest path of their block."""
     indptr, indices, data = _csr_parts(X)
     return _apply_csr(flat, original, indptr, indices, data,
-                      np.zeros((1, 1), dtype=np.uint64) if table is None else table,
+                      np.zeros(1, dtype=np.uint64) if table is None else table,
                       X.shape[1])
 
 
 def _apply_csr(flat, const int32_t[::1] original, const int64_t[::1] indptr,
                const index_t[::1] indices, const double[::1] data,
-               const uint64_t[:, ::1] table, Py_ssize_t n_features):
+               const uint64_t[::1] table, Py_ssize_t n_features):
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef const FlatNode* fl = <const FlatNode*> &raw[0]
     cdef const index_t* ind = &indices[0] if indices.shape[0] else NULL
     cdef const double* val = &data[0] if data.shape[0] else NULL
-    cdef const uint64_t* tab = &table[0, 0]
-    cdef Py_ssize_t words = table.shape[1]
+    cdef const uint64_t* tab = &table[0]
     cdef Py_ssize_t n = indptr.shape[0] - 1, i, t
     cdef int32_t cur, feat
     cdef const FlatNode* node
@@ -288,7 +412,7 @@ def _apply_csr(flat, const int32_t[::1] original, const int64_t[::1] indptr,
                 x = r[feat & FEATURE_BITS]
                 if feat & CATEGORICAL:
                     cur = node.left + (1 - <int32_t> code_left(
-                        tab + words * <Py_ssize_t> node.threshold, words, x, feat >= 0))
+                        tab + <Py_ssize_t> node.threshold, x, feat >= 0))
                 elif x <= node.threshold:
                     # a branch, not arithmetic: paths in such trees mostly take one side
                     # (a zero below the cut), which the processor predicts and runs ahead
@@ -314,22 +438,21 @@ cdef inline void _scatter(double* r, const int64_t* ind, const double* val, int6
 
 
 cdef inline int64_t _row_path(const Node* nd, const uint64_t* codes,
-                              const int32_t* code_row, int64_t words,
-                              const double* row, Py_ssize_t stride,
-                              int64_t* out) noexcept nogil:
+                              const int64_t* code_at, const double* row,
+                              Py_ssize_t stride, int64_t* out) noexcept nogil:
     """The nodes a row (feature f at row[f * stride]) visits from the root, written to
-    out when it is not NULL; their number.  ``codes``: the tree's left_codes (compact,
-    rows of ``words`` words), ``code_row``: every node's row of them (both NULL for a
-    tree without categorical splits)."""
+    out when it is not NULL; their number.  ``codes``: the tree's code_sets,
+    ``code_at``: every node's set there (both NULL for a tree without categorical
+    splits)."""
     cdef int64_t k = 0, count = 1
     cdef const uint64_t* own
     if out != NULL:
         out[0] = 0
     while nd[k].left_child != -1:
         own = NULL
-        if code_row != NULL and code_row[k] >= 0:
-            own = codes + code_row[k] * words
-        if goes_left(&nd[k], row[nd[k].feature * stride], own, words):
+        if code_at != NULL and code_at[k] >= 0:
+            own = codes + code_at[k]
+        if goes_left(&nd[k], row[nd[k].feature * stride], own):
             k = nd[k].left_child
         else:
             k = nd[k].right_child
@@ -362,19 +485,17 @@ cdef object _decision_paths(nodes, left_codes, dense, sparse):
     it; the rows of ``dense`` (float64, strides in whole cells) or of ``sparse`` (CSR
     parts and the number of features)."""
     cdef const Node* nd = _node_ptr(nodes)
-    left_codes = _checked_codes(nodes, left_codes)
+    sets, at = _checked_codes(nodes, left_codes)
     # a tree without categorical splits never reads its codes
     cdef const uint64_t* codes = NULL
-    cdef const int32_t* code_row = NULL
-    cdef int64_t words = 0
-    cdef const uint64_t[:, ::1] codes_view
-    cdef const int32_t[::1] row_view
-    if left_codes is not None:
-        codes_view = left_codes
-        codes = &codes_view[0, 0]
-        words = left_codes.shape[1]
-        row_view = code_rows(nodes)
-        code_row = &row_view[0]
+    cdef const int64_t* code_at = NULL
+    cdef const uint64_t[::1] codes_view
+    cdef const int64_t[::1] at_view
+    if sets is not None:
+        codes_view = sets
+        codes = &codes_view[0]
+        at_view = at
+        code_at = &at_view[0]
     cdef const double[:, :] X
     cdef const int64_t[::1] xptr
     cdef const int64_t[::1] xind
@@ -421,11 +542,10 @@ cdef object _decision_paths(nodes, left_codes, dense, sparse):
                     row = r
                     stride = 1
                 if pos == 0:
-                    total += _row_path(nd, codes, code_row, words, row, stride, NULL)
+                    total += _row_path(nd, codes, code_at, row, stride, NULL)
                     indptr[i + 1] = total
                 else:
-                    _row_path(nd, codes, code_row, words, row, stride,
-                              &indices[0] + indptr[i])
+                    _row_path(nd, codes, code_at, row, stride, &indices[0] + indptr[i])
                 if not is_dense:
                     _scatter(r, ind, val, xptr[i], xptr[i + 1], nf, True)
     data = np.ones(total, dtype=np.intp)
@@ -440,9 +560,11 @@ class Tree:
     (node ids, features and sample counts are 32-bit integers).  ``value`` holds the weighted
     class fractions of every node, shape ``(node_count, n_outputs, max_n_classes)``
     (a regression tree: the mean target of each output, ``max_n_classes`` 1).
-    Splits on sets of codes (threshold NaN) keep their sets in ``left_codes``, one row
-    of ``code_words`` 64-bit words per such split, in node order; ``code_row`` gives
-    every node's row (-1 for the others) and ``categories_left(node)`` its codes.
+    Splits on sets of codes (threshold NaN) keep their sets in ``code_sets``, one row
+    per such split in node order (a bitset, or the list of the codes that do not go
+    where the node's missing values go, whichever is shorter: see ``_tree.pxd``);
+    ``code_at`` gives every node's row there (-1 for the others),
+    ``categories_left(node)`` its codes and ``left_codes`` all of them as bitsets.
     """
 
     def __init__(self, n_features, n_classes, nodes, value, max_depth, left_codes=None):
@@ -454,21 +576,40 @@ class Tree:
         self.nodes = np.ascontiguousarray(nodes).astype(NODE_DTYPE, copy=False)
         self.value = np.ascontiguousarray(value, dtype=np.float64)
         self.max_depth = int(max_depth)
-        # categorical splits (their threshold is NaN): the codes each sends left, as
-        # bitsets of shape (n_categorical_splits, W), one row per such split in node
-        # order, bit c % 64 of word c // 64 for code c (a value that is no code below
-        # 64 W goes where the node's missing values go); None for a tree without
-        # categorical splits.  A (node_count, 4) array of a row per node (the form of
-        # trees pickled before) is converted.
-        self.left_codes = _checked_codes(self.nodes, left_codes)
-        # every node's row of left_codes (int32, -1 for the other nodes; None without)
-        self.code_row = None if self.left_codes is None else code_rows(self.nodes)
+        # categorical splits (their threshold is NaN): their sets of codes as code_sets
+        # (1-D uint64; None for a tree without categorical splits); bitsets of shape
+        # (n_categorical_splits, W) or (node_count, 4) (the forms of trees pickled
+        # before) are converted
+        self.code_sets, self.code_at = _checked_codes(self.nodes, left_codes)
+
+    @property
+    def code_row(self):
+        """Every node's row among the sets of codes, in node order (int32, -1 for the
+        nodes that do not split on a set of codes; None without such splits)."""
+        return None if self.code_sets is None else code_rows(self.nodes)
 
     @property
     def code_words(self):
-        """The width of the rows of ``left_codes`` in 64-bit words (0 without): the
-        codes 0 .. 64 code_words - 1 go by their bit."""
-        return 0 if self.left_codes is None else int(self.left_codes.shape[1])
+        """The 64-bit words that hold every code the sets name (0 without sets): the
+        width of ``left_codes``."""
+        width = self.__dict__.get("_code_words")
+        if width is None:
+            width = self._code_words = set_width(self.code_sets, self.code_at)
+        return width
+
+    @property
+    def left_codes(self):
+        """The sets of codes as bitsets, shape (n_categorical_splits, code_words), one row
+        per categorical split in node order, bit c % 64 of word c // 64 set when code c
+        goes left (a value that is no code below 64 code_words goes where the node's
+        missing values go); None without categorical splits.  A new array each time."""
+        if self.code_sets is None:
+            return None
+        words = self.code_words
+        nodes = np.flatnonzero(self.code_at >= 0)
+        missing = self.nodes["missing_go_to_left"]
+        return np.array([dense_set(self.code_sets, self.code_at[k], missing[k] != 0, words)
+                         for k in nodes], dtype=np.uint64).reshape(len(nodes), words)
 
     # scikit-learn's field names, as read-only views of the node array
     @property
@@ -575,7 +716,7 @@ class Tree:
         value)."""
         flat = self.__dict__.get("_flat")
         if flat is None:
-            flat = self._flat = flatten(self.nodes, self.left_codes)
+            flat = self._flat = flatten(self.nodes, self.code_sets)
         rows = self._rows(X)
         if issparse(rows):
             return apply_flat_sparse(flat[0], flat[1], rows, flat[2])
@@ -586,20 +727,19 @@ class Tree:
         sample); ``X`` as for :meth:`apply`."""
         rows = self._rows(X)
         if issparse(rows):
-            return decision_path_sparse(self.nodes, rows, self.left_codes)
-        return decision_path_dense(self.nodes, rows, self.left_codes)
+            return decision_path_sparse(self.nodes, rows, self.code_sets)
+        return decision_path_dense(self.nodes, rows, self.code_sets)
 
     def categories_left(self, node):
         """The codes that node ``node`` sends left: a sorted int array for a categorical
         split, of codes 0 .. 64 ``code_words`` - 1 (codes its training samples did not
         hold go where its missing values go, as do the values that are no such code),
         None for a split on a threshold or a leaf."""
-        if self.left_codes is None:
+        if self.code_sets is None or self.code_at[node] < 0:
             return None
-        row = self.code_row[node]
-        if row < 0:
-            return None
-        bits = np.unpackbits(self.left_codes[row].astype("<u8").view(np.uint8),
+        bits = np.unpackbits(dense_set(self.code_sets, self.code_at[node],
+                                       self.nodes["missing_go_to_left"][node] != 0,
+                                       self.code_words).astype("<u8").view(np.uint8),
                              bitorder="little")
         return np.flatnonzero(bits)
 
@@ -636,7 +776,7 @@ class Tree:
     def __reduce__(self):
         n_classes = int(self.n_classes[0]) if self.n_outputs == 1 else self.n_classes
         return (Tree, (self.n_features, n_classes, self.nodes, self.value,
-                       self.max_depth, self.left_codes))
+                       self.max_depth, self.code_sets))
 
 
 # ----------------------------------------------------------------------------------------

@@ -199,8 +199,8 @@ class _TreeSpec:
                                   [c_emean[take]])
         self.nodes = nodes
         self.value = np.ascontiguousarray(tree.value[:, 0, :])
-        self.codes = tree.left_codes            # one row per categorical split
-        self.code_row = tree.code_row           # every node's row of them (-1: none)
+        self.codes = tree.code_sets             # one set per categorical split
+        self.code_at = tree.code_at             # every node's set there (-1: none)
         self.block = block
         self.mask = mask
         self.bsize = np.asarray(bsize, dtype=np.int32)
@@ -218,7 +218,7 @@ class _TreeSpec:
         self.degree = _explain.path_degree(nodes, block, self.bsize)
 
     def common(self):
-        return (self.nodes, self.value, self.codes, self.code_row, self.block, self.mask,
+        return (self.nodes, self.value, self.codes, self.code_at, self.block, self.mask,
                 self.bsize, self.bstart, self.bfeat, self.max_bsize, self.max_depth)
 
 

@@ -565,7 +565,7 @@ def _emit(g, est, kind, classifier, x, outputs):
     set_columns = set()
     words = 0                    # the widest code sets of the trees
     for tree_, fmap in zip(trees, maps):
-        if tree_.left_codes is not None:
+        if tree_.code_sets is not None:
             inner = np.asarray(tree_.children_left) != -1
             used = np.asarray(tree_.feature)[inner & np.isnan(tree_.threshold)]
             set_columns.update((used if fmap is None else fmap[used]).tolist())

@@ -1,7 +1,8 @@
 """Pruning: CART's minimal cost-complexity pruning and reduced-error pruning."""
 import numpy as np
 
-from rotforest._tree import Tree, categorical_splits, cost_complexity_prune, keep_as_leaves
+from rotforest._tree import (Tree, categorical_splits, cost_complexity_prune, keep_as_leaves,
+                             set_end)
 from rotforest._validation import power_of_two_below
 
 
@@ -185,9 +186,11 @@ def prune_reduced_error(tree, X, y_codes, sample_weight, regression=False):
 def _rebuilt(tree, leaves):
     nodes, value, depth, keep = keep_as_leaves(tree.nodes, tree.value, leaves)
     codes = None
-    if tree.left_codes is not None:
-        # the rows of the nodes that still split on a set of codes, in their new order
+    if tree.code_sets is not None:
+        # the sets of the nodes that still split on a set of codes, in their new order
         kept = keep[categorical_splits(nodes)]
         if kept.size:
-            codes = tree.left_codes[tree.code_row[kept]]
+            starts = tree.code_at[kept]
+            ends = np.array([set_end(tree.code_sets, s) for s in starts], dtype=np.int64)
+            codes = np.concatenate([tree.code_sets[a:b] for a, b in zip(starts, ends)])
     return Tree(tree.n_features, tree.n_classes, nodes, value, depth, codes)

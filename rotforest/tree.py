@@ -323,7 +323,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                                  "largest float: divide the sample weights by a large "
                                  "number (only their ratios matter)")
             tree = Tree(tree.n_features, n_values, nodes, tree.value, tree.max_depth,
-                        tree.left_codes)
+                        tree.code_sets)
         self.tree_ = tree
         return self
 

@@ -10,7 +10,7 @@ from sklearn.tree._tree import Tree as SkTree
 def sklearn_tree_(tree):
     """scikit-learn's ``Tree`` with the nodes, thresholds, missing-value directions and
     values of our ``tree`` (a ``rotforest._tree.Tree`` without categorical splits)."""
-    if tree.left_codes is not None:        # (rows only for splits on sets of codes)
+    if tree.code_sets is not None:         # (sets only for splits on sets of codes)
         raise ValueError("scikit-learn's trees have no categorical splits")
     n_classes = np.asarray(tree.n_classes, dtype=np.intp)
     out = SkTree(tree.n_features, n_classes, 1)

@@ -192,14 +192,17 @@ def test_flat_table_and_kernels():
     spec = SPECS[0]
     tree = spec.tree
     flat, original, table = _tree.flatten(tree.nodes, tree.left_codes)
-    assert table.shape == tree.left_codes.shape and table.dtype == np.uint64
-    # the rows in the flat order: a categorical node's threshold is its row
+    assert table.dtype == np.uint64 and table.ndim == 1
+    np.testing.assert_array_equal(table, tree.code_sets)
+    # a categorical node's flat threshold is the start of its set in the table
     categorical = (flat["feature"] & 0x40000000) != 0
-    assert categorical.sum() == table.shape[0]
-    rows = flat["threshold"][categorical].astype(np.int64)
-    np.testing.assert_array_equal(rows, np.arange(table.shape[0]))
-    np.testing.assert_array_equal(table[rows],
-                                  tree.left_codes[tree.code_row[original[categorical]]])
+    assert categorical.sum() == tree.left_codes.shape[0]
+    starts = flat["threshold"][categorical].astype(np.int64)
+    np.testing.assert_array_equal(starts, tree.code_at[original[categorical]])
+    for start, node in zip(starts, original[categorical]):
+        np.testing.assert_array_equal(
+            _tree.dense_set(table, start, tree.missing_go_to_left[node] != 0, WORDS),
+            tree.left_codes[tree.code_row[node]])
     X = _rows(9)
     expected = np.array([spec.path(r)[-1] for r in X])
     np.testing.assert_array_equal(_tree.apply_flat(flat, original, X, table), expected)
@@ -301,7 +304,8 @@ def test_wide_tree_pickles():
     X = _rows(3)
     tree.apply(X)                               # (caches the flat layout)
     again = pickle.loads(pickle.dumps(tree))
-    assert again.__reduce__()[1][5].shape == (len(SPECS[2].sets), WORDS)
+    # pickled as code_sets: a header and WORDS words a set (these are bitsets)
+    assert again.__reduce__()[1][5].shape == (len(SPECS[2].sets) * (WORDS + 1),)
     np.testing.assert_array_equal(again.left_codes, tree.left_codes)
     np.testing.assert_array_equal(again.apply(X), tree.apply(X))
 
@@ -549,3 +553,95 @@ def test_export_lists_the_shorter_side(words, n_names):
         assert len(side) <= n - len(side)
     text = export_text(_estimator(tree), max_depth=20)
     assert text.count(" in {") == 2 * len(spec.sets)
+
+
+# ------------------------------------------------------------------ lists of codes
+def _as_lists(spec):
+    """The spec's sets as code_sets rows of the list kind: each set's codes that go
+    the side its missing values do not go to (every code below 64 W)."""
+    tree = spec.tree
+    parts = []
+    for node in np.flatnonzero(tree.code_at >= 0) if tree.code_sets is not None else []:
+        ml = bool(tree.missing_go_to_left[node])
+        left = np.zeros(64 * spec.words, dtype=bool)
+        left[sorted(spec.sets[node])] = True
+        other = np.flatnonzero(left != ml).astype(np.uint32)
+        words = np.zeros((other.size + 1) // 2 * 2, dtype=np.uint32)
+        words[:other.size] = other
+        parts.append(np.concatenate([[np.uint64((other.size << 2) | 1)],
+                                     words.view(np.uint64)]))
+    return np.concatenate(parts).astype(np.uint64)
+
+
+@pytest.mark.parametrize("index", range(len(SPECS)))
+def test_sets_as_lists_route_as_bitsets(index):
+    """A set kept as the list of the codes that do not follow the missing values (the
+    form fitted trees take where it is shorter) routes every value as its bitset does,
+    in every reader."""
+    spec = SPECS[index]
+    listed = Tree(N_FEATURES, 1, spec.tree.nodes, spec.tree.value, spec.tree.max_depth,
+                  _as_lists(spec))
+    X = _rows(40 + index)
+    np.testing.assert_array_equal(listed.apply(X), spec.tree.apply(X))
+    np.testing.assert_array_equal(listed.apply(sp.csr_matrix(X)), spec.tree.apply(X))
+    assert (listed.decision_path(X) != spec.tree.decision_path(X)).nnz == 0
+    np.testing.assert_array_equal(listed.left_codes, spec.tree.left_codes)
+    for node in spec.sets:
+        np.testing.assert_array_equal(listed.categories_left(node),
+                                      spec.tree.categories_left(node))
+    again = pickle.loads(pickle.dumps(listed))
+    np.testing.assert_array_equal(again.code_sets, listed.code_sets)
+    np.testing.assert_array_equal(again.apply(X), spec.tree.apply(X))
+
+
+def test_corrupt_lists_are_refused():
+    spec = SPECS[0]
+    t = spec.tree
+    args = (N_FEATURES, 1, t.nodes, t.value, t.max_depth)
+    good = _as_lists(spec)
+    Tree(*args, good)
+    first = int(good[0] >> np.uint64(2))
+    bad_order = good.copy()
+    if first >= 2:
+        codes = bad_order[1:1 + (first + 1) // 2].view(np.uint32)
+        codes[[0, 1]] = codes[[1, 0]]
+        with pytest.raises(ValueError, match="corrupt tree"):
+            Tree(*args, bad_order)
+    big = good.copy()
+    big[1:1 + (first + 1) // 2].view(np.uint32)[first - 1] = 1 << 24
+    for bad in (big, good[:-1], np.concatenate([good, [np.uint64(0)]]),
+                np.concatenate([[np.uint64(3)], good[1:]])):
+        with pytest.raises(ValueError, match="corrupt tree"):
+            Tree(*args, bad)
+
+
+def test_fitted_trees_keep_the_shorter_form():
+    """A tree fitted on 2,000 levels keeps wide bitsets near the root and short lists
+    in deep nodes; both route its training samples."""
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 2000, 30000)
+    effect = rng.normal(size=2000)
+    X = np.column_stack([codes, rng.normal(size=30000)]).astype(float)
+    y = (effect[codes] + X[:, 1] > 0).astype(int)
+    tree = DecisionTreeClassifier(categorical_features=[0], min_category_samples=1,
+                                  random_state=0).fit(X, y)
+    t = tree.tree_
+    heads = t.code_sets[t.code_at[t.code_at >= 0]]
+    kinds = heads & np.uint64(3)
+    assert np.any(kinds == 0) and np.any(kinds == 1)
+    dense_words = np.count_nonzero(t.code_at >= 0) * (t.code_words + 1)
+    assert t.code_sets.size < dense_words / 4
+    assert tree.score(X, y) == 1.0
+    # every training sample's leaf from a plain walk of categories_left
+    sets = {}
+    for row in X[:300]:
+        node = 0
+        while t.children_left[node] != -1:
+            if np.isnan(t.threshold[node]):
+                if node not in sets:
+                    sets[node] = set(t.categories_left(node).tolist())
+                go = row[0] in sets[node]
+            else:
+                go = row[t.feature[node]] <= t.threshold[node]
+            node = t.children_left[node] if go else t.children_right[node]
+        assert node == tree.apply(row[None, :])[0]
