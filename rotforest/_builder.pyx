@@ -228,8 +228,9 @@ def _set_reference_scan(bint enabled):
 
 # How a node with more than two classes and more than CAT_EXACT_MAX levels orders them
 # (see _categorical.pxi): 0 by each class's share in turn, 1 along the first principal
-# axis of the levels' class shares, 2 both (for measurement; see _set_category_orders).
-cdef int _CAT_ORDERS = 0
+# axis of the levels' class shares (the default: benchmarks/bench_category_orders.py),
+# 2 both (for measurement; see _set_category_orders).
+cdef int _CAT_ORDERS = 1
 
 
 def _set_category_orders(int orders):

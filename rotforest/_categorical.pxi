@@ -18,9 +18,11 @@
 #   the squared error the best partition is among these cuts (Breiman et al. 1984,
 #   Fisher 1958); the same order serves misclassification and the Poisson deviance.
 # - more classes: every partition while the node has at most CAT_EXACT_MAX levels
-#   (a Gray code: one level changes side per step); beyond that the cuts of K orders,
-#   the levels ordered by their share of each class in turn.  Several outputs take
-#   this way too, their classes (or mean targets) all in turn.
+#   (a Gray code: one level changes side per step); beyond that the cuts of one order,
+#   the levels' class shares projected on their first principal axis (Coppersmith, Hong
+#   and Hosking 1999; _set_category_orders chooses the former K orders, by each class's
+#   share in turn, or both, for measurement).  Several outputs take the K orders, their
+#   classes (or mean targets) all in turn.
 # - random splits: each level goes to a side drawn at random (both sides non-empty).
 #
 # The missing values are a level like the others, so they go to the side that scores
@@ -171,12 +173,15 @@ cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
 cdef void _cat_axis_order(Builder* B, int64_t m) noexcept nogil:
     """cat_ord: the scanned levels by their class shares projected on the first
     principal axis of those shares (each level weighted by its weight; Coppersmith,
-    Hong and Hosking 1999), ties in increasing rank.  The axis by power iteration from
-    the direction of the most frequent class, its sign fixed."""
-    cdef int64_t j, r, c, d = 0, it, K = B.data.n_classes
+    Hong and Hosking 1999), ties in increasing rank.  The weighted covariance of the
+    shares (K x K) in one pass over the levels, its axis by power iteration from the
+    direction of the most frequent class."""
+    cdef int64_t j, r, c, e, d = 0, it, K = B.data.n_classes
     cdef double* v = B.cat.axis
     cdef double* u = B.cat.axis + K
-    cdef double wsum = 0.0, norm, wr, dot, big = -1.0, a = B.cat.shrink
+    cdef double* q = B.cat.axis + 2 * K
+    cdef double* S = B.cat.axis + 3 * K
+    cdef double wsum = 0.0, norm, wr, dot, big = -1.0, a = B.cat.shrink, change
     cdef const double* st
     # the weighted mean share (in cl) and the start: the class of most weight
     for c in range(K):
@@ -194,28 +199,37 @@ cdef void _cat_axis_order(Builder* B, int64_t m) noexcept nogil:
             big = B.work.cl[c]
             d = c
     v[d] = 1.0
-    for it in range(40):
-        # u = S v with S the weighted covariance of the shares: sum_j w_j (p_j - pbar)
-        # ((p_j - pbar) . v)
+    # S = sum_j w_j (p_j - pbar)(p_j - pbar)^T (p_j shrunk with cat.shrink)
+    memset(S, 0, K * K * sizeof(double))
+    for j in range(m):
+        r = B.cat.sv[j]
+        wr = B.cat.w[r]
+        st = B.cat.stat + r * K
         for c in range(K):
-            u[c] = 0.0
-        for j in range(m):
-            r = B.cat.sv[j]
-            wr = B.cat.w[r]
-            st = B.cat.stat + r * K
-            dot = 0.0
-            for c in range(K):
-                dot += ((st[c] + a * B.work.cl[c]) / (wr + a) - B.work.cl[c]) * v[c]
-            for c in range(K):
-                u[c] += wr * ((st[c] + a * B.work.cl[c]) / (wr + a) - B.work.cl[c]) * dot
+            q[c] = (st[c] + a * B.work.cl[c]) / (wr + a) - B.work.cl[c]
+        for c in range(K):
+            for e in range(c, K):
+                S[c * K + e] += wr * q[c] * q[e]
+    for c in range(K):
+        for e in range(c):
+            S[c * K + e] = S[e * K + c]
+    for it in range(100):
         norm = 0.0
         for c in range(K):
-            norm += u[c] * u[c]
+            dot = 0.0
+            for e in range(K):
+                dot += S[c * K + e] * v[e]
+            u[c] = dot
+            norm += dot * dot
         if norm <= 0.0:
             break
         norm = sqrt(norm)
+        change = 0.0
         for c in range(K):
+            change += fabs(u[c] / norm - v[c])
             v[c] = u[c] / norm
+        if change < 1e-12:
+            break
     for j in range(m):
         r = B.cat.sv[j]
         st = B.cat.stat + r * K
@@ -336,7 +350,8 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
         if best_c >= 0:
             # a cut of an order: its first best_k levels go left
             if best_c == K:
-                _cat_axis_order(B, m)
+                if B.cat.orders != 1:       # (with the axis alone, ord still holds it)
+                    _cat_axis_order(B, m)
             elif (K > 2 and not B.data.regression) or B.data.n_outputs > 1:
                 _cat_order(B, m, best_c)
             memset(side, 0, m)

@@ -238,7 +238,7 @@ cdef struct CategoryState:  # splits on sets of categories (see _categorical.pxi
     int64_t code_words     # and of a set of codes
     int orders             # more classes, many levels: 0 each class's share, 1 the
                            # principal axis of the shares, 2 both (_set_category_orders)
-    double* axis           # n_classes: that axis
+    double* axis           # that axis, scratch, and the shares' covariance (3 K + K^2)
     int rare               # 0: levels with fewer than `support` samples pooled; 1: every
                            # level alone in the searches of an order, its statistic
                            # shrunk (see _set_category_rare)
@@ -544,7 +544,7 @@ cdef int _categories_alloc(CategoryState* S, int64_t K) noexcept nogil:
     S.side = <uint8_t*> _get(L * sizeof(uint8_t), &ok)
     S.cl = <double*> _get(K * sizeof(double), &ok)
     S.cr = <double*> _get(K * sizeof(double), &ok)
-    S.axis = <double*> _get(2 * K * sizeof(double), &ok)
+    S.axis = <double*> _get((3 * K + K * K) * sizeof(double), &ok)
     S.mean = <double*> _get(K * sizeof(double), &ok)
     S.cand.left = <uint64_t*> _get(words * sizeof(uint64_t), &ok)
     S.spare = <uint64_t*> _get(words * sizeof(uint64_t), &ok)

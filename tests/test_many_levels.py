@@ -201,3 +201,38 @@ def test_rare_levels_shrunk_in_the_order(regression):
             _children_cost(pooled.tree_, 0) != pytest.approx(_children_cost(t, 0)))
     finally:
         _builder._set_category_rare(previous)
+
+
+def test_more_classes_split_on_the_principal_axis_order():
+    """More classes, more than 10 levels: the levels' class shares projected on their
+    first principal axis (weighted covariance; numpy's eigh here), every cut of that
+    order scored with the Gini index: the root's children equal the best of them."""
+    rng = np.random.default_rng(11)
+    levels, K, n = 150, 4, 30000
+    shares = rng.dirichlet(np.ones(K) * 0.7, size=levels)
+    codes = rng.integers(0, levels, n)
+    y = np.array([rng.choice(K, p=shares[c]) for c in codes])
+    X = codes[:, None].astype(float)
+    tree = DecisionTreeClassifier(categorical_features=[0], min_category_samples=1,
+                                  max_depth=1).fit(X, y)
+    counts = np.zeros((levels, K))
+    np.add.at(counts, (codes, y), 1.0)
+    w = counts.sum(axis=1)
+    p = counts / w[:, None]
+    mean = counts.sum(axis=0) / n
+    cov = ((p - mean) * w[:, None]).T @ (p - mean)
+    axis = np.linalg.eigh(cov)[1][:, -1]
+    order = np.argsort(p @ axis, kind="stable")
+    left = np.cumsum(counts[order], axis=0)[:-1]
+    right = counts.sum(axis=0) - left
+    nl, nr = left.sum(axis=1), right.sum(axis=1)
+    cost = (nl - (left ** 2).sum(axis=1) / nl) + (nr - (right ** 2).sum(axis=1) / nr)
+    assert _children_cost(tree.tree_, 0) == pytest.approx(cost.min(), rel=1e-9)
+    # the K orders (the former method) find a worse cut on these data
+    previous = _builder._set_category_orders(0)
+    try:
+        former = DecisionTreeClassifier(categorical_features=[0], min_category_samples=1,
+                                        max_depth=1).fit(X, y)
+    finally:
+        _builder._set_category_orders(previous)
+    assert _children_cost(former.tree_, 0) != pytest.approx(cost.min(), rel=1e-9)
