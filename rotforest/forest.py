@@ -69,6 +69,11 @@ def _in_bag(drawn, n_samples):
                         copy=False)
 
 
+# Categorical features of more levels (ranks) than this take sets in every tree whatever
+# categorical_set_fraction says (None: no such rule; a switch for measurement).
+_SETS_ABOVE = None
+
+
 def tree_categories(categories, base_seed, index, fraction):
     """Tree ``index``'s category table: each categorical feature of ``categories``
     (category_table's, or None) kept with probability ``fraction``, else split on
@@ -79,6 +84,9 @@ def tree_categories(categories, base_seed, index, fraction):
     mask, offsets, codes = categories
     rng = np.random.default_rng(np.random.SeedSequence(base_seed, spawn_key=(index, 1)))
     ordered = (rng.random(mask.shape[0]) >= fraction) & (mask != 0)
+    if _SETS_ABOVE is not None:
+        # (for measurement) features of more levels than this: sets in every tree
+        ordered &= np.diff(offsets) <= _SETS_ABOVE
     if not ordered.any():
         return categories
     mask = mask.copy()
