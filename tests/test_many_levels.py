@@ -36,6 +36,16 @@ def _ordered_best(codes, y, regression, shrink=0.0):
     return cost[k], set(levels[order[:k + 1]].tolist())
 
 
+def _level_data(seed, levels, n, regression):
+    """Codes of ``levels`` uniform levels with a normal effect each, and a target from
+    them (the effect plus noise; its sign for classification)."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, levels, n)
+    signal = rng.normal(size=levels)[codes] + rng.normal(size=n)
+    y = signal if regression else (signal > 0).astype(int)
+    return codes, codes[:, None].astype(float), y
+
+
 def _children_cost(t, node):
     l, r = t.children_left[node], t.children_right[node]
     return (t.weighted_n_node_samples[l] * t.impurity[l]
@@ -45,13 +55,7 @@ def _children_cost(t, node):
 @pytest.mark.parametrize("levels", [300, 3000])
 @pytest.mark.parametrize("regression", [False, True])
 def test_root_split_is_the_exact_ordered_search(levels, regression):
-    rng = np.random.default_rng(levels)
-    n = 12 * levels
-    codes = rng.integers(0, levels, n)
-    effect = rng.normal(size=levels)
-    signal = effect[codes] + rng.normal(size=n)
-    y = signal if regression else (signal > 0).astype(int)
-    X = codes[:, None].astype(float)
+    codes, X, y = _level_data(levels, levels, 12 * levels, regression)
     Est = DecisionTreeRegressor if regression else DecisionTreeClassifier
     tree = Est(categorical_features=[0], min_category_samples=1, max_depth=3,
                random_state=0).fit(X, y)
@@ -178,12 +182,8 @@ def test_rare_levels_shrunk_in_the_order(regression):
     weight, every cut of that order scored."""
     previous = _builder._set_category_rare(1)
     try:
-        rng = np.random.default_rng(7 + regression)
-        codes = rng.integers(0, 800, 4000)         # about 5 samples a level
-        effect = rng.normal(size=800)
-        signal = effect[codes] + rng.normal(size=4000)
-        y = signal if regression else (signal > 0).astype(int)
-        X = codes[:, None].astype(float)
+        # about 5 samples a level
+        codes, X, y = _level_data(7 + regression, 800, 4000, regression)
         Est = DecisionTreeRegressor if regression else DecisionTreeClassifier
         tree = Est(categorical_features=[0], min_category_samples=10, max_depth=3,
                    random_state=0).fit(X, y)
