@@ -7,10 +7,10 @@ With K > 2 classes a node of at most 10 levels searches every partition; beyond 
 the private switch ``rotforest._builder._set_category_orders`` picks a heuristic:
 
 ``0``  the cuts of K orders, the levels ordered by their share of each class in turn
-       (the best cut of all)
+       (the best cut of all; the default before this measurement)
 ``1``  the cuts of one order, the levels projected on the first principal axis of
        their class-share vectors, weighted by level weight (Coppersmith, Hong and
-       Hosking 1999)
+       Hosking 1999; the default since)
 ``2``  both, the best cut of all
 
 Every data set is fitted under the three settings on the same folds
