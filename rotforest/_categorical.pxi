@@ -8,10 +8,10 @@
 # A categorical feature holds integer codes 0 .. CAT_MAX_CODE (NaN: missing).  Its dense
 # ranks (from the presort) number its distinct codes in increasing order, the missing
 # value last; the per-rank arrays are as long as the most ranks of a categorical
-# feature, and a node touches only the levels it holds.  A node does not need the feature's samples in
-# order: it sums the weight, count and statistics (class weights, or sums of w y ...) of
-# each level present, the missing values being one more level, and searches partitions
-# of those levels:
+# feature, and a node touches only the levels it holds.  A node does not need the
+# feature's samples in order: it sums the weight, count and statistics (class weights,
+# or sums of w y ...) of each level present, the missing values being one more level,
+# and searches partitions of those levels:
 #
 # - two classes, and numeric targets: the levels ordered by their share of class 1 (by
 #   their mean target), every cut of that order scored.  For the Gini index, entropy and
@@ -162,7 +162,9 @@ cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
     """cat_ord: the scanned levels (indices into cat_sv) by increasing statistic `stat`
     per unit weight (a class's share, the mean target), ties in increasing rank."""
     cdef int64_t j, r, K = B.data.n_classes
-    cdef double a = B.cat.shrink, prior = a * B.cat.prior[stat]
+    cdef double a = B.cat.shrink, prior = 0.0
+    if a > 0.0:
+        prior = a * B.cat.prior[stat]
     for j in range(m):
         r = B.cat.sv[j]
         B.cat.ord[j].v = (B.cat.stat[r * K + stat] + prior) / (B.cat.w[r] + a)
@@ -277,7 +279,7 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
     # others pooled into one (rank cat.pool), which goes to one side as a whole
     m = _cat_pool(B, m_all)
     B.cat.shrink = 0.0
-    B.cat.prior = B.work.cr          # (read only with shrink > 0)
+    B.cat.prior = B.cat.mean         # (read only with shrink > 0)
     if (B.cat.rare == 1 and B.cat.support > 1 and m_all >= 2 and not B.par.random_split
             and ((B.data.regression or K <= 2) and B.data.n_outputs == 1
                  or m_all > CAT_EXACT_MAX)):
