@@ -264,16 +264,24 @@ def _row(label, kind, p):
             f"{p['t0']:.3f}", f"{p['t1']:.3f}"]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def data_arguments(parser, seeds):
+    """The options this benchmark shares with bench_category_support.py: where the
+    shared sets are and how many rows of them, the folds, the seeds of the synthetic
+    families (``seeds`` by default) and the forests' size."""
     parser.add_argument("--data", default=os.path.join(REPO, "..", "shared", "datasets"))
     parser.add_argument("--data-regression",
                         default=os.path.join(REPO, "..", "shared", "datasets_regression"))
     parser.add_argument("--max-rows", type=int, default=5_000)
     parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--seeds", type=int, default=3, help="data sets a family and size")
+    parser.add_argument("--seeds", type=int, default=seeds,
+                        help="data sets a family and size")
     parser.add_argument("--n-estimators", type=int, default=100)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    data_arguments(parser, 3)
     parser.add_argument("--models", default="rf,dt", help="comma-separated among rf, dt")
     parser.add_argument("--families", default="shared," + ",".join(FAMILIES),
                         help="comma-separated among shared and " + ", ".join(FAMILIES))

@@ -37,11 +37,10 @@ import os
 import sys
 import time
 
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_accuracy import corrected_se, cross_validate_one  # noqa: E402
-from bench_category_rare import FAMILIES, pooled, shared_sets  # noqa: E402
+from bench_category_rare import FAMILIES, data_arguments, pooled, shared_sets  # noqa: E402
 from common import header, markdown_table  # noqa: E402
 
 from rotforest import RandomForestClassifier, RandomForestRegressor  # noqa: E402
@@ -94,16 +93,9 @@ def _row(label, results, alternatives):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(REPO, "..", "shared", "datasets"))
-    parser.add_argument("--data-regression",
-                        default=os.path.join(REPO, "..", "shared", "datasets_regression"))
-    parser.add_argument("--max-rows", type=int, default=5_000)
-    parser.add_argument("--folds", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--seeds", type=int, default=2, help="data sets a family and size")
+    data_arguments(parser, 2)
     parser.add_argument("--sizes", default="small", choices=("small", "large", "both"),
                         help="which of each synthetic family's two sizes")
-    parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--settings", default=",".join(map(str, DEFAULT_SETTINGS)),
                         help="comma-separated min_category_samples; the first is the "
                              "base the others are compared with")

@@ -687,3 +687,33 @@ def test_bench_sparse_data_and_quick_run(capsys):
                           "--memory-limit", "0.02"])
     capsys.readouterr()
     assert stopped["words"]["ours"] == {"refused": "stopped: RSS passed the 0.02 GB limit"}
+
+
+SHARED_SETS = os.path.join(os.path.dirname(BENCHMARKS), "..", "shared", "datasets")
+
+
+def test_category_orders_benchmark_quick(capsys):
+    """bench_category_orders compares the three orders of more classes on paired folds
+    (and resets the switch to the default afterwards)."""
+    from rotforest import _builder
+    bench = _load("bench_category_orders")
+    before = _builder._set_category_orders(1)
+    _builder._set_category_orders(before)
+    bench.main(["--quick", "--data", "/nonexistent"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_category_orders.py") and "1 - 0" in out
+    assert _builder._set_category_orders(before) == before
+
+
+@pytest.mark.parametrize("name, args", [
+    ("bench_category_rare", ["--models", "rf"]),
+    ("bench_category_support", []),
+])
+def test_category_benchmarks_on_a_shared_set(name, args, capsys):
+    if not os.path.isdir(SHARED_SETS):
+        pytest.skip("needs ../shared")
+    bench = _load(name)
+    bench.main(["--families", "shared", "--only", "australian", "--n-estimators", "3",
+                "--repeats", "1", "--folds", "2", *args])
+    out = capsys.readouterr().out
+    assert "australian" in out and "shared-clf" in out and "±" in out
