@@ -285,12 +285,14 @@ cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes,
     cdef int64_t W = B.out.code_words, j, last = 0, k = 0, size, at, b
     cdef uint64_t fill = <uint64_t> -1 if missing_left else 0, x
     cdef uint32_t* out
+    cdef bint listed
     for j in range(W):
         x = codes[j] ^ fill
         if x:
             last = j
             k += rf_popcount64(x)
-    size = 1 + ((k + 1) >> 1 if (k + 1) >> 1 < last + 1 else last + 1)
+    listed = k > 0 and (k + 1) >> 1 < last + 1
+    size = 1 + ((k + 1) >> 1 if listed else last + 1)
     if B.out.n_rows + size > B.out.row_cap:
         p = realloc(B.out.left_codes,
                     max(2 * B.out.row_cap, B.out.n_rows + size) * sizeof(uint64_t))
@@ -300,7 +302,7 @@ cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes,
         B.out.left_codes = <uint64_t*> p
         B.out.row_cap = max(2 * B.out.row_cap, B.out.n_rows + size)
     at = B.out.n_rows
-    if (k + 1) >> 1 < last + 1:
+    if listed:
         B.out.left_codes[at] = ((<uint64_t> k) << 2) | SET_LIST
         B.out.left_codes[at + size - 1] = 0          # (an odd count's last half word)
         out = <uint32_t*> (B.out.left_codes + at + 1)
