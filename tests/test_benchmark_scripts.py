@@ -717,3 +717,11 @@ def test_category_benchmarks_on_a_shared_set(name, args, capsys):
                 "--repeats", "1", "--folds", "2", *args])
     out = capsys.readouterr().out
     assert "australian" in out and "shared-clf" in out and "±" in out
+
+
+def test_native_against_one_hot_benchmark(capsys):
+    bench = _load("bench_native_onehot")
+    scores = bench.main(["--seeds", "1,2", "--rows", "2000", "--trees", "3", "--n-jobs", "1"])
+    assert scores.shape == (2, 3) and np.all((scores > 30) & (scores <= 100))
+    out = capsys.readouterr().out
+    assert "native - one-hot:" in out and "sets - one-hot:" in out
