@@ -64,7 +64,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport log, ceil, fabs, INFINITY, NAN, isfinite, isnan, sqrt
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from rotforest._tree cimport Node, SET_BITS, SET_LIST
+from rotforest._tree cimport Node, SET_BITS, SET_LIST, set_size
 from rotforest._tree import NODE_DTYPE
 
 cdef extern from "_simd.h":
@@ -149,6 +149,7 @@ cdef extern from "_platform.h":
     int rf_cmp_vi(const void* a, const void* b) noexcept nogil
     int rf_popcount32(uint32_t x) noexcept nogil
     int rf_ctz32(uint32_t x) noexcept nogil
+    int rf_ctz64(uint64_t x) noexcept nogil
     int rf_popcount64(uint64_t x) noexcept nogil
 
 
@@ -1078,12 +1079,6 @@ cdef int _grow_from_root(Builder* B, const uint64_t[::1] payload,
     return 0
 
 
-cdef inline int64_t _set_size(const uint64_t* row) noexcept nogil:
-    """The words of a set of codes (see _tree.pxd), its header included."""
-    cdef int64_t n = <int64_t> (row[0] >> 2)
-    return 1 + (n if (row[0] & 3) == SET_BITS else (n + 1) >> 1)
-
-
 cdef object _export(Builder* B, bint categorical):
     """``(nodes, value, max_depth, left_codes)`` copied out of the builder."""
     nodes = np.empty(B.out.count, dtype=NODE_DTYPE)
@@ -1102,14 +1097,14 @@ cdef object _export(Builder* B, bint categorical):
         # the sets of the categorical splits in increasing node id (see _tree.pxd)
         for i in range(B.out.count):
             if B.out.code_row[i] >= 0:
-                total += _set_size(B.out.left_codes + B.out.code_row[i])
+                total += set_size(B.out.left_codes + B.out.code_row[i])
         left_codes = np.empty(total, dtype=np.uint64)
         if total:
             lcv = left_codes
             for i in range(B.out.count):
                 at = B.out.code_row[i]
                 if at >= 0:
-                    size = _set_size(B.out.left_codes + at)
+                    size = set_size(B.out.left_codes + at)
                     memcpy(&lcv[k], B.out.left_codes + at, size * sizeof(uint64_t))
                     k += size
         else:

@@ -164,7 +164,7 @@ cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
     cdef int64_t j, r, K = B.data.n_classes
     cdef double a = B.cat.shrink, prior = 0.0
     if a > 0.0:
-        prior = a * B.cat.prior[stat]
+        prior = a * B.cat.mean[stat]
     for j in range(m):
         r = B.cat.sv[j]
         B.cat.ord[j].v = (B.cat.stat[r * K + stat] + prior) / (B.cat.w[r] + a)
@@ -279,7 +279,6 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
     # others pooled into one (rank cat.pool), which goes to one side as a whole
     m = _cat_pool(B, m_all)
     B.cat.shrink = 0.0
-    B.cat.prior = B.cat.mean         # (read only with shrink > 0)
     if (B.cat.rare == 1 and B.cat.support > 1 and m_all >= 2 and not B.par.random_split
             and ((B.data.regression or K <= 2) and B.data.n_outputs == 1
                  or m_all > CAT_EXACT_MAX)):
@@ -293,7 +292,6 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
         B.cat.shrink = B.cat.support * wtot / n
         for c in range(K):
             B.cat.mean[c] = tot[c] / wtot
-        B.cat.prior = B.cat.mean
     if m >= 2:
         if B.par.random_split:
             # each level to a random side, both sides non-empty

@@ -275,14 +275,14 @@ cdef int64_t _count_varied(const uint64_t* consts, int64_t F) noexcept nogil:
     return F - n
 
 
-cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes,
+cdef int _store_set(Builder* B, int64_t node_id, const uint64_t* codes,
                    bint missing_left) noexcept nogil:
     """Stores the set of codes that node node_id's categorical split sends left (code_words
     words of bits; the codes absent from the node follow the missing values) as the
     shorter of its two forms (see _tree.pxd): the bits up to the last word that differs
     from the missing values' side, or the list of the codes that go the other way."""
     cdef void* p
-    cdef int64_t W = B.out.code_words, j, last = 0, k = 0, size, at, b
+    cdef int64_t W = B.out.code_words, j, last = 0, k = 0, size, at
     cdef uint64_t fill = <uint64_t> -1 if missing_left else 0, x
     cdef uint32_t* out
     cdef bint listed
@@ -293,15 +293,15 @@ cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes,
             k += rf_popcount64(x)
     listed = k > 0 and (k + 1) >> 1 < last + 1
     size = 1 + ((k + 1) >> 1 if listed else last + 1)
-    if B.out.n_rows + size > B.out.row_cap:
+    if B.out.sets_used + size > B.out.sets_cap:
         p = realloc(B.out.left_codes,
-                    max(2 * B.out.row_cap, B.out.n_rows + size) * sizeof(uint64_t))
+                    max(2 * B.out.sets_cap, B.out.sets_used + size) * sizeof(uint64_t))
         if p == NULL:
             B.error = 1
             return -1
         B.out.left_codes = <uint64_t*> p
-        B.out.row_cap = max(2 * B.out.row_cap, B.out.n_rows + size)
-    at = B.out.n_rows
+        B.out.sets_cap = max(2 * B.out.sets_cap, B.out.sets_used + size)
+    at = B.out.sets_used
     if listed:
         B.out.left_codes[at] = ((<uint64_t> k) << 2) | SET_LIST
         B.out.left_codes[at + size - 1] = 0          # (an odd count's last half word)
@@ -310,17 +310,14 @@ cdef int _code_row(Builder* B, int64_t node_id, const uint64_t* codes,
         for j in range(last + 1):
             x = codes[j] ^ fill
             while x:
-                b = 0
-                while not ((x >> b) & 1):
-                    b += 1
-                out[k] = <uint32_t> (64 * j + b)
+                out[k] = <uint32_t> (64 * j + rf_ctz64(x))
                 k += 1
                 x &= x - 1
     else:
         B.out.left_codes[at] = ((<uint64_t> (last + 1)) << 2) | SET_BITS
         memcpy(B.out.left_codes + at + 1, codes, (last + 1) * sizeof(uint64_t))
     B.out.code_row[node_id] = at
-    B.out.n_rows += size
+    B.out.sets_used += size
     return 0
 
 
@@ -378,7 +375,7 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
     p = cut if cat else cut + (sp.n_missing if moved else 0)
     if cat:
         sets = _entry_sets(B, ei)
-        if _code_row(B, node_id, sets + B.cat.rank_words, sp.missing_left) < 0:
+        if _store_set(B, node_id, sets + B.cat.rank_words, sp.missing_left) < 0:
             return -1
     B.out.nodes[node_id].feature = f
     B.out.nodes[node_id].threshold = sp.threshold

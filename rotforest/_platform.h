@@ -57,6 +57,7 @@ static int rf_cmp_vi(const void *a, const void *b) {
 }
 /* the index of the lowest set bit of a nonzero word */
 static inline int rf_ctz32(uint32_t x) { return __builtin_ctz(x); }
+static inline int rf_ctz64(uint64_t x) { return __builtin_ctzll(x); }
 #define rf_popcount32(x) rf_popcount64((uint64_t)(x))
 /* bit counts by halves (compilers turn this into one instruction where the
    target has one; __builtin_popcount would call a library routine otherwise) */

@@ -203,11 +203,11 @@ cdef struct Output:        # the tree grown so far
     double* values         # n_values per node
     uint64_t* left_codes   # categorical features (NULL without): the sets of codes of
                            # the categorical splits in the order they are made, each a
-                           # header and its words (see _tree.pxd; _code_row)
+                           # header and its words (see _tree.pxd; _store_set)
     int64_t* code_row      # per node: the start of its set there, or -1
     int64_t code_words     # the words of a split's set as the scans build it
-    int64_t n_rows         # the words used,
-    int64_t row_cap        # and allocated
+    int64_t sets_used      # the words used,
+    int64_t sets_cap       # and allocated
     int64_t count
     int64_t cap
     int64_t depth
@@ -242,9 +242,8 @@ cdef struct CategoryState:  # splits on sets of categories (see _categorical.pxi
     int rare               # 0: levels with fewer than `support` samples pooled; 1: every
                            # level alone in the searches of an order, its statistic
                            # shrunk (see _set_category_rare)
-    double shrink          # this scan's shrinkage weight (0: none),
-    const double* prior    # and the statistics per unit weight shrunk towards
-    double* mean           # n_classes: the node's statistics per unit weight
+    double shrink          # this scan's shrinkage weight (0: none), and the node's
+    double* mean           # statistics per unit weight shrunk towards (n_classes)
     uint64_t* spare        # rank_words + code_words: the sets of the best split so far
                            # swap with the candidate's (cand.left)
     double* stat           # per rank: the level's statistics (n_classes each),
@@ -487,16 +486,16 @@ cdef void _frontier_free(Frontier* Q) noexcept nogil:
 
 cdef int _output_alloc(Output* O, int64_t n_values, int64_t code_words) noexcept nogil:
     """Room for 256 nodes and 64 categorical splits' sets (none without categorical
-    features) to start with (_create_node and _code_row double it as needed)."""
+    features) to start with (_create_node and _store_set double it as needed)."""
     cdef bint ok = True
     O.cap = 256
     O.nodes = <Node*> _get(O.cap * sizeof(Node), &ok)
     O.values = <double*> _get(O.cap * n_values * sizeof(double), &ok)
     O.code_words = code_words
     if code_words:
-        O.row_cap = 64 * (code_words + 1)
+        O.sets_cap = 64 * (code_words + 1)
         O.code_row = <int64_t*> _get(O.cap * sizeof(int64_t), &ok)
-        O.left_codes = <uint64_t*> _get(O.row_cap * sizeof(uint64_t), &ok)
+        O.left_codes = <uint64_t*> _get(O.sets_cap * sizeof(uint64_t), &ok)
     return 0 if ok else -1
 
 

@@ -41,6 +41,12 @@ cdef enum:
     CODE_LIMIT = 16777216      # 2**24: codes 0 .. 2**24 - 1
 
 
+cdef inline int64_t set_size(const uint64_t* row) noexcept nogil:
+    """The 64-bit words of a set of codes, its header included."""
+    cdef int64_t n = <int64_t> (row[0] >> 2)
+    return 1 + (n if (row[0] & 3) == SET_BITS else (n + 1) >> 1)
+
+
 cdef inline bint code_left(const uint64_t* row, double x, bint missing_left) noexcept nogil:
     """Whether value x of a categorical feature goes left at a node whose set of codes
     is ``row`` (see above)."""

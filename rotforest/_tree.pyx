@@ -4,7 +4,6 @@ from scipy.sparse import csr_matrix, issparse
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.math cimport NAN, isnan
-from libc.string cimport memcpy
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -68,16 +67,10 @@ def _parse_sets(const uint64_t[::1] sets, int64_t n_rows):
                 break
             kind = <int64_t> (sets[pos] & 3)
             n = <int64_t> (sets[pos] >> 2)
-            if kind == SET_BITS:
-                words = n
-                if n < 1:
-                    bad = 2
-                    break
-            elif kind == SET_LIST:
-                words = (n + 1) >> 1
-            else:
+            if kind > SET_LIST or (kind == SET_BITS and n < 1):
                 bad = 2
                 break
+            words = set_size(&sets[pos]) - 1
             if words > total - pos - 1:
                 bad = 1
                 break
@@ -98,11 +91,6 @@ def _parse_sets(const uint64_t[::1] sets, int64_t n_rows):
     if bad == 3:
         raise ValueError("corrupt tree: a list of codes out of order or out of range")
     return starts_arr
-
-
-def categorical_splits(nodes):
-    """Boolean mask of the nodes that split on a set of codes (threshold NaN)."""
-    return (nodes["left_child"] != TREE_LEAF) & np.isnan(nodes["threshold"])
 
 
 def _checked_codes(nodes, left_codes):
@@ -163,12 +151,10 @@ def code_rows(nodes):
     return np.where(categorical, np.cumsum(categorical) - 1, -1).astype(np.int32)
 
 
-def set_end(code_sets, int64_t start):
+def set_end(const uint64_t[::1] code_sets, int64_t start):
     """Where the set of codes that starts at ``start`` ends (its header, then its
     words)."""
-    head = int(code_sets[start])
-    n = head >> 2
-    return start + 1 + (n if head & 3 == SET_BITS else (n + 1) // 2)
+    return start + set_size(&code_sets[start])
 
 
 def set_width(code_sets, code_at):
@@ -176,16 +162,20 @@ def set_width(code_sets, code_at):
     largest code of a list): at least 1; 0 without sets."""
     if code_sets is None:
         return 0
-    width = 1
-    for start in code_at[code_at >= 0]:
-        head = int(code_sets[start])
-        n = head >> 2
-        if head & 3 == SET_BITS:
-            width = max(width, n)
-        elif n:
-            last = int(code_sets[start + 1 + (n - 1) // 2] >> np.uint64(32 * ((n - 1) % 2))
-                       & np.uint64(0xFFFFFFFF))
-            width = max(width, last // 64 + 1)
+    cdef const uint64_t[::1] sets = code_sets
+    cdef const int64_t[::1] at = code_at
+    cdef int64_t width = 1, k, n
+    cdef const uint64_t* row
+    with nogil:
+        for k in range(at.shape[0]):
+            if at[k] < 0:
+                continue
+            row = &sets[at[k]]
+            n = <int64_t> (row[0] >> 2)
+            if (row[0] & 3) == SET_BITS:
+                width = max(width, n)
+            elif n:
+                width = max(width, (<const uint32_t*> (row + 1))[n - 1] // 64 + 1)
     return width
 
 
@@ -465,27 +455,37 @@ cdef inline int64_t _row_path(const Node* nd, const uint64_t* codes,
 def decision_path_dense(nodes, X, left_codes=None):
     """CSR indicator matrix (n_samples, node_count) of the nodes each row visits;
     ``left_codes`` in either form that ``Tree`` takes."""
+    sets, at = _checked_codes(nodes, left_codes)
+    return _decision_paths(nodes, sets, at, _dense_rows(X), None)
+
+
+def _dense_rows(X):
+    """Rows as _decision_paths reads them: float64, strides in whole cells."""
     X = np.asarray(X, dtype=np.float64)
     if X.strides[0] % X.itemsize or X.strides[1] % X.itemsize:
-        X = np.ascontiguousarray(X)      # (read through strides counted in cells)
-    return _decision_paths(nodes, left_codes, X, None)
+        X = np.ascontiguousarray(X)
+    return X
 
 
 def decision_path_sparse(nodes, X, left_codes=None):
     """decision_path_dense for a CSR matrix ``X``, each row scattered into a dense row
     of zeros as apply_flat_sparse does."""
+    sets, at = _checked_codes(nodes, left_codes)
+    return _decision_paths(nodes, sets, at, None, _sparse_rows(X))
+
+
+def _sparse_rows(X):
+    """A CSR matrix as _decision_paths reads it."""
     indptr, indices, data = _csr_parts(X)
-    return _decision_paths(nodes, left_codes, None,
-                           (indptr, indices.astype(np.int64, copy=False), data,
-                            X.shape[1]))
+    return indptr, indices.astype(np.int64, copy=False), data, X.shape[1]
 
 
-cdef object _decision_paths(nodes, left_codes, dense, sparse):
+cdef object _decision_paths(nodes, sets, at, dense, sparse):
     """decision_path_dense / _sparse: one pass counts each row's path, the second writes
     it; the rows of ``dense`` (float64, strides in whole cells) or of ``sparse`` (CSR
-    parts and the number of features)."""
+    parts and the number of features); ``sets``, ``at``: the tree's checked code sets
+    (_checked_codes)."""
     cdef const Node* nd = _node_ptr(nodes)
-    sets, at = _checked_codes(nodes, left_codes)
     # a tree without categorical splits never reads its codes
     cdef const uint64_t* codes = NULL
     cdef const int64_t* code_at = NULL
@@ -726,9 +726,12 @@ class Tree:
         """The nodes every row of ``X`` passes (a CSR indicator matrix, one row per
         sample); ``X`` as for :meth:`apply`."""
         rows = self._rows(X)
+        # (the tree's sets are checked already)
         if issparse(rows):
-            return decision_path_sparse(self.nodes, rows, self.code_sets)
-        return decision_path_dense(self.nodes, rows, self.code_sets)
+            return _decision_paths(self.nodes, self.code_sets, self.code_at, None,
+                                   _sparse_rows(rows))
+        return _decision_paths(self.nodes, self.code_sets, self.code_at,
+                               _dense_rows(rows), None)
 
     def categories_left(self, node):
         """The codes that node ``node`` sends left: a sorted int array for a categorical
