@@ -3,13 +3,24 @@
 
 cdef inline double _random_threshold(Builder* B, double lo, double hi, int64_t nm,
                                      int64_t* ml) noexcept nogil:
-    """A random cut's threshold, uniform between the node's least and largest present
-    values lo < hi (lo when rounding reaches hi), and in ml the side of its nm missing
-    samples, drawn at random (0 with none): both kinds of random cut draw them so."""
-    cdef double t = lo + _rand_uniform(&B.rng) * (hi - lo)
+    """A random cut's threshold and in ml the side of its nm missing samples, drawn at
+    random (0 with none), as every kind of random cut draws them: the threshold
+    uniform between the node's least and largest present values lo < hi rounded to
+    float32 (where they stay apart and finite there), the lower one when rounding
+    reaches the upper one, and lo itself when the draw leaves no present value on a
+    side (it fell between an extreme and its rounding).  Rounded extremes let a cut on
+    the values read a float32 copy of X (see _random_values, which applies the last
+    rule itself)."""
+    cdef double a = <float> lo, b = <float> hi
+    if not (a < b and isfinite(a) and isfinite(b)):
+        a = lo
+        b = hi
+    cdef double t = a + _rand_uniform(&B.rng) * (b - a)
     if not isfinite(t):
-        t = lo / 2.0 + hi / 2.0
-    if t >= hi:
+        t = a / 2.0 + b / 2.0
+    if t >= b:
+        t = a
+    if t < lo or t >= hi:
         t = lo
     ml[0] = <int64_t> _rand_below(&B.rng, 2) if nm > 0 else 0
     return t
@@ -99,8 +110,33 @@ cdef double _random_split(Builder* B, const key_t* L, int64_t f, int64_t s, int6
 # the same random numbers: the same tree (the running sums add the samples in index
 # order instead of value order, so a regression tree's sums may differ in the last bits).
 
+cdef inline void _prefetch_next(Builder* B, const Entry* e, int64_t i) noexcept nogil:
+    """Prefetches the values of the node's next drawn feature, the i-th draw, for a node
+    small enough (RF_PREFETCH_NODE samples) that its gather would wait on them alone:
+    the draw is read off a copy of the generator, which the next draw starts from."""
+    cdef uint64_t rng = B.rng
+    cdef int64_t f, q, F = B.data.n_features
+    cdef const key_t* S = B.col.samples
+    cdef uint64_t im = B.key.imask
+    if e.end - e.start > RF_PREFETCH_NODE:
+        return
+    if B.par.max_features < F or B.par.shuffle:
+        f = B.work.feats[i + <int64_t> _rand_below(&rng, F - i)]
+    else:
+        f = i
+    if B.col.coded != NULL and B.col.coded[f]:
+        return
+    if B.col.x32 != NULL:
+        rf_prefetch_rows(B.col.x32 + f, sizeof(float) * B.data.n_features, S, im,
+                         e.start, e.end)
+    else:
+        rf_prefetch_rows(B.data.X + f * B.data.xcs, sizeof(double) * B.data.xrs, S, im,
+                         e.start, e.end)
+
+
 cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* tot,
-                           int64_t* nm_out, double* thr, int64_t* ml) noexcept nogil:
+                           int64_t* nm_out, double* thr, int64_t* ml,
+                           int64_t next_draw) noexcept nogil:
     """The random cut of feature f of a node (the values of its samples gathered into
     vals[0]): as _random_split, one uniform threshold between the extremes of the
     present values, the missing samples to a side drawn at random.  Returns its proxy
@@ -112,6 +148,7 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     cdef uint64_t im = B.key.imask
     cdef int64_t rs = B.data.xrs, s = e.start, end = e.end, nm = 0, n_left = 0
     cdef double lo = INFINITY, hi = -INFINITY, t, wl = 0.0
+    cdef bint rounded = False
     if B.col.coded != NULL and B.col.coded[f]:
         # (a feature of small integers: read from its codes, which hold the same values)
         if B.col.code_bytes == 1:
@@ -120,6 +157,16 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         else:
             nm = rf_gather_codes16((<const uint16_t*> B.col.codes) + f * B.data.n_total,
                                    S, im, s, end, B.col.code_missing, V, &lo, &hi)
+    elif B.col.x32 != NULL:
+        # (its float32 copy: half the bytes of X; rounding is monotone, so the rounded
+        # values order the samples as X does, except those rounded to the same float)
+        nm = rf_gather_f32(B.col.x32 + f, B.data.n_features, S, im, s, end, V, &lo, &hi)
+        rounded = not B.col.exact32[f]
+        if rounded and nm < end - s and not (lo < hi and isfinite(lo) and isfinite(hi)):
+            # one rounded value (constant, or values closer than float32 tells apart)
+            # or beyond float32's range: the threshold is drawn from the extremes of X
+            nm = rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
+            rounded = False
     else:
         nm = rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
     if nm == end - s or (lo == hi and nm == 0):
@@ -128,7 +175,22 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     nm_out[0] = nm
     t = _random_threshold(B, lo, hi, nm, ml)
     thr[0] = t
+    if next_draw >= 0:
+        _prefetch_next(B, e, next_draw)
+    if rounded and rf_count_equal(V, s, end, <double> (<float> t)) > 0:
+        # a value rounded as t is: which side it falls on takes X (rare: t is drawn
+        # from a continuum); otherwise a rounded value is at most t exactly when the
+        # value is
+        rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
     n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
+    if rounded and (n_left == (nm if ml[0] else 0) or n_left == (end - s) - (0 if ml[0]
+                                                                            else nm)):
+        # no present value on a side: t fell between an extreme and its rounding, and
+        # the cut is at the least value (see _random_threshold), read from X
+        rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
+        t = lo
+        thr[0] = t
+        n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     if n_left < B.par.min_samples_leaf or (end - s) - n_left < B.par.min_samples_leaf:
         return -INFINITY
     return _random_proxy(B, f, tot, e.weight, wl, e.lower, e.upper)
@@ -156,21 +218,27 @@ cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s
             B.work.cl[1] = <double> w1
             wl_out[0] = <double> wn
             return n_left
-        memset(B.work.cli, 0, K * sizeof(int64_t))
-        for q in range(s, end):
-            v = V[q]
-            k = S[q]
-            g = (v <= t) | (ml & isnan(v))
-            wi_int = <int64_t> ((k >> ws) & wm) * g
-            B.work.cli[(k >> cs) & cm] += wi_int
-            wn += wi_int
-            n_left += g
+        n_left = rf_values_leftk(V, S, s, end, t, ml, cs, cm, ws, wm, K, B.work.cli,
+                                 B.work.cri, &wn)
         for c in range(K):
             B.work.cl[c] = <double> B.work.cli[c]
         wl_out[0] = <double> wn
         return n_left
     for c in range(K):
         B.work.cl[c] = 0.0
+    if B.col.ys != NULL and B.key.packed:
+        # one numeric target, read in the samples' order, integer weights: the sums in
+        # eight lanes (see rf_values_left_sq)
+        if B.par.use_avx512:
+            n_left = rf_values_left_sq_avx512(V, B.col.ys, S, s, end, t, ml, ws, wm,
+                                              B.work.cl)
+        else:
+            n_left = rf_values_left_sq(V, B.col.ys, S, s, end, t, ml, ws, wm, B.work.cl)
+        wl_out[0] = B.work.cl[0]
+        B.work.cl[0] = B.work.cl[1]
+        B.work.cl[1] = B.work.cl[2]
+        B.work.cl[2] = 0.0
+        return n_left
     if B.col.ys != NULL:
         # one numeric target, read in the samples' order: _accumulate's sums, in order
         for q in range(s, end):

@@ -65,7 +65,11 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 memcpy(cright, B.cat.cr, K * sizeof(double))
             continue
         if B.par.values:
-            proxy = _random_values(B, e, f, counts, &nm, &thr, &ml)
+            # (the next draw's values prefetched while this one counts, unless this
+            # is the last draw)
+            proxy = _random_values(B, e, f, counts, &nm, &thr, &ml,
+                                   i if i < F and (visited < B.par.max_features
+                                                   or not draw) else -1)
             if nm < 0:
                 consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
                 continue

@@ -151,6 +151,9 @@ cdef struct Columns:       # what the nodes read their features from
     int code_bytes         # feature), read for the features marked in coded (NULL:
     const uint8_t* coded   # every feature read from X)
     int64_t code_missing   # the code of NaN, or one beyond the dtype when none is NaN
+    const float* x32       # values: X rounded to float32, C order (float_copy), read
+    const uint8_t* exact32  # for the features not coded (NULL: X); exact32[f]: every
+                           # value of feature f is its float32
     double* ys             # values, one numeric target: the samples' targets in the
                            # order of samples (NULL otherwise)
     bint sparse            # the features are sparse columns (see _sparse.pxi): every

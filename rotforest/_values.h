@@ -39,6 +39,53 @@ static inline int64_t rf_gather_values(const double *xf, int64_t rs, const uint6
     return nm;
 }
 
+/* nodes of at most this many samples prefetch their next feature's values (larger
+   ones prefetch ahead within their gathers) */
+#define RF_PREFETCH_NODE 64
+
+/* Prefetches base[(S[q] & im) * stride] (stride in bytes) for q in [s, e). */
+static inline void rf_prefetch_rows(const void *base, int64_t stride, const uint64_t *S,
+                                    uint64_t im, int64_t s, int64_t e) {
+    const char *b = (const char *)base;
+    for (int64_t q = s; q < e; q++)
+        __builtin_prefetch(b + (int64_t)(S[q] & im) * stride, 0, 0);
+}
+
+/* The same from a float32 copy of the feature (see _builder.float_copy): V[q] holds the
+   value rounded to float32 (exact as a double), NaN kept; xf[(S[q] & im) * rs]. */
+static inline int64_t rf_gather_f32(const float *xf, int64_t rs, const uint64_t *S,
+                                    uint64_t im, int64_t s, int64_t e, double *V,
+                                    double *lo_out, double *hi_out) {
+    double lo = INFINITY, hi = -INFINITY, v;
+    int64_t nm = 0, q, stop = e - RF_GATHER_AHEAD;
+    for (q = s; q < stop; q++) {
+        __builtin_prefetch(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0);
+        v = (double)xf[(int64_t)(S[q] & im) * rs];
+        V[q] = v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        nm += isnan(v);
+    }
+    for (q = q > s ? q : s; q < e; q++) {
+        v = (double)xf[(int64_t)(S[q] & im) * rs];
+        V[q] = v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        nm += isnan(v);
+    }
+    *lo_out = lo;
+    *hi_out = hi;
+    return nm;
+}
+
+/* How many of V[s:e) equal u. */
+static inline int64_t rf_count_equal(const double *V, int64_t s, int64_t e, double u) {
+    int64_t q, n = 0;
+    for (q = s; q < e; q++)
+        n += V[q] == u;
+    return n;
+}
+
 /* The same from a feature's integer codes (see _builder.integer_codes: the values
    themselves, small non-negative integers, in one byte or two; the code `missing`, the
    dtype's largest or, where no value is missing, one beyond it, marks NaN): V[q] holds
@@ -85,6 +132,79 @@ static inline int64_t rf_values_left2(const double *V, const uint64_t *S, int64_
     return n;
 }
 
+/* The lanes of rf_values_left_sq added in one fixed order. */
+static inline double rf_lanes_sum(const double *a) {
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+/* Of the samples S[s:e) (keys with integer weights: field (k >> ws) & wm) and their
+   numeric targets Y[s:e), those whose value V[q] is at most t, or missing when ml:
+   their count (returned) and, in out[0..2], their sums of w, w y and w y^2.  Summed in
+   eight lanes, sample q in lane (q - s) % 8, each lane in order, the lanes then added
+   in one order (rf_lanes_sum): the AVX-512 kernel adds the same numbers in the same
+   order, so both give the same sums. */
+__attribute__((optimize("fp-contract=off")))
+static inline int64_t rf_values_left_sq(const double *V, const double *Y,
+                                        const uint64_t *S, int64_t s, int64_t e, double t,
+                                        int ml, int ws, uint64_t wm, double *out) {
+    double a0[8] = {0}, a1[8] = {0}, a2[8] = {0};
+    int64_t q, n = 0;
+    int j;
+    for (q = s, j = 0; q < e; q++, j = (j + 1) & 7) {
+        double v = V[q];
+        int64_t g = (v <= t) | (ml & isnan(v));
+        double w = (double)((int64_t)((S[q] >> ws) & wm) * g);
+        double wy = w * Y[q];
+        a0[j] += w;
+        a1[j] += wy;
+        a2[j] += wy * Y[q];
+        n += g;
+    }
+    out[0] = rf_lanes_sum(a0);
+    out[1] = rf_lanes_sum(a1);
+    out[2] = rf_lanes_sum(a2);
+    return n;
+}
+
+/* Of the samples S[s:e) (keys with integer weights: field (k >> ws) & wm, class
+   (k >> cs) & cm, below K), those whose value V[q] is at most t, or missing when ml:
+   their count (returned), total weight (*wn) and weight of each class (cli[0..K)).  Two
+   tables of counts, for the even and the odd samples, so that runs of one class (deep
+   nodes are nearly pure) do not wait on their own stores; exact integers. */
+static inline int64_t rf_values_leftk(const double *V, const uint64_t *S, int64_t s,
+                                      int64_t e, double t, int ml, int cs, uint64_t cm,
+                                      int ws, uint64_t wm, int64_t K, int64_t *cli,
+                                      int64_t *spare, int64_t *wn) {
+    int64_t q, n = 0, a = 0, c;
+    for (c = 0; c < K; c++) {
+        cli[c] = 0;
+        spare[c] = 0;
+    }
+    for (q = s; q + 1 < e; q += 2) {
+        double v0 = V[q], v1 = V[q + 1];
+        uint64_t k0 = S[q], k1 = S[q + 1];
+        int64_t g0 = (v0 <= t) | (ml & isnan(v0)), g1 = (v1 <= t) | (ml & isnan(v1));
+        int64_t w0 = (int64_t)((k0 >> ws) & wm) * g0, w1 = (int64_t)((k1 >> ws) & wm) * g1;
+        cli[(k0 >> cs) & cm] += w0;
+        spare[(k1 >> cs) & cm] += w1;
+        a += w0 + w1;
+        n += g0 + g1;
+    }
+    if (q < e) {
+        double v0 = V[q];
+        uint64_t k0 = S[q];
+        int64_t g0 = (v0 <= t) | (ml & isnan(v0));
+        int64_t w0 = (int64_t)((k0 >> ws) & wm) * g0;
+        cli[(k0 >> cs) & cm] += w0;
+        a += w0;
+        n += g0;
+    }
+    for (c = 0; c < K; c++)
+        cli[c] += spare[c];
+    *wn = a;
+    return n;
+}
+
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
 #include <immintrin.h>
 /* rf_values_left2 on 8 samples at a time. */
@@ -114,11 +234,51 @@ static int64_t rf_values_left2_avx512(const double *V, const uint64_t *S, int64_
     *w1 = _mm512_reduce_add_epi64(a1) + r1;
     return n;
 }
+
+/* rf_values_left_sq on 8 samples at a time (the same lanes and order). */
+__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
+                                        const uint64_t *S, int64_t s, int64_t e, double t,
+                                        int ml, int ws, uint64_t wm, double *out) {
+    const __m512d tt = _mm512_set1_pd(t);
+    const __m512i wmv = _mm512_set1_epi64((long long)wm);
+    const __m128i wsv = _mm_cvtsi32_si128(ws);
+    __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd(), a2 = _mm512_setzero_pd();
+    double l0[8], l1[8], l2[8];
+    int64_t q, n = 0;
+    for (q = s; q < e; q += 8) {
+        __mmask8 live = e - q >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (e - q)) - 1);
+        __m512d v = _mm512_maskz_loadu_pd(live, V + q);
+        __m512d y = _mm512_maskz_loadu_pd(live, Y + q);
+        __m512i k = _mm512_maskz_loadu_epi64(live, (const void *)(S + q));
+        __mmask8 g = _mm512_cmp_pd_mask(v, tt, _CMP_LE_OQ);
+        if (ml) g |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
+        g &= live;
+        __m512d w = _mm512_cvtepi64_pd(_mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv));
+        __m512d wy = _mm512_mul_pd(w, y);
+        a0 = _mm512_mask_add_pd(a0, g, a0, w);
+        a1 = _mm512_mask_add_pd(a1, g, a1, wy);
+        a2 = _mm512_mask_add_pd(a2, g, a2, _mm512_mul_pd(wy, y));
+        n += __builtin_popcount((unsigned)g);
+    }
+    _mm512_storeu_pd(l0, a0);
+    _mm512_storeu_pd(l1, a1);
+    _mm512_storeu_pd(l2, a2);
+    out[0] = rf_lanes_sum(l0);
+    out[1] = rf_lanes_sum(l1);
+    out[2] = rf_lanes_sum(l2);
+    return n;
+}
 #else
 static int64_t rf_values_left2_avx512(const double *V, const uint64_t *S, int64_t s,
                                       int64_t e, double t, int ml, int cs, int ws,
                                       uint64_t wm, int64_t *wn, int64_t *w1) {
     return rf_values_left2(V, S, s, e, t, ml, cs, ws, wm, wn, w1);
+}
+static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
+                                        const uint64_t *S, int64_t s, int64_t e, double t,
+                                        int ml, int ws, uint64_t wm, double *out) {
+    return rf_values_left_sq(V, Y, S, s, e, t, ml, ws, wm, out);
 }
 #endif
 #endif

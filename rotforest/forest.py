@@ -72,6 +72,9 @@ def _in_bag(drawn, n_samples):
 # Categorical features of more levels (ranks) than this take sets in every tree whatever
 # categorical_set_fraction says (None: no such rule; a switch for measurement).
 _SETS_ABOVE = None
+# extra trees read the features that are not small integers from a float32 copy of X
+# (the same trees; False: from X, for the benchmarks)
+_FLOATS = True
 
 
 def tree_categories(categories, base_seed, index, fraction):
@@ -115,7 +118,8 @@ class _ForestJob(_TreeJob):
     category_table's, or None, of which each tree keeps a feature with probability
     ``set_fraction`` (see tree_categories); ``template``: the fit's tree_template;
     ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds);
-    ``codes``: _builder.integer_codes' (trees of random cuts on the values, no keys)."""
+    ``codes``: _builder.integer_codes', ``floats``: _builder.float_copy's (trees of
+    random cuts on the values, no keys)."""
 
     tree_class: type
     params: dict
@@ -140,6 +144,7 @@ class _ForestJob(_TreeJob):
     legacy_seeds: bool = False
     codes: Optional[tuple] = None
     sparse: Optional[tuple] = None
+    floats: Optional[tuple] = None
 
     @property
     def cells(self):
@@ -180,7 +185,7 @@ def _grow_trees(job, indices):
         tree.is_categorical_ = None if own is None else own[0] != 0
         tree._grow(X, job.keys, target, weights, settings, seed,
                    job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own,
-                   value_codes=job.codes, sparse=job.sparse)
+                   value_codes=job.codes, sparse=job.sparse, floats=job.floats)
         if job.oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, X[out] if issparse(X) else np.ascontiguousarray(X[out]),
@@ -271,7 +276,7 @@ class _BaseRandomForest(_BaseForest):
         """The new trees' _ForestJob: the one presort of the fit (and its dense ranks,
         when the trees' nodes may sort), shared by every tree, and the category table."""
         X = fit.X
-        ranks = keys = codes = sparse = None
+        ranks = keys = codes = sparse = floats = None
         template = self._tree_class(**self._tree_params())
         template.is_categorical_ = getattr(self, "is_categorical_", None)
         if issparse(X):
@@ -285,6 +290,10 @@ class _BaseRandomForest(_BaseForest):
         else:
             # extra trees grow on the values: features of small integers read as codes
             codes = _builder.integer_codes(X)
+            # the other features from a float32 copy of X (half its bytes; see
+            # _scan_random.pxi), kept for the fit
+            if _FLOATS and (codes is None or not codes[1].all()):
+                floats = _builder.float_copy(X)
         categories = category_table(self, X, keys)
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)
@@ -298,7 +307,7 @@ class _BaseRandomForest(_BaseForest):
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
             categories, float(self.categorical_set_fraction), fit.template,
-            fit.legacy_seeds, codes, sparse)
+            fit.legacy_seeds, codes, sparse, floats)
 
     def _share_of(self, sw):
         """A float max_samples is a share of the weights' total, as in scikit-learn 1.9

@@ -208,6 +208,95 @@ def test_integer_codes_refuse_what_they_cannot_code():
     assert _builder.integer_codes(X[:, 1:4]) is None
 
 
+def _float_stress(X, kind, rng):
+    """X's first feature replaced by values that a float32 copy rounds: normal values
+    (rounded), values closer together than float32 tells apart (all rounded to one),
+    values spread over a few float32 steps (many share each rounding, and so do the
+    thresholds drawn between them), values beyond float32's range, float32 values
+    (exact); missing values kept."""
+    n = X.shape[0]
+    X = np.array(X)
+    column = {0: lambda: rng.normal(size=n),
+              1: lambda: 1.0 + rng.integers(0, 50, size=n) * 1e-9,
+              2: lambda: 1.0 + rng.uniform(0.0, 1e-6, size=n),
+              3: lambda: rng.normal(size=n) * 1e39,
+              4: lambda: rng.normal(size=n).astype(np.float32).astype(float)}[kind]()
+    X[:, 0] = np.where(np.isnan(X[:, 0]), np.nan, column)
+    return X
+
+
+def test_float_copy_grows_the_trees_of_the_values(simd):
+    """A float32 copy of X (what forests of random cuts read) grows the trees that
+    reading X grows, node for node, and so does the presorted lists' path: the cuts are
+    drawn between the float32 roundings of a node's extremes in both, and where a
+    rounded value cannot tell its side (it rounds as the threshold does, or every value
+    rounds to one) the node reads X."""
+    rng = np.random.default_rng(11)
+    collisions = 0
+    for seed in range(100):
+        regression = bool(seed % 3 == 1)
+        X, y, target, w, *rest = _configuration(3000 + seed, regression=regression)
+        kind = seed % 5
+        X = _float_stress(X, kind, rng)
+        floats = _builder.float_copy(X)
+        kw = dict(rest[3], criterion=rest[1], target=target, output_classes=rest[2])
+        plain = _builder.build_tree(X, None, y, w, rest[0], **kw)
+        copied = _builder.build_tree(X, None, y, w, rest[0], floats=floats, **kw)
+        both = _builder.build_tree(X, None, y, w, rest[0], floats=floats,
+                                   codes=_builder.integer_codes(X), **kw)
+        lists = _builder.build_tree(X, _builder.presort(X), y, w, rest[0], **kw)
+        for other in (copied, both):
+            for field in FIELDS:
+                np.testing.assert_array_equal(other[0][field], plain[0][field],
+                                              err_msg=f"seed {seed}: {field}")
+            np.testing.assert_array_equal(other[1], plain[1], err_msg=f"seed {seed}")
+        if not regression or np.all(target == np.round(target)):
+            # (real targets: the two paths' sums differ in their last bits, and a near
+            # tie between features may go either way)
+            for field in ("left_child", "feature", "threshold", "n_node_samples"):
+                np.testing.assert_array_equal(lists[0][field], plain[0][field],
+                                              err_msg=f"seed {seed}: {field}")
+        if kind == 2:
+            # thresholds that round as some value of their feature does: the nodes that
+            # read X to tell the sides apart
+            nodes = plain[0]
+            on_0 = nodes["threshold"][(nodes["feature"] == 0) & (nodes["left_child"] >= 0)]
+            collisions += np.isin(on_0.astype(np.float32),
+                                  X[:, 0][~np.isnan(X[:, 0])].astype(np.float32)).sum()
+    assert collisions > 0
+
+
+def test_float_copy_marks_the_features_it_holds_exactly():
+    X = np.array([[0.5, 0.1, np.nan, 1e39, 3.0], [2.0, 0.25, 1.5, 1.0, np.nan]])
+    x32, exact = _builder.float_copy(X)
+    assert x32.dtype == np.float32 and x32.shape == X.shape and x32.flags.c_contiguous
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(x32, X.astype(np.float32))
+    assert exact.tolist() == [1, 0, 1, 0, 1]
+    X2, y, target, w, n_classes, criterion, outputs, settings = _configuration(
+        0, regression=False)
+    kw = dict(settings, criterion=criterion, target=target, output_classes=outputs)
+    x32, exact = _builder.float_copy(X2)
+    for wrong in [(x32[:-1], exact), (x32.astype(np.float64), exact), (x32, exact[:-1]),
+                  (np.asfortranarray(x32), exact) if X2.shape[1] > 1 else (x32.T, exact)]:
+        with pytest.raises(ValueError, match="float_copy"):
+            _builder.build_tree(X2, None, y, w, n_classes, floats=wrong, **kw)
+    with pytest.raises(ValueError, match="float_copy"):      # not for the lists
+        _builder.build_tree(X2, _builder.presort(X2), y, w, n_classes,
+                            floats=(x32, exact), **kw)
+
+
+@pytest.mark.parametrize("column", [[1.0, 1.0 + 1e-12], [1e39, 2e39], [-1e-45, 0.0]],
+                         ids=["closer-than-float32", "beyond-float32", "subnormal"])
+@pytest.mark.parametrize("Model", [ExtraTreeClassifier, ExtraTreesClassifier])
+def test_random_cuts_part_values_float32_cannot_tell_apart(column, Model):
+    """Two values that round to one float32 (or beyond its range) are still parted."""
+    X = np.array(column * 5).reshape(-1, 1)
+    y = np.array([0, 1] * 5)
+    model = Model(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
 def test_estimators_grow_on_the_values_unless_they_need_the_lists(monkeypatch):
     """No presort for extra trees and forests, except with categorical features or the
     absolute error; the trees are those of the presorted path."""
