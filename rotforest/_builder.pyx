@@ -122,7 +122,7 @@ cdef extern from "_values.h":
                                      uint64_t wm, double* out) noexcept nogil
     int64_t rf_values_leftk(const double* V, const uint64_t* S, int64_t s, int64_t e,
                             double t, int ml, int cs, uint64_t cm, int ws, uint64_t wm,
-                            int64_t K, int64_t* cli, int64_t* spare,
+                            const int64_t* P, int64_t n_p, int64_t* cli, int64_t* spare,
                             int64_t* wn) noexcept nogil
     int64_t rf_values_left2(const double* V, const uint64_t* S, int64_t s, int64_t e,
                             double t, int ml, int cs, int ws, uint64_t wm, int64_t* wn,

@@ -193,7 +193,39 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     if n_left < B.par.min_samples_leaf or (end - s) - n_left < B.par.min_samples_leaf:
         return -INFINITY
+    if B.work.n_present >= 0:
+        return _present_proxy(B, tot, e.weight, wl)
     return _random_proxy(B, f, tot, e.weight, wl, e.lower, e.upper)
+
+
+cdef inline double _present_proxy(Builder* B, const double* tot, double wtot,
+                                  double wl) noexcept nogil:
+    """_random_proxy of several classes over the node's classes alone (work.present):
+    the others' counts are zero on both sides and add nothing, so the sums are those
+    over every class, term for term.  (No monotonic constraints: two classes only.)"""
+    cdef int64_t g, c
+    cdef double a = 0.0, b = 0.0, l, r, wr = wtot - wl
+    cdef const double* cl = B.work.cl
+    if wl < B.par.min_weight_leaf or wr < B.par.min_weight_leaf:
+        return -INFINITY
+    if B.par.criterion == CRIT_GINI:
+        for g in range(B.work.n_present):
+            c = B.work.present[g]
+            l = cl[c]
+            r = tot[c] - l
+            a += l * l
+            b += r * r
+        return a / wl + b / wr
+    if B.par.criterion == CRIT_ENTROPY:
+        for g in range(B.work.n_present):
+            c = B.work.present[g]
+            a += _xlogx(B, cl[c]) + _xlogx(B, tot[c] - cl[c])
+        return a - _xlogx(B, wl) - _xlogx(B, wr)
+    for g in range(B.work.n_present):
+        c = B.work.present[g]
+        a = cl[c] if cl[c] > a else a
+        b = tot[c] - cl[c] if tot[c] - cl[c] > b else b
+    return a + b
 
 
 cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s,
@@ -218,9 +250,11 @@ cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s
             B.work.cl[1] = <double> w1
             wl_out[0] = <double> wn
             return n_left
-        n_left = rf_values_leftk(V, S, s, end, t, ml, cs, cm, ws, wm, K, B.work.cli,
-                                 B.work.cri, &wn)
-        for c in range(K):
+        # (the node's classes only: see _find_split)
+        n_left = rf_values_leftk(V, S, s, end, t, ml, cs, cm, ws, wm, B.work.present,
+                                 B.work.n_present, B.work.cli, B.work.cri, &wn)
+        for g in range(B.work.n_present):
+            c = B.work.present[g]
             B.work.cl[c] = <double> B.work.cli[c]
         wl_out[0] = <double> wn
         return n_left

@@ -31,6 +31,15 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     elif B.par.absolute:
         _absolute_node(B, s, end)
     multi_int = _multi_int_counts(B, counts, &t2)
+    B.work.n_present = -1
+    if (B.par.values and K > 2 and B.key.packed and not B.data.regression
+            and B.data.n_outputs == 1):
+        # the node's classes: the counts and proxies of its random cuts skip the others
+        B.work.n_present = 0
+        for f in range(K):
+            if counts[f] > 0.0:
+                B.work.present[B.work.n_present] = f
+                B.work.n_present += 1
     i = 0
     while i < F:
         if draw and visited >= B.par.max_features and found > 0:

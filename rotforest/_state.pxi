@@ -184,6 +184,8 @@ cdef struct Work:          # per-split scratch
     double* fr
     int64_t* cli           # the same as exact counts (integer weights)
     int64_t* cri
+    int64_t* present       # values, several classes with integer weights: the classes
+    int64_t n_present      # of the node being split, in increasing order (else -1)
     double* xlogx_table    # x log x for integer weights (entropy), or NULL
 
 cdef struct Frontier:      # the nodes waiting to be split
@@ -443,6 +445,8 @@ cdef int _work_alloc(Work* W, int64_t n, int64_t n_act, int64_t K,
     W.fr = <double*> _get(K * sizeof(double), &ok)
     W.cli = <int64_t*> _get(K * sizeof(int64_t), &ok)
     W.cri = <int64_t*> _get(K * sizeof(int64_t), &ok)
+    W.present = <int64_t*> _get(K * sizeof(int64_t), &ok)
+    W.n_present = -1
     return 0 if ok else -1
 
 
@@ -457,6 +461,7 @@ cdef void _work_free(Work* W) noexcept nogil:
     free(W.fr)
     free(W.cli)
     free(W.cri)
+    free(W.present)
     free(W.xlogx_table)
 
 

@@ -167,40 +167,49 @@ static inline int64_t rf_values_left_sq(const double *V, const double *Y,
 }
 
 /* Of the samples S[s:e) (keys with integer weights: field (k >> ws) & wm, class
-   (k >> cs) & cm, below K), those whose value V[q] is at most t, or missing when ml:
-   their count (returned), total weight (*wn) and weight of each class (cli[0..K)).  Two
-   tables of counts, for the even and the odd samples, so that runs of one class (deep
-   nodes are nearly pure) do not wait on their own stores; exact integers. */
+   (k >> cs) & cm, one of the np classes P[0..np)), those whose value V[q] is at most t,
+   or missing when ml: their count (returned), total weight (*wn) and weight of each of
+   those classes (cli[P[i]]).  Two tables of counts, for the even and the odd samples,
+   so that runs of one class (deep nodes are nearly pure) do not wait on their own
+   stores; exact integers; unit weights (wm == 1) without reading the field. */
+#define RF_LEFTK_LOOP(WEIGHT)                                                       \
+    for (q = s; q + 1 < e; q += 2) {                                                \
+        double v0 = V[q], v1 = V[q + 1];                                            \
+        uint64_t k0 = S[q], k1 = S[q + 1];                                          \
+        int64_t g0 = (v0 <= t) | (ml & isnan(v0)), g1 = (v1 <= t) | (ml & isnan(v1)); \
+        int64_t w0 = WEIGHT(k0) * g0, w1 = WEIGHT(k1) * g1;                         \
+        cli[(k0 >> cs) & cm] += w0;                                                 \
+        spare[(k1 >> cs) & cm] += w1;                                               \
+        a += w0 + w1;                                                               \
+        n += g0 + g1;                                                               \
+    }                                                                               \
+    if (q < e) {                                                                    \
+        double v0 = V[q];                                                           \
+        uint64_t k0 = S[q];                                                         \
+        int64_t g0 = (v0 <= t) | (ml & isnan(v0));                                  \
+        int64_t w0 = WEIGHT(k0) * g0;                                               \
+        cli[(k0 >> cs) & cm] += w0;                                                 \
+        a += w0;                                                                    \
+        n += g0;                                                                    \
+    }
+#define RF_UNIT_WEIGHT(k) ((int64_t)1)
+#define RF_KEY_WEIGHT(k) ((int64_t)(((k) >> ws) & wm))
 static inline int64_t rf_values_leftk(const double *V, const uint64_t *S, int64_t s,
                                       int64_t e, double t, int ml, int cs, uint64_t cm,
-                                      int ws, uint64_t wm, int64_t K, int64_t *cli,
-                                      int64_t *spare, int64_t *wn) {
-    int64_t q, n = 0, a = 0, c;
-    for (c = 0; c < K; c++) {
-        cli[c] = 0;
-        spare[c] = 0;
+                                      int ws, uint64_t wm, const int64_t *P, int64_t np,
+                                      int64_t *cli, int64_t *spare, int64_t *wn) {
+    int64_t q, n = 0, a = 0, i;
+    for (i = 0; i < np; i++) {
+        cli[P[i]] = 0;
+        spare[P[i]] = 0;
     }
-    for (q = s; q + 1 < e; q += 2) {
-        double v0 = V[q], v1 = V[q + 1];
-        uint64_t k0 = S[q], k1 = S[q + 1];
-        int64_t g0 = (v0 <= t) | (ml & isnan(v0)), g1 = (v1 <= t) | (ml & isnan(v1));
-        int64_t w0 = (int64_t)((k0 >> ws) & wm) * g0, w1 = (int64_t)((k1 >> ws) & wm) * g1;
-        cli[(k0 >> cs) & cm] += w0;
-        spare[(k1 >> cs) & cm] += w1;
-        a += w0 + w1;
-        n += g0 + g1;
+    if (wm == 1) {
+        RF_LEFTK_LOOP(RF_UNIT_WEIGHT)
+    } else {
+        RF_LEFTK_LOOP(RF_KEY_WEIGHT)
     }
-    if (q < e) {
-        double v0 = V[q];
-        uint64_t k0 = S[q];
-        int64_t g0 = (v0 <= t) | (ml & isnan(v0));
-        int64_t w0 = (int64_t)((k0 >> ws) & wm) * g0;
-        cli[(k0 >> cs) & cm] += w0;
-        a += w0;
-        n += g0;
-    }
-    for (c = 0; c < K; c++)
-        cli[c] += spare[c];
+    for (i = 0; i < np; i++)
+        cli[P[i]] += spare[P[i]];
     *wn = a;
     return n;
 }
