@@ -113,7 +113,8 @@ cdef extern from "_values.h":
     int64_t RF_PREFETCH_NODE
     void rf_prefetch_rows(const void* base, int64_t stride, const uint64_t* S, uint64_t im,
                           int64_t s, int64_t e) noexcept nogil
-    int64_t rf_count_equal(const double* V, int64_t s, int64_t e, double u) noexcept nogil
+    int rf_any_equal(const double* V, int64_t s, int64_t e, double u) noexcept nogil
+    int rf_any_equal_avx512(const double* V, int64_t s, int64_t e, double u) noexcept nogil
     int64_t rf_values_left_sq(const double* V, const double* Y, const uint64_t* S,
                               int64_t s, int64_t e, double t, int ml, int ws, uint64_t wm,
                               double* out) noexcept nogil

@@ -125,8 +125,10 @@ cdef inline void _prefetch_next(Builder* B, const Entry* e, int64_t i) noexcept 
     else:
         f = i
     if B.col.coded != NULL and B.col.coded[f]:
-        return
-    if B.col.x32 != NULL:
+        rf_prefetch_rows((<const char*> B.col.codes)
+                         + f * B.data.n_total * B.col.code_bytes, B.col.code_bytes, S, im,
+                         e.start, e.end)
+    elif B.col.x32 != NULL:
         rf_prefetch_rows(B.col.x32 + f, sizeof(float) * B.data.n_features, S, im,
                          e.start, e.end)
     else:
@@ -177,7 +179,8 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     thr[0] = t
     if next_draw >= 0:
         _prefetch_next(B, e, next_draw)
-    if rounded and rf_count_equal(V, s, end, <double> (<float> t)) > 0:
+    if rounded and (rf_any_equal_avx512(V, s, end, <double> (<float> t))
+                    if B.par.use_avx512 else rf_any_equal(V, s, end, <double> (<float> t))):
         # a value rounded as t is: which side it falls on takes X (rare: t is drawn
         # from a continuum); otherwise a rounded value is at most t exactly when the
         # value is

@@ -78,12 +78,19 @@ static inline int64_t rf_gather_f32(const float *xf, int64_t rs, const uint64_t 
     return nm;
 }
 
-/* How many of V[s:e) equal u. */
-static inline int64_t rf_count_equal(const double *V, int64_t s, int64_t e, double u) {
-    int64_t q, n = 0;
-    for (q = s; q < e; q++)
-        n += V[q] == u;
-    return n;
+/* Whether any of V[s:e) equals u (eight at a time, without a branch within them). */
+static inline int rf_any_equal(const double *V, int64_t s, int64_t e, double u) {
+    int64_t q = s;
+    for (; q + 8 <= e; q += 8) {
+        int hit = (V[q] == u) | (V[q + 1] == u) | (V[q + 2] == u) | (V[q + 3] == u) |
+                  (V[q + 4] == u) | (V[q + 5] == u) | (V[q + 6] == u) | (V[q + 7] == u);
+        if (hit)
+            return 1;
+    }
+    for (; q < e; q++)
+        if (V[q] == u)
+            return 1;
+    return 0;
 }
 
 /* The same from a feature's integer codes (see _builder.integer_codes: the values
@@ -97,6 +104,8 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *S, uint64_t im, int
     double lo = INFINITY, hi = -INFINITY, v;                                            \
     int64_t nm = 0, q;                                                                  \
     for (q = s; q < e; q++) {                                                           \
+        if (q + RF_GATHER_AHEAD < e)                                                    \
+            __builtin_prefetch(&cf[S[q + RF_GATHER_AHEAD] & im], 0, 0);                 \
         int64_t c = cf[S[q] & im];                                                      \
         v = c == missing ? NAN : (double)c;                                             \
         V[q] = v;                                                                       \
@@ -278,6 +287,20 @@ static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
     out[2] = rf_lanes_sum(l2);
     return n;
 }
+
+/* rf_any_equal on 8 values at a time. */
+__attribute__((target("avx512f")))
+static int rf_any_equal_avx512(const double *V, int64_t s, int64_t e, double u) {
+    const __m512d uu = _mm512_set1_pd(u);
+    int64_t q;
+    for (q = s; q < e; q += 8) {
+        __mmask8 live = e - q >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (e - q)) - 1);
+        __m512d v = _mm512_maskz_loadu_pd(live, V + q);
+        if (_mm512_mask_cmp_pd_mask(live, v, uu, _CMP_EQ_OQ))
+            return 1;
+    }
+    return 0;
+}
 #else
 static int64_t rf_values_left2_avx512(const double *V, const uint64_t *S, int64_t s,
                                       int64_t e, double t, int ml, int cs, int ws,
@@ -288,6 +311,9 @@ static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
                                         const uint64_t *S, int64_t s, int64_t e, double t,
                                         int ml, int ws, uint64_t wm, double *out) {
     return rf_values_left_sq(V, Y, S, s, e, t, ml, ws, wm, out);
+}
+static int rf_any_equal_avx512(const double *V, int64_t s, int64_t e, double u) {
+    return rf_any_equal(V, s, e, u);
 }
 #endif
 #endif
