@@ -12,32 +12,45 @@
    and the prefetches keep more of them in flight than the out-of-order window does */
 #define RF_GATHER_AHEAD 32
 
-/* V[q] = xf[(S[q] & im) * rs] for q in [s, e); the least and largest present value
-   (NaN skipped: +inf and -inf when none) and the count of missing ones. */
-static inline int64_t rf_gather_values(const double *xf, int64_t rs, const uint64_t *S,
-                                       uint64_t im, int64_t s, int64_t e, double *V,
-                                       double *lo_out, double *hi_out) {
-    double lo = INFINITY, hi = -INFINITY, v;
-    int64_t nm = 0, q, stop = e - RF_GATHER_AHEAD;
-    for (q = s; q < stop; q++) {
-        __builtin_prefetch(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0);
-        v = xf[(int64_t)(S[q] & im) * rs];
-        V[q] = v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-        nm += isnan(v);
-    }
-    for (q = q > s ? q : s; q < e; q++) {
-        v = xf[(int64_t)(S[q] & im) * rs];
-        V[q] = v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-        nm += isnan(v);
-    }
-    *lo_out = lo;
-    *hi_out = hi;
-    return nm;
+/* V[q] = xf[(S[q] & im) * rs] for q in [s, e) (xf of type T), the least and largest
+   present value (NaN skipped: +inf and -inf when none) and the count of missing ones.
+   Two pairs of extremes, for the even and the odd samples, so that the chains of
+   comparisons run side by side (the same extremes: a minimum of the same values). */
+#define RF_GATHER_FLOATS(NAME, T)                                                      \
+static inline int64_t NAME(const T *xf, int64_t rs, const uint64_t *S, uint64_t im,    \
+                           int64_t s, int64_t e, double *V, double *lo_out,            \
+                           double *hi_out) {                                           \
+    double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY, v, w;     \
+    int64_t nm = 0, q;                                                                 \
+    for (q = s; q + 1 < e; q += 2) {                                                   \
+        if (q + 1 + RF_GATHER_AHEAD < e) {                                             \
+            __builtin_prefetch(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0); \
+            __builtin_prefetch(&xf[(int64_t)(S[q + 1 + RF_GATHER_AHEAD] & im) * rs], 0, \
+                               0);                                                     \
+        }                                                                              \
+        v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
+        w = (double)xf[(int64_t)(S[q + 1] & im) * rs];                                 \
+        V[q] = v;                                                                      \
+        V[q + 1] = w;                                                                  \
+        lo0 = v < lo0 ? v : lo0;                                                       \
+        hi0 = v > hi0 ? v : hi0;                                                       \
+        lo1 = w < lo1 ? w : lo1;                                                       \
+        hi1 = w > hi1 ? w : hi1;                                                       \
+        nm += isnan(v) + isnan(w);                                                     \
+    }                                                                                  \
+    if (q < e) {                                                                       \
+        v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
+        V[q] = v;                                                                      \
+        lo0 = v < lo0 ? v : lo0;                                                       \
+        hi0 = v > hi0 ? v : hi0;                                                       \
+        nm += isnan(v);                                                                \
+    }                                                                                  \
+    *lo_out = lo1 < lo0 ? lo1 : lo0;                                                   \
+    *hi_out = hi1 > hi0 ? hi1 : hi0;                                                   \
+    return nm;                                                                         \
 }
+RF_GATHER_FLOATS(rf_gather_values, double)
+RF_GATHER_FLOATS(rf_gather_f32, float)
 
 /* nodes of at most this many samples prefetch their next feature's values (larger
    ones prefetch ahead within their gathers) */
@@ -49,33 +62,6 @@ static inline void rf_prefetch_rows(const void *base, int64_t stride, const uint
     const char *b = (const char *)base;
     for (int64_t q = s; q < e; q++)
         __builtin_prefetch(b + (int64_t)(S[q] & im) * stride, 0, 0);
-}
-
-/* The same from a float32 copy of the feature (see _builder.float_copy): V[q] holds the
-   value rounded to float32 (exact as a double), NaN kept; xf[(S[q] & im) * rs]. */
-static inline int64_t rf_gather_f32(const float *xf, int64_t rs, const uint64_t *S,
-                                    uint64_t im, int64_t s, int64_t e, double *V,
-                                    double *lo_out, double *hi_out) {
-    double lo = INFINITY, hi = -INFINITY, v;
-    int64_t nm = 0, q, stop = e - RF_GATHER_AHEAD;
-    for (q = s; q < stop; q++) {
-        __builtin_prefetch(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0);
-        v = (double)xf[(int64_t)(S[q] & im) * rs];
-        V[q] = v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-        nm += isnan(v);
-    }
-    for (q = q > s ? q : s; q < e; q++) {
-        v = (double)xf[(int64_t)(S[q] & im) * rs];
-        V[q] = v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-        nm += isnan(v);
-    }
-    *lo_out = lo;
-    *hi_out = hi;
-    return nm;
 }
 
 /* Whether any of V[s:e) equals u (eight at a time, without a branch within them). */
@@ -101,20 +87,21 @@ static inline int rf_any_equal(const double *V, int64_t s, int64_t e, double u) 
 static inline int64_t NAME(const CODE_T *cf, const uint64_t *S, uint64_t im, int64_t s, \
                            int64_t e, int64_t missing, double *V, double *lo_out,       \
                            double *hi_out) {                                            \
-    double lo = INFINITY, hi = -INFINITY, v;                                            \
-    int64_t nm = 0, q;                                                                  \
+    /* (the extremes as integers: one-cycle chains; NaN's code is the largest, so the   \
+       least code is a value's unless all are missing) */                               \
+    int64_t nm = 0, q, lo = missing, hi = -1;                                           \
     for (q = s; q < e; q++) {                                                           \
         if (q + RF_GATHER_AHEAD < e)                                                    \
             __builtin_prefetch(&cf[S[q + RF_GATHER_AHEAD] & im], 0, 0);                 \
         int64_t c = cf[S[q] & im];                                                      \
-        v = c == missing ? NAN : (double)c;                                             \
-        V[q] = v;                                                                       \
-        lo = v < lo ? v : lo;                                                           \
-        hi = v > hi ? v : hi;                                                           \
-        nm += c == missing;                                                             \
+        int64_t miss = c == missing;                                                    \
+        V[q] = miss ? NAN : (double)c;                                                  \
+        lo = c < lo ? c : lo;                                                           \
+        hi = (!miss & (c > hi)) ? c : hi;                                               \
+        nm += miss;                                                                     \
     }                                                                                   \
-    *lo_out = lo;                                                                       \
-    *hi_out = hi;                                                                       \
+    *lo_out = hi < 0 ? INFINITY : (double)lo;                                           \
+    *hi_out = hi < 0 ? -INFINITY : (double)hi;                                          \
     return nm;                                                                          \
 }
 RF_GATHER_CODES(rf_gather_codes8, uint8_t)
