@@ -117,10 +117,10 @@ cdef extern from "_values.h":
     int rf_any_equal_avx512(const double* V, int64_t s, int64_t e, double u) noexcept nogil
     int64_t rf_values_left_sq(const double* V, const double* Y, const uint64_t* S,
                               int64_t s, int64_t e, double t, int ml, int ws, uint64_t wm,
-                              double* out) noexcept nogil
+                              double* wl, double* out) noexcept nogil
     int64_t rf_values_left_sq_avx512(const double* V, const double* Y, const uint64_t* S,
                                      int64_t s, int64_t e, double t, int ml, int ws,
-                                     uint64_t wm, double* out) noexcept nogil
+                                     uint64_t wm, double* wl, double* out) noexcept nogil
     int64_t rf_values_leftk(const double* V, const uint64_t* S, int64_t s, int64_t e,
                             double t, int ml, int cs, uint64_t cm, int ws, uint64_t wm,
                             const int64_t* P, int64_t n_p, int64_t* cli, int64_t* spare,
@@ -448,7 +448,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             if codes is not None:
                 _set_codes(&B, code_arr, coded_arr, code_missing)
             if floats is not None:
-                _set_floats(&B, floats, n, F)
+                _set_floats(&B, floats, codes, n, F)
         elif sparse is not None:
             _allocate_sparse(&B, sparse, n_act)
         else:
@@ -490,26 +490,43 @@ cdef int _set_codes(Builder* B, code_arr, const uint8_t[::1] coded,
     return 0
 
 
-cdef int _set_floats(Builder* B, floats, int64_t n, int64_t F) except -1:
-    """Point the builder at float_copy's copy (kept alive by build_tree's caller)."""
-    x32, exact = floats
+cdef int _set_floats(Builder* B, floats, codes, int64_t n, int64_t F) except -1:
+    """Point the builder at float_copy's copy (kept alive by build_tree's caller); every
+    feature it leaves out must be read from ``codes``."""
+    x32, column, exact = floats
     cdef const uint8_t[::1] ex = exact
-    if (x32.dtype != np.float32 or not x32.flags.c_contiguous or x32.shape != (n, F)
-            or ex.shape[0] != F or n == 0):
-        raise ValueError("floats must be float_copy(X)")
-    B.col.x32 = <const float*> _buffer_of(x32)
+    cdef const int64_t[::1] col = column
+    cdef int64_t G = x32.shape[1] if x32.ndim == 2 else -1
+    coded = np.zeros(F, dtype=bool) if codes is None else codes[1] != 0
+    if (x32.dtype != np.float32 or not x32.flags.c_contiguous or x32.shape != (n, G)
+            or ex.shape[0] != F or col.shape[0] != F or n == 0
+            or np.any((column < 0) & ~coded) or np.any(column >= G)
+            or np.any(np.bincount(column[column >= 0], minlength=G) > 1)):
+        raise ValueError("floats must be float_copy(X, coded) with X's codes")
+    B.col.x32 = <const float*> _buffer_of(x32) if G > 0 else NULL
+    B.col.x32_cols = G
+    B.col.x32_col = &col[0]
     B.col.exact32 = &ex[0]
     return 0
 
 
-def float_copy(const double[:, :] X):
-    """X rounded to float32 (round to nearest), which random cuts on the values read in
-    place of X: half its bytes, so that more of a node's rows stay in the caches (see
-    _scan_random.pxi).  Returns ``(x32, exact)``: x32 of X's shape, C order; exact
-    (uint8, one per feature) 1 where every value of the feature is its float32 (NaN
-    included), so that its copy is read without checks.  One pass over X."""
-    cdef int64_t n = X.shape[0], F = X.shape[1], i, f
-    x32_arr = np.empty((n, F), dtype=np.float32)
+def float_copy(const double[:, :] X, const uint8_t[::1] coded=None):
+    """The features of X not marked in ``coded`` (integer_codes' flags; None: every
+    feature) rounded to float32 (round to nearest), which random cuts on the values read
+    in place of X: half its bytes, and only the features read from it, so that more of a
+    node's rows stay in the caches (see _scan_random.pxi).  Returns ``(x32, column,
+    exact)``: x32 of shape (n_samples, those features), C order; column (int64, one per
+    feature) the feature's column in x32, or -1; exact (uint8) 1 where every value of
+    the feature is its float32 (NaN included), so that its copy is read without checks.
+    One pass over X."""
+    cdef int64_t n = X.shape[0], F = X.shape[1], G = 0, i, f, c
+    column_arr = np.full(F, -1, dtype=np.int64)
+    cdef int64_t[::1] column = column_arr
+    for f in range(F):
+        if coded is None or not coded[f]:
+            column[f] = G
+            G += 1
+    x32_arr = np.empty((n, G), dtype=np.float32)
     exact_arr = np.ones(F, dtype=np.uint8)
     cdef float[:, ::1] x32 = x32_arr
     cdef uint8_t[::1] exact = exact_arr
@@ -518,11 +535,14 @@ def float_copy(const double[:, :] X):
     with nogil:
         for i in range(n):
             for f in range(F):
+                c = column[f]
+                if c < 0:
+                    continue
                 v = X[i, f]
                 r = <float> v
-                x32[i, f] = r
+                x32[i, c] = r
                 exact[f] &= (<double> r == v) | (v != v)
-    return x32_arr, exact_arr
+    return x32_arr, column_arr, exact_arr
 
 
 cdef inline bint _small_integer(double v) noexcept nogil:

@@ -73,23 +73,34 @@ cdef inline double _proxy_counts(const Builder* B, const double* cl, const doubl
 cdef inline double _proxy_one(const Builder* B, const double* cl, const double* cr,
                               double wl, double wr, int64_t K) noexcept nogil:
     """_proxy_counts of one output, whose statistics are cl[:K] and cr[:K]."""
-    cdef int64_t k
+    return _proxy_classes(B, cl, cr, wl, wr, NULL, K)
+
+
+cdef inline double _proxy_classes(const Builder* B, const double* cl, const double* cr,
+                                  double wl, double wr, const int64_t* P,
+                                  int64_t K) noexcept nogil:
+    """_proxy_one over the classes P[0..K) (NULL: 0..K), in that order: classes left out
+    whose counts are zero on both sides change none of the sums."""
+    cdef int64_t g, k
     cdef double a = 0.0, b = 0.0
     if B.data.regression:
         if B.par.criterion == CRIT_POISSON and (cl[1] <= 0.0 or cr[1] <= 0.0):
             return -INFINITY      # a child of zero targets (counted: see _accumulate)
         return _reg_proxy(B.par.criterion, cl[0], wl, cr[0], wr)
     if B.par.criterion == CRIT_GINI:
-        for k in range(K):
+        for g in range(K):
+            k = g if P == NULL else P[g]
             a += cl[k] * cl[k]
             b += cr[k] * cr[k]
         return a / wl + b / wr
     elif B.par.criterion == CRIT_ENTROPY:
-        for k in range(K):
+        for g in range(K):
+            k = g if P == NULL else P[g]
             a += _xlogx(B, cl[k]) + _xlogx(B, cr[k])
         return a - _xlogx(B, wl) - _xlogx(B, wr)
     elif B.par.criterion == CRIT_ERROR:
-        for k in range(K):
+        for g in range(K):
+            k = g if P == NULL else P[g]
             if cl[k] > a:
                 a = cl[k]
             if cr[k] > b:

@@ -31,10 +31,18 @@ cdef inline double _random_proxy(Builder* B, int64_t f, const double* tot, doubl
     """The proxy of a random cut of feature f whose left side's statistics are in
     work.cl (weight wl; the node's: tot, wtot): -inf when a side is too light or the
     feature's monotonic constraint forbids it (with the absolute error the caller
-    measures the cut itself)."""
-    cdef int64_t c
+    measures the cut itself).  Where the node lists its classes (work.present: random
+    cuts on the values of several classes), over those alone."""
+    cdef int64_t c, g
     if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
         return -INFINITY
+    if B.work.n_present >= 0:
+        # (several classes: no monotonic constraints)
+        for g in range(B.work.n_present):
+            c = B.work.present[g]
+            B.work.cr[c] = tot[c] - B.work.cl[c]
+        return _proxy_classes(B, B.work.cl, B.work.cr, wl, wtot - wl, B.work.present,
+                              B.work.n_present)
     for c in range(B.data.n_classes):
         B.work.cr[c] = tot[c] - B.work.cl[c]
     if (B.data.monotonic != NULL and B.data.monotonic[f] != 0
@@ -115,22 +123,19 @@ cdef inline void _prefetch_next(Builder* B, const Entry* e, int64_t i) noexcept 
     small enough (RF_PREFETCH_NODE samples) that its gather would wait on them alone:
     the draw is read off a copy of the generator, which the next draw starts from."""
     cdef uint64_t rng = B.rng
-    cdef int64_t f, q, F = B.data.n_features
+    cdef int64_t f
     cdef const key_t* S = B.col.samples
     cdef uint64_t im = B.key.imask
     if e.end - e.start > RF_PREFETCH_NODE:
         return
-    if B.par.max_features < F or B.par.shuffle:
-        f = B.work.feats[i + <int64_t> _rand_below(&rng, F - i)]
-    else:
-        f = i
+    f = B.work.feats[_draw_slot(B, &rng, i)] if _draws_features(B) else i
     if B.col.coded != NULL and B.col.coded[f]:
         rf_prefetch_rows((<const char*> B.col.codes)
                          + f * B.data.n_total * B.col.code_bytes, B.col.code_bytes, S, im,
                          e.start, e.end)
     elif B.col.x32 != NULL:
-        rf_prefetch_rows(B.col.x32 + f, sizeof(float) * B.data.n_features, S, im,
-                         e.start, e.end)
+        rf_prefetch_rows(B.col.x32 + B.col.x32_col[f], sizeof(float) * B.col.x32_cols, S,
+                         im, e.start, e.end)
     else:
         rf_prefetch_rows(B.data.X + f * B.data.xcs, sizeof(double) * B.data.xrs, S, im,
                          e.start, e.end)
@@ -149,7 +154,8 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     cdef double* V = B.col.vals[0]
     cdef uint64_t im = B.key.imask
     cdef int64_t rs = B.data.xrs, s = e.start, end = e.end, nm = 0, n_left = 0
-    cdef double lo = INFINITY, hi = -INFINITY, t, wl = 0.0
+    cdef int64_t present_left
+    cdef double lo = INFINITY, hi = -INFINITY, t, t32, wl = 0.0
     cdef bint rounded = False
     if B.col.coded != NULL and B.col.coded[f]:
         # (a feature of small integers: read from its codes, which hold the same values)
@@ -162,7 +168,8 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     elif B.col.x32 != NULL:
         # (its float32 copy: half the bytes of X; rounding is monotone, so the rounded
         # values order the samples as X does, except those rounded to the same float)
-        nm = rf_gather_f32(B.col.x32 + f, B.data.n_features, S, im, s, end, V, &lo, &hi)
+        nm = rf_gather_f32(B.col.x32 + B.col.x32_col[f], B.col.x32_cols, S, im, s, end, V,
+                           &lo, &hi)
         rounded = not B.col.exact32[f]
         if rounded and nm < end - s and not (lo < hi and isfinite(lo) and isfinite(hi)):
             # one rounded value (constant, or values closer than float32 tells apart)
@@ -179,15 +186,16 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     thr[0] = t
     if next_draw >= 0:
         _prefetch_next(B, e, next_draw)
-    if rounded and (rf_any_equal_avx512(V, s, end, <double> (<float> t))
-                    if B.par.use_avx512 else rf_any_equal(V, s, end, <double> (<float> t))):
+    t32 = <float> t
+    if rounded and (rf_any_equal_avx512(V, s, end, t32) if B.par.use_avx512
+                    else rf_any_equal(V, s, end, t32)):
         # a value rounded as t is: which side it falls on takes X (rare: t is drawn
         # from a continuum); otherwise a rounded value is at most t exactly when the
         # value is
         rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
     n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
-    if rounded and (n_left == (nm if ml[0] else 0) or n_left == (end - s) - (0 if ml[0]
-                                                                            else nm)):
+    present_left = n_left - (nm if ml[0] else 0)
+    if rounded and (present_left == 0 or present_left == (end - s) - nm):
         # no present value on a side: t fell between an extreme and its rounding, and
         # the cut is at the least value (see _random_threshold), read from X
         rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
@@ -196,39 +204,7 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     if n_left < B.par.min_samples_leaf or (end - s) - n_left < B.par.min_samples_leaf:
         return -INFINITY
-    if B.work.n_present >= 0:
-        return _present_proxy(B, tot, e.weight, wl)
     return _random_proxy(B, f, tot, e.weight, wl, e.lower, e.upper)
-
-
-cdef inline double _present_proxy(Builder* B, const double* tot, double wtot,
-                                  double wl) noexcept nogil:
-    """_random_proxy of several classes over the node's classes alone (work.present):
-    the others' counts are zero on both sides and add nothing, so the sums are those
-    over every class, term for term.  (No monotonic constraints: two classes only.)"""
-    cdef int64_t g, c
-    cdef double a = 0.0, b = 0.0, l, r, wr = wtot - wl
-    cdef const double* cl = B.work.cl
-    if wl < B.par.min_weight_leaf or wr < B.par.min_weight_leaf:
-        return -INFINITY
-    if B.par.criterion == CRIT_GINI:
-        for g in range(B.work.n_present):
-            c = B.work.present[g]
-            l = cl[c]
-            r = tot[c] - l
-            a += l * l
-            b += r * r
-        return a / wl + b / wr
-    if B.par.criterion == CRIT_ENTROPY:
-        for g in range(B.work.n_present):
-            c = B.work.present[g]
-            a += _xlogx(B, cl[c]) + _xlogx(B, tot[c] - cl[c])
-        return a - _xlogx(B, wl) - _xlogx(B, wr)
-    for g in range(B.work.n_present):
-        c = B.work.present[g]
-        a = cl[c] if cl[c] > a else a
-        b = tot[c] - cl[c] if tot[c] - cl[c] > b else b
-    return a + b
 
 
 cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s,
@@ -267,15 +243,9 @@ cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s
         # one numeric target, read in the samples' order, integer weights: the sums in
         # eight lanes (see rf_values_left_sq)
         if B.par.use_avx512:
-            n_left = rf_values_left_sq_avx512(V, B.col.ys, S, s, end, t, ml, ws, wm,
-                                              B.work.cl)
-        else:
-            n_left = rf_values_left_sq(V, B.col.ys, S, s, end, t, ml, ws, wm, B.work.cl)
-        wl_out[0] = B.work.cl[0]
-        B.work.cl[0] = B.work.cl[1]
-        B.work.cl[1] = B.work.cl[2]
-        B.work.cl[2] = 0.0
-        return n_left
+            return rf_values_left_sq_avx512(V, B.col.ys, S, s, end, t, ml, ws, wm, wl_out,
+                                            B.work.cl)
+        return rf_values_left_sq(V, B.col.ys, S, s, end, t, ml, ws, wm, wl_out, B.work.cl)
     if B.col.ys != NULL:
         # one numeric target, read in the samples' order: _accumulate's sums, in order
         for q in range(s, end):

@@ -21,7 +21,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef int64_t f, i, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, t2
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, m1i = 0, mwi = 0, levels = 0
     cdef double best = -INFINITY, proxy, thr = 0.0, perfect, best_thr = 0.0
-    cdef bint draw = B.par.max_features < F or B.par.shuffle
+    cdef bint draw = _draws_features(B)
     cdef bint presorted = e.presorted, multi_int
     cdef bint best_cat = False, best_counted = False, counted
     cdef CatSplit cat
@@ -169,11 +169,21 @@ cdef inline bint _counts_feature(const Builder* B, int64_t f) noexcept nogil:
             and not B.par.reference)
 
 
+cdef inline bint _draws_features(const Builder* B) noexcept nogil:
+    """Whether a node draws its features at random (else it visits them in order)."""
+    return B.par.max_features < B.data.n_features or B.par.shuffle
+
+
+cdef inline int64_t _draw_slot(const Builder* B, uint64_t* rng, int64_t i) noexcept nogil:
+    """Where in work.feats the node's i-th draw lies, drawn from the generator rng."""
+    return i + <int64_t> _rand_below(rng, B.data.n_features - i)
+
+
 cdef inline int64_t _next_feature(Builder* B, int64_t i) noexcept nogil:
     """The node's i-th drawn feature: work.feats is a permutation of the features kept
     from node to node, whose first i are this node's draws so far (any arrangement of the
     rest is as good)."""
-    cdef int64_t j = i + <int64_t> _rand_below(&B.rng, B.data.n_features - i)
+    cdef int64_t j = _draw_slot(B, &B.rng, i)
     cdef int64_t f = B.work.feats[j]
     B.work.feats[j] = B.work.feats[i]
     B.work.feats[i] = f

@@ -151,9 +151,10 @@ cdef struct Columns:       # what the nodes read their features from
     int code_bytes         # feature), read for the features marked in coded (NULL:
     const uint8_t* coded   # every feature read from X)
     int64_t code_missing   # the code of NaN, or one beyond the dtype when none is NaN
-    const float* x32       # values: X rounded to float32, C order (float_copy), read
-    const uint8_t* exact32  # for the features not coded (NULL: X); exact32[f]: every
-                           # value of feature f is its float32
+    const float* x32       # values: the features not coded, rounded to float32
+    int64_t x32_cols       # (float_copy): x32[i * x32_cols + x32_col[f]] (NULL: read
+    const int64_t* x32_col  # from X); exact32[f]: every value of feature f is its
+    const uint8_t* exact32  # float32
     double* ys             # values, one numeric target: the samples' targets in the
                            # order of samples (NULL otherwise)
     bint sparse            # the features are sparse columns (see _sparse.pxi): every

@@ -135,14 +135,15 @@ static inline double rf_lanes_sum(const double *a) {
 
 /* Of the samples S[s:e) (keys with integer weights: field (k >> ws) & wm) and their
    numeric targets Y[s:e), those whose value V[q] is at most t, or missing when ml:
-   their count (returned) and, in out[0..2], their sums of w, w y and w y^2.  Summed in
+   their count (returned), their sum of w (*wl) and, in out[0..1], of w y and w y^2.  Summed in
    eight lanes, sample q in lane (q - s) % 8, each lane in order, the lanes then added
    in one order (rf_lanes_sum): the AVX-512 kernel adds the same numbers in the same
    order, so both give the same sums. */
 __attribute__((optimize("fp-contract=off")))
 static inline int64_t rf_values_left_sq(const double *V, const double *Y,
                                         const uint64_t *S, int64_t s, int64_t e, double t,
-                                        int ml, int ws, uint64_t wm, double *out) {
+                                        int ml, int ws, uint64_t wm, double *wl,
+                                        double *out) {
     double a0[8] = {0}, a1[8] = {0}, a2[8] = {0};
     int64_t q, n = 0;
     int j;
@@ -156,9 +157,9 @@ static inline int64_t rf_values_left_sq(const double *V, const double *Y,
         a2[j] += wy * Y[q];
         n += g;
     }
-    out[0] = rf_lanes_sum(a0);
-    out[1] = rf_lanes_sum(a1);
-    out[2] = rf_lanes_sum(a2);
+    *wl = rf_lanes_sum(a0);
+    out[0] = rf_lanes_sum(a1);
+    out[1] = rf_lanes_sum(a2);
     return n;
 }
 
@@ -244,7 +245,8 @@ static int64_t rf_values_left2_avx512(const double *V, const uint64_t *S, int64_
 __attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
 static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
                                         const uint64_t *S, int64_t s, int64_t e, double t,
-                                        int ml, int ws, uint64_t wm, double *out) {
+                                        int ml, int ws, uint64_t wm, double *wl,
+                                        double *out) {
     const __m512d tt = _mm512_set1_pd(t);
     const __m512i wmv = _mm512_set1_epi64((long long)wm);
     const __m128i wsv = _mm_cvtsi32_si128(ws);
@@ -269,9 +271,9 @@ static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
     _mm512_storeu_pd(l0, a0);
     _mm512_storeu_pd(l1, a1);
     _mm512_storeu_pd(l2, a2);
-    out[0] = rf_lanes_sum(l0);
-    out[1] = rf_lanes_sum(l1);
-    out[2] = rf_lanes_sum(l2);
+    *wl = rf_lanes_sum(l0);
+    out[0] = rf_lanes_sum(l1);
+    out[1] = rf_lanes_sum(l2);
     return n;
 }
 
@@ -296,8 +298,9 @@ static int64_t rf_values_left2_avx512(const double *V, const uint64_t *S, int64_
 }
 static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
                                         const uint64_t *S, int64_t s, int64_t e, double t,
-                                        int ml, int ws, uint64_t wm, double *out) {
-    return rf_values_left_sq(V, Y, S, s, e, t, ml, ws, wm, out);
+                                        int ml, int ws, uint64_t wm, double *wl,
+                                        double *out) {
+    return rf_values_left_sq(V, Y, S, s, e, t, ml, ws, wm, wl, out);
 }
 static int rf_any_equal_avx512(const double *V, int64_t s, int64_t e, double u) {
     return rf_any_equal(V, s, e, u);

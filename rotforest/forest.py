@@ -293,7 +293,7 @@ class _BaseRandomForest(_BaseForest):
             # the other features from a float32 copy of X (half its bytes; see
             # _scan_random.pxi), kept for the fit
             if _FLOATS and (codes is None or not codes[1].all()):
-                floats = _builder.float_copy(X)
+                floats = _builder.float_copy(X, None if codes is None else codes[1])
         categories = category_table(self, X, keys)
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)

@@ -235,7 +235,7 @@ def test_float_copy_grows_the_trees_of_the_values(simd):
     rounded value cannot tell its side (it rounds as the threshold does, or every value
     rounds to one) the node reads X."""
     rng = np.random.default_rng(11)
-    collisions = 0
+    collisions = subsets = 0
     for seed in range(100):
         regression = bool(seed % 3 == 1)
         X, y, target, w, *rest = _configuration(3000 + seed, regression=regression)
@@ -244,12 +244,19 @@ def test_float_copy_grows_the_trees_of_the_values(simd):
         real = seed % 4 == 3
         if real:                  # real weights: the builder's other (unpacked) counts
             w = rng.exponential(size=X.shape[0])
+        if X.shape[1] > 1 and seed % 2:          # a feature of small integers: coded
+            X[:, -1] = np.where(np.isnan(X[:, -1]), np.nan,
+                                rng.integers(0, 7, size=X.shape[0]))
+        codes = _builder.integer_codes(X)
         floats = _builder.float_copy(X)
+        # (with codes, the copy holds the other features only)
+        subset = floats if codes is None else _builder.float_copy(X, codes[1])
+        subsets += codes is not None and 0 < subset[0].shape[1] < X.shape[1]
         kw = dict(rest[3], criterion=rest[1], target=target, output_classes=rest[2])
         plain = _builder.build_tree(X, None, y, w, rest[0], **kw)
         copied = _builder.build_tree(X, None, y, w, rest[0], floats=floats, **kw)
-        both = _builder.build_tree(X, None, y, w, rest[0], floats=floats,
-                                   codes=_builder.integer_codes(X), **kw)
+        both = _builder.build_tree(X, None, y, w, rest[0], floats=subset, codes=codes,
+                                   **kw)
         lists = _builder.build_tree(X, _builder.presort(X), y, w, rest[0], **kw)
         for other in (copied, both):
             for field in FIELDS:
@@ -269,27 +276,41 @@ def test_float_copy_grows_the_trees_of_the_values(simd):
             on_0 = nodes["threshold"][(nodes["feature"] == 0) & (nodes["left_child"] >= 0)]
             collisions += np.isin(on_0.astype(np.float32),
                                   X[:, 0][~np.isnan(X[:, 0])].astype(np.float32)).sum()
-    assert collisions > 0
+    assert collisions > 0 and subsets > 10
 
 
 def test_float_copy_marks_the_features_it_holds_exactly():
     X = np.array([[0.5, 0.1, np.nan, 1e39, 3.0], [2.0, 0.25, 1.5, 1.0, np.nan]])
-    x32, exact = _builder.float_copy(X)
+    x32, column, exact = _builder.float_copy(X)
     assert x32.dtype == np.float32 and x32.shape == X.shape and x32.flags.c_contiguous
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(x32, X.astype(np.float32))
+    assert column.tolist() == [0, 1, 2, 3, 4]
     assert exact.tolist() == [1, 0, 1, 0, 1]
+    # the features left to codes are not copied
+    x32, column, exact = _builder.float_copy(X, np.array([1, 0, 0, 1, 1], dtype=np.uint8))
+    assert x32.shape == (2, 2) and column.tolist() == [-1, 0, 1, -1, -1]
+    np.testing.assert_array_equal(x32, X[:, 1:3].astype(np.float32))
+    assert exact.tolist() == [1, 0, 1, 1, 1]
     X2, y, target, w, n_classes, criterion, outputs, settings = _configuration(
         0, regression=False)
     kw = dict(settings, criterion=criterion, target=target, output_classes=outputs)
-    x32, exact = _builder.float_copy(X2)
-    for wrong in [(x32[:-1], exact), (x32.astype(np.float64), exact), (x32, exact[:-1]),
-                  (np.asfortranarray(x32), exact) if X2.shape[1] > 1 else (x32.T, exact)]:
+    x32, column, exact = _builder.float_copy(X2)
+    some = np.zeros(X2.shape[1], dtype=np.uint8)
+    some[0] = 1
+    for wrong in [(x32[:-1], column, exact), (x32.astype(np.float64), column, exact),
+                  (x32, column, exact[:-1]), (x32, column[:-1], exact),
+                  (x32, column + 1, exact), (x32, np.zeros_like(column), exact)
+                  if X2.shape[1] > 1 else (x32, column - 2, exact),
+                  # a feature neither copied nor coded
+                  _builder.float_copy(X2, some),
+                  (np.asfortranarray(x32), column, exact) if X2.shape[1] > 1
+                  else (x32.T, column, exact)]:
         with pytest.raises(ValueError, match="float_copy"):
             _builder.build_tree(X2, None, y, w, n_classes, floats=wrong, **kw)
     with pytest.raises(ValueError, match="float_copy"):      # not for the lists
         _builder.build_tree(X2, _builder.presort(X2), y, w, n_classes,
-                            floats=(x32, exact), **kw)
+                            floats=(x32, column, exact), **kw)
 
 
 @pytest.mark.parametrize("column", [[1.0, 1.0 + 1e-12], [1e39, 2e39], [-1e-45, 0.0]],
