@@ -107,6 +107,18 @@ cdef extern from "_values.h":
     int64_t rf_gather_codes16(const uint16_t* cf, const uint64_t* S, uint64_t im, int64_t s,
                               int64_t e, int64_t missing, double* V, double* lo_out,
                               double* hi_out) noexcept nogil
+    void rf_mark_other8(const uint8_t* c, int64_t n, uint8_t mode,
+                        uint64_t* bits) noexcept nogil
+    void rf_mark_other16(const uint16_t* c, int64_t n, uint16_t mode,
+                         uint64_t* bits) noexcept nogil
+    int64_t rf_gather_moded8(const uint8_t* cf, const uint64_t* bits, int64_t mode,
+                             int64_t other, const uint64_t* S, uint64_t im, int64_t s,
+                             int64_t e, int64_t missing, double* V, uint64_t* Q,
+                             double* lo_out, double* hi_out) noexcept nogil
+    int64_t rf_gather_moded16(const uint16_t* cf, const uint64_t* bits, int64_t mode,
+                              int64_t other, const uint64_t* S, uint64_t im, int64_t s,
+                              int64_t e, int64_t missing, double* V, uint64_t* Q,
+                              double* lo_out, double* hi_out) noexcept nogil
     int64_t rf_gather_f32(const float* xf, int64_t rs, const uint64_t* S, uint64_t im,
                           int64_t s, int64_t e, double* V, double* lo_out,
                           double* hi_out) noexcept nogil
@@ -122,6 +134,10 @@ cdef extern from "_values.h":
                                      int64_t s, int64_t e, double t, int ml, int ws,
                                      uint64_t wm, double* wl, double* out) noexcept nogil
     int64_t rf_values_leftk(const double* V, const uint64_t* S, int64_t s, int64_t e,
+                            double t, int ml, int cs, uint64_t cm, int ws, uint64_t wm,
+                            const int64_t* P, int64_t n_p, int64_t* cli, int64_t* spare,
+                            int64_t* wn) noexcept nogil
+    int64_t rf_values_leftk_avx512(const double* V, const uint64_t* S, int64_t s, int64_t e,
                             double t, int ml, int cs, uint64_t cm, int ws, uint64_t wm,
                             const int64_t* P, int64_t n_p, int64_t* cli, int64_t* spare,
                             int64_t* wn) noexcept nogil
@@ -317,7 +333,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                const int8_t[::1] monotonic=None, ranks=None,
                const double[::1] target=None, bint shuffle_features=False,
                categories=None, int64_t min_category_samples=0,
-               output_classes=None, codes=None, sparse=None, floats=None):
+               output_classes=None, codes=None, sparse=None, floats=None,
+               bits=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -326,7 +343,9 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     absolute error (see ``needs_presort``), which are grown on the values alone; those
     read the features that ``codes`` (what :func:`integer_codes` returns for ``X``, or
     None) codes from the codes, a few bytes a value, and the others from ``floats``
-    (what :func:`float_copy` returns for ``X``) or, when None, from X: the same tree.  Samples whose weight is zero take no part in this tree.
+    (what :func:`float_copy` returns for ``X``) or, when None, from X, and where
+    ``bits`` (what :func:`code_bits` returns for ``codes``) marks a feature's rows whose
+    code is not its commonest, only those rows' codes: the same tree.  Samples whose weight is zero take no part in this tree.
     ``max_leaf_nodes <= 0`` grows depth-first, otherwise best-first.
     ``monotonic`` (two classes only; None for none) holds per feature 1, -1 or 0: a split
     on a feature marked 1 (-1) must not lower (raise) the class-0 fraction from the left
@@ -419,6 +438,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
             raise ValueError("codes must be integer_codes(X), and keys None")
     if floats is not None and not values:
         raise ValueError("floats (float_copy(X)) serve random cuts on the values only")
+    if bits is not None and codes is None:
+        raise ValueError("bits (code_bits(codes)) need the codes")
     categorical = _checked_categories(categories, col_top_arr, monotonic, regression,
                                       criterion)
     if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
@@ -447,6 +468,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                 _nomem()
             if codes is not None:
                 _set_codes(&B, code_arr, coded_arr, code_missing)
+            if bits is not None:
+                _set_bits(&B, bits, coded_arr, n, F)
             if floats is not None:
                 _set_floats(&B, floats, codes, n, F)
         elif sparse is not None:
@@ -487,6 +510,26 @@ cdef int _set_codes(Builder* B, code_arr, const uint8_t[::1] coded,
     B.col.codes = _buffer_of(code_arr)
     B.col.coded = &coded[0]
     B.col.code_missing = missing
+    return 0
+
+
+cdef int _set_bits(Builder* B, bits, coded, int64_t n, int64_t F) except -1:
+    """Point the builder at code_bits' rows (kept alive by build_tree's caller)."""
+    bit_arr, row_arr, mode_arr, other_arr = bits
+    cdef const int64_t[::1] row = row_arr, mode = mode_arr, other = other_arr
+    cdef int64_t W = (n + 63) >> 6
+    cdef int64_t R = bit_arr.shape[0] if bit_arr.ndim == 2 else -1
+    if (bit_arr.dtype != np.uint64 or not bit_arr.flags.c_contiguous
+            or bit_arr.shape != (R, W) or row.shape[0] != F or mode.shape[0] != F
+            or other.shape[0] != F or np.any(row_arr >= R)
+            or np.any((row_arr >= 0) & (coded == 0))
+            or np.any(np.bincount(row_arr[row_arr >= 0], minlength=R) != 1)):
+        raise ValueError("bits must be code_bits(codes) with X's codes")
+    B.col.bits = <const uint64_t*> _buffer_of(bit_arr)
+    B.col.bit_words = W
+    B.col.bit_row = &row[0]
+    B.col.bit_mode = &mode[0]
+    B.col.bit_other = &other[0]
     return 0
 
 
@@ -614,17 +657,147 @@ def _fill_codes(const double[:, :] X, const uint8_t[::1] coded, dtype):
         c1 = codes
     else:
         c2 = codes
+    cdef int64_t i0, f0, i1, f1
+    # (in tiles of 64 rows and 64 features: X read by rows, when it is kept so, and
+    # the codes written by features, each from cache)
+    with nogil:
+        for i0 in range(0, n, 64):
+            i1 = min(i0 + 64, n)
+            for f0 in range(0, F, 64):
+                f1 = min(f0 + 64, F)
+                for f in range(f0, f1):
+                    if not coded[f]:
+                        continue
+                    for i in range(i0, i1):
+                        v = X[i, f]
+                        if one:
+                            c1[f, i] = 255 if isnan(v) else <uint8_t> v
+                        else:
+                            c2[f, i] = 65535 if isnan(v) else <uint16_t> v
+    return codes
+
+
+def code_bits(codes, double share=0.8):
+    """Where a coded feature's codes are mostly one code, or take two values only, which
+    of its rows hold another: a random cut then reads the codes of those rows alone, and
+    of a feature of two values none (see rf_gather_moded in _values.h; blank pixels,
+    one-hot columns).  ``codes`` is what integer_codes returns.  Returns ``(bits, row,
+    mode, other)``: per feature (int64 each) ``row[f]`` its row of ``bits`` (uint64, a
+    bit per sample, set where the code is not the mode; -1 for a feature without),
+    ``mode[f]`` its commonest code (the least of tied ones) and ``other[f]`` its other
+    code when it takes two, else -1.  A feature gets a row when it takes at most two
+    codes or its mode is at least ``share`` of its codes; None when none does.  Two
+    passes over the codes."""
+    code_arr, coded_arr, missing = codes
+    cdef const uint8_t[::1] coded = coded_arr
+    cdef int64_t F = code_arr.shape[0], n = code_arr.shape[1], W = (n + 63) >> 6
+    cdef int64_t f, R = 0
+    cdef bint one = code_arr.dtype == np.uint8
+    cdef const uint8_t[:, ::1] c1
+    cdef const uint16_t[:, ::1] c2
+    if one:
+        c1 = code_arr
+    else:
+        c2 = code_arr
+    # (counts in four tables for one byte, against chains of stores to one count)
+    counts_arr = np.zeros(4 * 256 if one else 65536, dtype=np.int64)
+    seen_arr = np.empty(min(n, 65536), dtype=np.int64)
+    cdef int64_t[::1] counts = counts_arr, seen = seen_arr
+    row_arr = np.full(F, -1, dtype=np.int64)
+    mode_arr = np.zeros(F, dtype=np.int64)
+    other_arr = np.full(F, -1, dtype=np.int64)
+    cdef int64_t[::1] row = row_arr, mode = mode_arr, other = other_arr
     with nogil:
         for f in range(F):
-            if not coded[f]:
-                continue
-            for i in range(n):
-                v = X[i, f]
+            if coded[f] and n > 0:
                 if one:
-                    c1[f, i] = 255 if isnan(v) else <uint8_t> v
+                    _mode8(&c1[f, 0], n, &counts[0], &mode[f], &other[f], &seen[0])
                 else:
-                    c2[f, i] = 65535 if isnan(v) else <uint16_t> v
-    return codes
+                    _mode16(&c2[f, 0], n, &counts[0], &mode[f], &other[f], &seen[0])
+                if other[f] >= -1 or seen[0] * 1.0 >= share * n:
+                    row[f] = R
+                    R += 1
+                other[f] = max(other[f], -1)
+    if R == 0:
+        return None
+    bits_arr = np.zeros((R, W), dtype=np.uint64)
+    cdef uint64_t[:, ::1] bits = bits_arr
+    with nogil:
+        for f in range(F):
+            if row[f] >= 0:
+                if one:
+                    rf_mark_other8(&c1[f, 0], n, <uint8_t> mode[f], &bits[row[f], 0])
+                else:
+                    rf_mark_other16(&c2[f, 0], n, <uint16_t> mode[f], &bits[row[f], 0])
+    return bits_arr, row_arr, mode_arr, other_arr
+
+
+cdef void _mode_of(int64_t* counts, int64_t top_code, int64_t* mode, int64_t* other,
+                   int64_t* seen) noexcept nogil:
+    """From the counts of codes 0..top_code: the commonest (least of tied ones) in mode,
+    its count in seen[0], and in other the other code of two, -1 for one, -2 for more."""
+    cdef int64_t c, best = -1, top = 0, distinct = 0, first = -1, second = -1
+    for c in range(top_code + 1):
+        if counts[c] > 0:
+            distinct += 1
+            if first < 0:
+                first = c
+            elif second < 0:
+                second = c
+            if counts[c] > top:
+                top = counts[c]
+                best = c
+    mode[0] = best
+    seen[0] = top
+    other[0] = -1 if distinct == 1 else (-2 if distinct > 2 else
+                                         (second if best == first else first))
+
+
+cdef void _mode8(const uint8_t* c, int64_t n, int64_t* counts, int64_t* mode,
+                 int64_t* other, int64_t* seen) noexcept nogil:
+    cdef int64_t i, v
+    memset(counts, 0, 4 * 256 * sizeof(int64_t))
+    i = 0
+    while i + 4 <= n:
+        counts[c[i]] += 1
+        counts[256 + c[i + 1]] += 1
+        counts[512 + c[i + 2]] += 1
+        counts[768 + c[i + 3]] += 1
+        i += 4
+    while i < n:
+        counts[c[i]] += 1
+        i += 1
+    for v in range(256):
+        counts[v] += counts[256 + v] + counts[512 + v] + counts[768 + v]
+    _mode_of(counts, 255, mode, other, seen)
+
+
+cdef void _mode16(const uint16_t* c, int64_t n, int64_t* counts, int64_t* mode,
+                  int64_t* other, int64_t* seen) noexcept nogil:
+    """As _mode8 for two-byte codes: one table, whose codes seen are listed (in seen)
+    to be read and cleared (the table stays zero between features)."""
+    cdef int64_t i, v, k = 0, top = 0, best = -1, first = -1, second = -1
+    for i in range(n):
+        v = c[i]
+        if counts[v] == 0:
+            seen[k] = v
+            k += 1
+        counts[v] += 1
+    for i in range(k):
+        v = seen[i]
+        if counts[v] > top or (counts[v] == top and v < best):
+            top = counts[v]
+            best = v
+        if first < 0 or v < first:
+            second = first
+            first = v
+        elif second < 0 or v < second:
+            second = v
+    for i in range(k):
+        counts[seen[i]] = 0
+    mode[0] = best
+    seen[0] = top
+    other[0] = -1 if k == 1 else (-2 if k > 2 else (second if best == first else first))
 
 
 def needs_presort(bint random_split, bint categorical, int criterion, bint regression):

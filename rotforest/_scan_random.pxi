@@ -130,6 +130,8 @@ cdef inline void _prefetch_next(Builder* B, const Entry* e, int64_t i) noexcept 
         return
     f = B.work.feats[_draw_slot(B, &rng, i)] if _draws_features(B) else i
     if B.col.coded != NULL and B.col.coded[f]:
+        if B.col.bit_row != NULL and B.col.bit_row[f] >= 0:
+            return          # (its bits are in cache; most of its codes are not read)
         rf_prefetch_rows((<const char*> B.col.codes)
                          + f * B.data.n_total * B.col.code_bytes, B.col.code_bytes, S, im,
                          e.start, e.end)
@@ -158,8 +160,22 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     cdef double lo = INFINITY, hi = -INFINITY, t, t32, wl = 0.0
     cdef bint rounded = False
     if B.col.coded != NULL and B.col.coded[f]:
-        # (a feature of small integers: read from its codes, which hold the same values)
-        if B.col.code_bytes == 1:
+        # (a feature of small integers: read from its codes, which hold the same values;
+        # where most are one code, those of the other rows only)
+        if B.col.bit_row != NULL and B.col.bit_row[f] >= 0:
+            if B.col.code_bytes == 1:
+                nm = rf_gather_moded8((<const uint8_t*> B.col.codes) + f * B.data.n_total,
+                                      B.col.bits + B.col.bit_row[f] * B.col.bit_words,
+                                      B.col.bit_mode[f], B.col.bit_other[f], S, im, s, end,
+                                      B.col.code_missing, V, B.work.scratch, &lo, &hi)
+            else:
+                nm = rf_gather_moded16((<const uint16_t*> B.col.codes)
+                                       + f * B.data.n_total,
+                                       B.col.bits + B.col.bit_row[f] * B.col.bit_words,
+                                       B.col.bit_mode[f], B.col.bit_other[f], S, im, s,
+                                       end, B.col.code_missing, V, B.work.scratch, &lo,
+                                       &hi)
+        elif B.col.code_bytes == 1:
             nm = rf_gather_codes8((<const uint8_t*> B.col.codes) + f * B.data.n_total, S,
                                   im, s, end, B.col.code_missing, V, &lo, &hi)
         else:
@@ -230,8 +246,13 @@ cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s
             wl_out[0] = <double> wn
             return n_left
         # (the node's classes only: see _find_split)
-        n_left = rf_values_leftk(V, S, s, end, t, ml, cs, cm, ws, wm, B.work.present,
-                                 B.work.n_present, B.work.cli, B.work.cri, &wn)
+        if B.par.use_avx512:
+            n_left = rf_values_leftk_avx512(V, S, s, end, t, ml, cs, cm, ws, wm,
+                                            B.work.present, B.work.n_present, B.work.cli,
+                                            B.work.cri, &wn)
+        else:
+            n_left = rf_values_leftk(V, S, s, end, t, ml, cs, cm, ws, wm, B.work.present,
+                                     B.work.n_present, B.work.cli, B.work.cri, &wn)
         for g in range(B.work.n_present):
             c = B.work.present[g]
             B.work.cl[c] = <double> B.work.cli[c]
@@ -278,7 +299,9 @@ cdef void _finish_values_split(Builder* B, Entry* e, int64_t f, double t, int64_
     """Completes a node's random cut on feature f at threshold t (its values of the
     node's samples in vals[1]; nm missing, which go left when ml): partitions the
     samples stably for the children (the left ones first), counts the children's
-    statistics exactly, and sets the split as _finish_split does."""
+    statistics exactly (exact integer class weights: the left side's are already in
+    cleft, kept by _find_split, and the right's are the node's less those), and sets the
+    split as _finish_split does."""
     cdef int64_t K = B.data.n_classes, s = e.start, end = e.end, q, g, il, ir = 0, c
     cdef int64_t ei = e - B.front.ent
     cdef double* cleft = B.front.counts + ei * 3 * K + K
@@ -289,13 +312,29 @@ cdef void _finish_values_split(Builder* B, Entry* e, int64_t f, double t, int64_
     cdef double* Y = B.col.ys
     cdef double* YR = B.col.vals[0]        # (free once the split is found)
     cdef double wl = 0.0, wr = 0.0, wi, v, wy, yi
+    cdef const double* node = cleft - K
     cdef int64_t n_left
     cdef key_t k
+    cdef bint counted = _values_counted(B)
     for c in range(K):
-        cleft[c] = 0.0
+        if not counted:
+            cleft[c] = 0.0
         cright[c] = 0.0
     il = s
-    if Y != NULL:
+    if counted:
+        for q in range(s, end):
+            k = S[q]
+            v = V[q]
+            g = (v <= t) | (ml & isnan(v))
+            S[il] = k
+            R[ir] = k
+            il += g
+            ir += 1 - g
+        for c in range(K):
+            cright[c] = node[c] - cleft[c]
+            wl += cleft[c]
+            wr += cright[c]
+    elif Y != NULL:
         # one numeric target in the samples' order (see _values_left), moved with them
         for q in range(s, end):
             k = S[q]

@@ -89,8 +89,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best_thr = thr
                 best_nm = nm
                 best_ml = ml
-                # keep the best feature's values
+                # keep the best feature's values (and its left side's class weights)
                 B.col.vals[0], B.col.vals[1] = B.col.vals[1], B.col.vals[0]
+                if _values_counted(B):
+                    _keep_left(B, cleft)
             continue
         if B.col.sparse and B.par.random_split and not B.par.absolute:
             # a random cut of a sparse column: from its entries in the node (see there)
@@ -159,6 +161,25 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         _finish_values_split(B, e, best_f, best_thr, best_nm, best_ml)
         return
     _finish_split(B, e, best_f, best_p, best_thr, best_nm, best_ml, best_counted)
+
+
+cdef inline bint _values_counted(const Builder* B) noexcept nogil:
+    """Whether random cuts on the values count a side's class weights as exact integers
+    (one class output, integer weights): the best cut's are then kept as found."""
+    return B.key.packed and not B.data.regression and B.data.n_outputs == 1
+
+
+cdef inline void _keep_left(Builder* B, double* cleft) noexcept nogil:
+    """Copies the class weights of the cut just counted (work.cl: the node's classes'
+    only, where it lists them) to cleft, zeros for the other classes."""
+    cdef int64_t g, c
+    if B.work.n_present >= 0:
+        memset(cleft, 0, B.data.n_classes * sizeof(double))
+        for g in range(B.work.n_present):
+            c = B.work.present[g]
+            cleft[c] = B.work.cl[c]
+    else:
+        memcpy(cleft, B.work.cl, B.data.n_classes * sizeof(double))
 
 
 cdef inline bint _counts_feature(const Builder* B, int64_t f) noexcept nogil:

@@ -151,6 +151,11 @@ cdef struct Columns:       # what the nodes read their features from
     int code_bytes         # feature), read for the features marked in coded (NULL:
     const uint8_t* coded   # every feature read from X)
     int64_t code_missing   # the code of NaN, or one beyond the dtype when none is NaN
+    const uint64_t* bits   # values (code_bits): bits[bit_row[f] * bit_words + (i >> 6)]
+    int64_t bit_words      # bit i & 63 set where feature f's code of sample i is not
+    const int64_t* bit_row  # bit_mode[f] (bit_row[f] < 0: no row; NULL: none has);
+    const int64_t* bit_mode  # bit_other[f] its only other code, or -1
+    const int64_t* bit_other
     const float* x32       # values: the features not coded, rounded to float32
     int64_t x32_cols       # (float_copy): x32[i * x32_cols + x32_col[f]] (NULL: read
     const int64_t* x32_col  # from X); exact32[f]: every value of feature f is its

@@ -107,6 +107,86 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *S, uint64_t im, int
 RF_GATHER_CODES(rf_gather_codes8, uint8_t)
 RF_GATHER_CODES(rf_gather_codes16, uint16_t)
 
+/* rf_gather_codes for a feature whose codes are mostly one, mode (see
+   _builder.code_bits): bit r of bits is set where row r's code is not the mode.  The
+   bits say which rows to read (their indices q collected in Q first, without a
+   branch), the others take the mode; a feature of two codes (other >= 0) reads no
+   code at all.  The same values, extremes and count of missing ones. */
+#define RF_GATHER_MODED(NAME, CODE_T)                                                   \
+static inline int64_t NAME(const CODE_T *cf, const uint64_t *bits, int64_t mode,        \
+                           int64_t other, const uint64_t *S, uint64_t im, int64_t s,    \
+                           int64_t e, int64_t missing, double *V, uint64_t *Q,          \
+                           double *lo_out, double *hi_out) {                            \
+    double mv = mode == missing ? NAN : (double)mode;                                   \
+    /* (the value of a bit, read from a table: a branch would be mispredicted) */       \
+    double tab[2] = {mv, other == missing ? NAN : (double)other};                       \
+    int64_t nm = 0, q, j, k = 0, lo = missing, hi = -1, c, r, b, miss;                  \
+    if (other >= 0) {                                                                   \
+        for (q = s; q < e; q++) {                                                       \
+            r = (int64_t)(S[q] & im);                                                   \
+            b = (int64_t)((bits[r >> 6] >> (r & 63)) & 1);                              \
+            V[q] = tab[b];                                                              \
+            k += b;                                                                     \
+        }                                                                               \
+        if (k > 0) {                                                                    \
+            if (other == missing)                                                       \
+                nm += k;                                                                \
+            else {                                                                      \
+                lo = other < lo ? other : lo;                                           \
+                hi = other > hi ? other : hi;                                           \
+            }                                                                           \
+        }                                                                               \
+    } else {                                                                            \
+        for (q = s; q < e; q++) {                                                       \
+            r = (int64_t)(S[q] & im);                                                   \
+            b = (int64_t)((bits[r >> 6] >> (r & 63)) & 1);                              \
+            V[q] = mv;                                                                  \
+            Q[k] = (uint64_t)q;                                                         \
+            k += b;                                                                     \
+        }                                                                               \
+        for (j = 0; j < k; j++) {                                                       \
+            if (j + RF_GATHER_AHEAD < k)                                                \
+                __builtin_prefetch(&cf[S[Q[j + RF_GATHER_AHEAD]] & im], 0, 0);          \
+            q = (int64_t)Q[j];                                                          \
+            c = cf[S[q] & im];                                                          \
+            miss = c == missing;                                                        \
+            V[q] = miss ? NAN : (double)c;                                              \
+            lo = c < lo ? c : lo;                                                       \
+            hi = (!miss & (c > hi)) ? c : hi;                                           \
+            nm += miss;                                                                 \
+        }                                                                               \
+    }                                                                                   \
+    if (k < e - s) {                                                                    \
+        if (mode == missing)                                                            \
+            nm += e - s - k;                                                            \
+        else {                                                                          \
+            lo = mode < lo ? mode : lo;                                                 \
+            hi = mode > hi ? mode : hi;                                                 \
+        }                                                                               \
+    }                                                                                   \
+    *lo_out = hi < 0 ? INFINITY : (double)lo;                                           \
+    *hi_out = hi < 0 ? -INFINITY : (double)hi;                                          \
+    return nm;                                                                          \
+}
+RF_GATHER_MODED(rf_gather_moded8, uint8_t)
+RF_GATHER_MODED(rf_gather_moded16, uint16_t)
+
+/* bits (n bits, zero on entry): bit i set where c[i] != mode (see code_bits). */
+#define RF_MARK_OTHER(NAME, CODE_T)                                                     \
+static inline void NAME(const CODE_T *c, int64_t n, CODE_T mode, uint64_t *bits) {      \
+    int64_t w, j;                                                                       \
+    for (w = 0; w < (n >> 6); w++) {                                                    \
+        uint64_t x = 0;                                                                 \
+        for (j = 0; j < 64; j++)                                                        \
+            x |= (uint64_t)(c[64 * w + j] != mode) << j;                                \
+        bits[w] = x;                                                                    \
+    }                                                                                   \
+    for (j = 64 * w; j < n; j++)                                                        \
+        bits[w] |= (uint64_t)(c[j] != mode) << (j & 63);                                \
+}
+RF_MARK_OTHER(rf_mark_other8, uint8_t)
+RF_MARK_OTHER(rf_mark_other16, uint16_t)
+
 /* Of the samples S[s:e) (keys with integer weights: field (k >> ws) & wm, class bit
    (k >> cs) & 1), those whose value V[q] is at most t, or missing when ml: their
    count (returned), total weight (*wn) and weight of class 1 (*w1). */
@@ -277,6 +357,56 @@ static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
     return n;
 }
 
+/* rf_values_leftk on 8 samples at a time (nodes of at least RF_LEFTK_VECTOR samples
+   and at most 16 classes present; others, and the last samples, by rf_values_leftk):
+   a lane of counts per present class, each sample's weight added to its class's lane
+   under the mask of the samples at or below t.  Exact integers: the same counts. */
+#define RF_LEFTK_VECTOR 32
+__attribute__((target("avx512f,avx512dq")))
+static int64_t rf_values_leftk_avx512(const double *V, const uint64_t *S, int64_t s,
+                                      int64_t e, double t, int ml, int cs, uint64_t cm,
+                                      int ws, uint64_t wm, const int64_t *P, int64_t np,
+                                      int64_t *cli, int64_t *spare, int64_t *wn) {
+    if (e - s < RF_LEFTK_VECTOR || np > 16)
+        return rf_values_leftk(V, S, s, e, t, ml, cs, cm, ws, wm, P, np, cli, spare, wn);
+    const __m512d tt = _mm512_set1_pd(t);
+    const __m512i cmv = _mm512_set1_epi64((long long)cm);
+    const __m512i wmv = _mm512_set1_epi64((long long)wm);
+    const __m512i one = _mm512_set1_epi64(1);
+    const __m128i csv = _mm_cvtsi32_si128(cs), wsv = _mm_cvtsi32_si128(ws);
+    __m512i acc[16], aw = _mm512_setzero_si512();
+    int64_t q = s, n, i, tail_w;
+    int64_t m = s + ((e - s) & ~(int64_t)7);
+    /* the last samples (fewer than 8) first: that call sets the present classes' counts */
+    n = rf_values_leftk(V, S, m, e, t, ml, cs, cm, ws, wm, P, np, cli, spare, &tail_w);
+#pragma GCC unroll 16
+    for (i = 0; i < 16; i++)
+        acc[i] = _mm512_setzero_si512();
+    for (; q < m; q += 8) {
+        __m512d v = _mm512_loadu_pd(V + q);
+        __m512i k = _mm512_loadu_si512((const void *)(S + q));
+        __mmask8 g = _mm512_cmp_pd_mask(v, tt, _CMP_LE_OQ);
+        if (ml) g |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
+        __m512i c = _mm512_and_si512(_mm512_srl_epi64(k, csv), cmv);
+        __m512i w = wm == 1 ? one : _mm512_and_si512(_mm512_srl_epi64(k, wsv), wmv);
+        aw = _mm512_mask_add_epi64(aw, g, aw, w);
+#pragma GCC unroll 16
+        for (i = 0; i < 16; i++) {
+            if (i < np) {
+                __mmask8 h = _mm512_mask_cmpeq_epi64_mask(g, c, _mm512_set1_epi64(P[i]));
+                acc[i] = _mm512_mask_add_epi64(acc[i], h, acc[i], w);
+            }
+        }
+        n += __builtin_popcount((unsigned)g);
+    }
+#pragma GCC unroll 16
+    for (i = 0; i < 16; i++)
+        if (i < np)
+            cli[P[i]] += _mm512_reduce_add_epi64(acc[i]);
+    *wn = _mm512_reduce_add_epi64(aw) + tail_w;
+    return n;
+}
+
 /* rf_any_equal on 8 values at a time. */
 __attribute__((target("avx512f")))
 static int rf_any_equal_avx512(const double *V, int64_t s, int64_t e, double u) {
@@ -304,6 +434,12 @@ static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
 }
 static int rf_any_equal_avx512(const double *V, int64_t s, int64_t e, double u) {
     return rf_any_equal(V, s, e, u);
+}
+static int64_t rf_values_leftk_avx512(const double *V, const uint64_t *S, int64_t s,
+                                      int64_t e, double t, int ml, int cs, uint64_t cm,
+                                      int ws, uint64_t wm, const int64_t *P, int64_t np,
+                                      int64_t *cli, int64_t *spare, int64_t *wn) {
+    return rf_values_leftk(V, S, s, e, t, ml, cs, cm, ws, wm, P, np, cli, spare, wn);
 }
 #endif
 #endif

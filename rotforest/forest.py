@@ -75,6 +75,9 @@ _SETS_ABOVE = None
 # extra trees read the features that are not small integers from a float32 copy of X
 # (the same trees; False: from X, for the benchmarks)
 _FLOATS = True
+# ... and the small-integer features mostly of one value (or of two values) through
+# bits that mark the rows of other values (the same trees; False: every row's code)
+_BITS = True
 
 
 def tree_categories(categories, base_seed, index, fraction):
@@ -118,8 +121,8 @@ class _ForestJob(_TreeJob):
     category_table's, or None, of which each tree keeps a feature with probability
     ``set_fraction`` (see tree_categories); ``template``: the fit's tree_template;
     ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds);
-    ``codes``: _builder.integer_codes', ``floats``: _builder.float_copy's (trees of
-    random cuts on the values, no keys)."""
+    ``codes``: _builder.integer_codes', ``floats``: _builder.float_copy's, ``bits``:
+    _builder.code_bits' (trees of random cuts on the values, no keys)."""
 
     tree_class: type
     params: dict
@@ -145,6 +148,7 @@ class _ForestJob(_TreeJob):
     codes: Optional[tuple] = None
     sparse: Optional[tuple] = None
     floats: Optional[tuple] = None
+    bits: Optional[tuple] = None
 
     @property
     def cells(self):
@@ -185,7 +189,8 @@ def _grow_trees(job, indices):
         tree.is_categorical_ = None if own is None else own[0] != 0
         tree._grow(X, job.keys, target, weights, settings, seed,
                    job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own,
-                   value_codes=job.codes, sparse=job.sparse, floats=job.floats)
+                   value_codes=job.codes, sparse=job.sparse, floats=job.floats,
+                   bits=job.bits)
         if job.oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, X[out] if issparse(X) else np.ascontiguousarray(X[out]),
@@ -276,7 +281,7 @@ class _BaseRandomForest(_BaseForest):
         """The new trees' _ForestJob: the one presort of the fit (and its dense ranks,
         when the trees' nodes may sort), shared by every tree, and the category table."""
         X = fit.X
-        ranks = keys = codes = sparse = floats = None
+        ranks = keys = codes = sparse = floats = bits = None
         template = self._tree_class(**self._tree_params())
         template.is_categorical_ = getattr(self, "is_categorical_", None)
         if issparse(X):
@@ -294,6 +299,10 @@ class _BaseRandomForest(_BaseForest):
             # _scan_random.pxi), kept for the fit
             if _FLOATS and (codes is None or not codes[1].all()):
                 floats = _builder.float_copy(X, None if codes is None else codes[1])
+            # and where a feature's codes are mostly one (blank pixels, one-hot
+            # columns), which rows hold another: the others' codes are not read
+            if _BITS and codes is not None:
+                bits = _builder.code_bits(codes)
         categories = category_table(self, X, keys)
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)
@@ -307,7 +316,7 @@ class _BaseRandomForest(_BaseForest):
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
             categories, float(self.categorical_set_fraction), fit.template,
-            fit.legacy_seeds, codes, sparse, floats)
+            fit.legacy_seeds, codes, sparse, floats, bits)
 
     def _share_of(self, sw):
         """A float max_samples is a share of the weights' total, as in scikit-learn 1.9

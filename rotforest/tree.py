@@ -269,14 +269,14 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         )
 
     def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None,
-              categories=None, value_codes=None, sparse=None, floats=None):
+              categories=None, value_codes=None, sparse=None, floats=None, bits=None):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them, and their dense ``ranks``, between its trees).  ``target``: class
         codes (int32) or numeric targets (float64); ``scaled_by``: the power of two by
         which the caller already divided the weights; ``categories``: category_table's
         for X, or None; ``value_codes``: _builder.integer_codes' for X, or None, and
-        ``floats`` _builder.float_copy's, or None (keys None: random cuts on the
-        values).  A sparse X (canonical_csc's) is grown on its
+        ``floats`` _builder.float_copy's, or None, and ``bits`` _builder.code_bits'
+        for the codes, or None (keys None: random cuts on the values).  A sparse X (canonical_csc's) is grown on its
         ``sparse_columns`` (``sparse``, computed here when None)."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
@@ -301,11 +301,11 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         if issparse(X):
             sparse = sparse_columns(X) if sparse is None else sparse
             X_build = np.broadcast_to(np.zeros(1), X.shape)   # the shape alone
-            keys = value_codes = floats = None
+            keys = value_codes = floats = bits = None
         nodes, value, depth, left_codes = _builder.build_tree(
             X_build, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
             sparse=sparse,
-            output_classes=outputs, codes=value_codes, floats=floats,
+            output_classes=outputs, codes=value_codes, floats=floats, bits=bits,
             min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
             categories=categories,
             # (more than the samples: the same as n + 1, which fits the builder's int64)

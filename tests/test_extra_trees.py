@@ -211,6 +211,132 @@ def test_integer_codes_refuse_what_they_cannot_code():
     assert _builder.integer_codes(X[:, 1:4]) is None
 
 
+def _code_bits_reference(codes, share):
+    """code_bits computed plainly: each coded feature's commonest code (the least of
+    tied ones), its other code when it takes two, its row when it takes at most two or
+    its mode holds at least share of the rows, and the rows of other codes."""
+    code_arr, coded, _ = codes
+    F, n = code_arr.shape
+    rows, mode, other, marks = np.full(F, -1), np.zeros(F, int), np.full(F, -1), []
+    for f in range(F):
+        if not coded[f]:
+            continue
+        values, counts = np.unique(code_arr[f], return_counts=True)
+        mode[f] = values[np.argmax(counts)]          # (the least of the tied ones)
+        if len(values) == 2:
+            other[f] = values[values != mode[f]][0]
+        if len(values) <= 2 or counts.max() >= share * n:
+            rows[f] = len(marks)
+            marks.append(code_arr[f] != mode[f])
+    return rows, mode, other, marks
+
+
+@pytest.mark.parametrize("dtype_top", [200, 3000], ids=["one byte", "two bytes"])
+def test_code_bits_mark_the_rows_of_other_codes(dtype_top):
+    """code_bits against a plain computation: features of one code, of two (one of
+    them NaN's, or NaN the commonest), of tied commonest codes, mostly one code (rows
+    marked) or spread (none), beside a feature left to X."""
+    rng = np.random.default_rng(11)
+    n = 150
+    X = np.column_stack([
+        np.full(n, 4.0),                                       # one code
+        (rng.random(n) < 0.3).astype(float),                   # two
+        np.where(rng.random(n) < 0.2, np.nan, 7.0),            # two, one of them NaN
+        np.where(rng.random(n) < 0.7, np.nan, 1.0),            # NaN the commonest
+        np.repeat([5.0, 2.0, 9.0], n // 3),                    # three tied: 2 the mode
+        np.where(rng.random(n) < 0.9, 0.0, rng.integers(1, dtype_top, n)),  # mostly 0
+        rng.integers(0, dtype_top, n).astype(float),           # spread: no row
+        rng.normal(size=n),                                    # not coded
+    ])
+    codes = _builder.integer_codes(X)
+    assert codes[0].dtype == (np.uint8 if dtype_top < 255 else np.uint16)
+    for share in (0.8, 0.5, 1.01):
+        bits, row, mode, other = _builder.code_bits(codes, share)
+        rows, mode_ref, other_ref, marks = _code_bits_reference(codes, share)
+        np.testing.assert_array_equal(row, rows, err_msg=f"share {share}")
+        np.testing.assert_array_equal(mode[row >= 0], mode_ref[row >= 0])
+        np.testing.assert_array_equal(other, other_ref)
+        assert bits.shape == (len(marks), (n + 63) // 64)
+        for r, mark in enumerate(marks):
+            unpacked = np.unpackbits(bits[r].view(np.uint8), bitorder="little")[:n]
+            np.testing.assert_array_equal(unpacked, mark.astype(np.uint8))
+    assert row[7] == -1 and mode[4] == 2 and row[6] == -1
+    assert other[2] == codes[2] and mode[3] == codes[2]       # NaN's code
+    assert _builder.code_bits(_builder.integer_codes(X[:, 6:7])) is None
+
+
+def test_code_bits_grow_the_trees_of_the_codes(simd):
+    """Features read through code_bits (rows of other codes than the commonest; of two
+    codes, no code at all) grow the trees the codes grow, node for node: blank pixels,
+    one-hot columns, NaN as the commonest or the other code, several classes, numeric
+    targets, weights, several outputs."""
+    rng = np.random.default_rng(17)
+    used = 0
+    for seed in range(60):
+        X, y, target, w, *rest = _configuration(3000 + seed,
+                                                regression=bool(seed % 3 == 1))
+        n, F = X.shape
+        top = (255, 254, 3000)[seed % 3]
+        share = rng.uniform(0.5, 0.97, size=F)
+        X = np.where(rng.random((n, F)) < share, 0.0,
+                     rng.integers(1, top + 1, size=(n, F))).astype(float)
+        if F > 1:
+            X[:, 1] = rng.random(n) < 0.3                           # two codes
+        if seed % 3 == 1:
+            X[rng.random(X.shape) < 0.05] = np.nan
+            X[:, 0] = np.where(rng.random(n) < 0.8, np.nan, X[:, 0])  # NaN the mode
+        codes = _builder.integer_codes(X)
+        bits = _builder.code_bits(codes, 0.5)
+        assert bits is not None
+        used += int((bits[1] >= 0).sum())
+        kw = dict(rest[3], criterion=rest[1], target=target, output_classes=rest[2])
+        plain = _builder.build_tree(X, None, y, w, rest[0], codes=codes, **kw)
+        marked = _builder.build_tree(X, None, y, w, rest[0], codes=codes, bits=bits,
+                                     **kw)
+        for field in FIELDS:
+            np.testing.assert_array_equal(marked[0][field], plain[0][field],
+                                          err_msg=f"seed {seed}: {field}")
+        np.testing.assert_array_equal(marked[1], plain[1], err_msg=f"seed {seed}")
+    assert used > 100
+
+
+@pytest.mark.parametrize("Forest", [ExtraTreesClassifier, ExtraTreesRegressor])
+def test_forests_grow_the_same_trees_with_code_bits(Forest, monkeypatch):
+    """A forest's extra trees read its mostly-zero and two-valued features through
+    code_bits: the trees of reading every code (forest._BITS off)."""
+    from rotforest import forest
+
+    rng = np.random.default_rng(3)
+    X = np.where(rng.random((600, 12)) < 0.85, 0.0, rng.integers(1, 50, (600, 12)))
+    X[:, :3] = rng.random((600, 3)) < 0.4
+    X[:, 3] = rng.normal(size=600)
+    y = (X[:, 0] + X[:, 4] / 20 + X[:, 3] > 1).astype(int) + (X[:, 5] > 10)
+    if Forest is ExtraTreesRegressor:
+        y = y + rng.normal(size=600)
+    sw = rng.integers(1, 4, 600).astype(float)
+    fitted = []
+    for on in (True, False):
+        monkeypatch.setattr(forest, "_BITS", on)
+        fitted.append(Forest(n_estimators=4, random_state=1, bootstrap=True)
+                      .fit(X, y, sample_weight=sw))
+    for a, b in zip(*(f.estimators_ for f in fitted)):
+        np.testing.assert_array_equal(a.tree_.nodes, b.tree_.nodes)
+        np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
+
+
+def test_code_bits_refused_without_their_codes():
+    X, y, target, w, *rest = _configuration(7, regression=False)
+    X = (np.random.default_rng(0).random(X.shape) < 0.2).astype(float)
+    codes = _builder.integer_codes(X)
+    bits = _builder.code_bits(codes)
+    kw = dict(rest[3], criterion=rest[1], target=target, output_classes=rest[2])
+    with pytest.raises(ValueError, match="need the codes"):
+        _builder.build_tree(X, None, y, w, rest[0], bits=bits, **kw)
+    wrong = (bits[0][:, :0].copy(),) + bits[1:]
+    with pytest.raises(ValueError, match="code_bits"):
+        _builder.build_tree(X, None, y, w, rest[0], codes=codes, bits=wrong, **kw)
+
+
 def _float_stress(X, kind, rng):
     """X's first feature replaced by values that a float32 copy rounds: normal values
     (rounded), values closer together than float32 tells apart (all rounded to one),
