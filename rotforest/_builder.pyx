@@ -122,6 +122,9 @@ cdef extern from "_values.h":
     int64_t rf_gather_f32(const float* xf, int64_t rs, const uint64_t* S, uint64_t im,
                           int64_t s, int64_t e, double* V, double* lo_out,
                           double* hi_out) noexcept nogil
+    int64_t rf_gather_f32_present(const float* xf, int64_t rs, const uint64_t* S,
+                                  uint64_t im, int64_t s, int64_t e, double* V,
+                                  double* lo_out, double* hi_out) noexcept nogil
     int64_t RF_PREFETCH_NODE
     void rf_prefetch_rows(const void* base, int64_t stride, const uint64_t* S, uint64_t im,
                           int64_t s, int64_t e) noexcept nogil
@@ -536,13 +539,13 @@ cdef int _set_bits(Builder* B, bits, coded, int64_t n, int64_t F) except -1:
 cdef int _set_floats(Builder* B, floats, codes, int64_t n, int64_t F) except -1:
     """Point the builder at float_copy's copy (kept alive by build_tree's caller); every
     feature it leaves out must be read from ``codes``."""
-    x32, column, exact = floats
-    cdef const uint8_t[::1] ex = exact
+    x32, column, exact, missing = floats
+    cdef const uint8_t[::1] ex = exact, miss = missing
     cdef const int64_t[::1] col = column
     cdef int64_t G = x32.shape[1] if x32.ndim == 2 else -1
     coded = np.zeros(F, dtype=bool) if codes is None else codes[1] != 0
     if (x32.dtype != np.float32 or not x32.flags.c_contiguous or x32.shape != (n, G)
-            or ex.shape[0] != F or col.shape[0] != F or n == 0
+            or ex.shape[0] != F or miss.shape[0] != F or col.shape[0] != F or n == 0
             or np.any((column < 0) & ~coded) or np.any(column >= G)
             or np.any(np.bincount(column[column >= 0], minlength=G) > 1)):
         raise ValueError("floats must be float_copy(X, coded) with X's codes")
@@ -550,6 +553,7 @@ cdef int _set_floats(Builder* B, floats, codes, int64_t n, int64_t F) except -1:
     B.col.x32_cols = G
     B.col.x32_col = &col[0]
     B.col.exact32 = &ex[0]
+    B.col.nan32 = &miss[0]
     return 0
 
 
@@ -558,10 +562,11 @@ def float_copy(const double[:, :] X, const uint8_t[::1] coded=None):
     feature) rounded to float32 (round to nearest), which random cuts on the values read
     in place of X: half its bytes, and only the features read from it, so that more of a
     node's rows stay in the caches (see _scan_random.pxi).  Returns ``(x32, column,
-    exact)``: x32 of shape (n_samples, those features), C order; column (int64, one per
-    feature) the feature's column in x32, or -1; exact (uint8) 1 where every value of
-    the feature is its float32 (NaN included), so that its copy is read without checks.
-    One pass over X."""
+    exact, missing)``: x32 of shape (n_samples, those features), C order; column (int64,
+    one per feature) the feature's column in x32, or -1; exact (uint8) 1 where every value
+    of the feature is its float32 (NaN included), so that its copy is read without
+    checks; missing (uint8) 1 where a copied feature has a NaN (the others' gathers count
+    none).  One pass over X."""
     cdef int64_t n = X.shape[0], F = X.shape[1], G = 0, i, f, c
     column_arr = np.full(F, -1, dtype=np.int64)
     cdef int64_t[::1] column = column_arr
@@ -571,8 +576,9 @@ def float_copy(const double[:, :] X, const uint8_t[::1] coded=None):
             G += 1
     x32_arr = np.empty((n, G), dtype=np.float32)
     exact_arr = np.ones(F, dtype=np.uint8)
+    missing_arr = np.zeros(F, dtype=np.uint8)
     cdef float[:, ::1] x32 = x32_arr
-    cdef uint8_t[::1] exact = exact_arr
+    cdef uint8_t[::1] exact = exact_arr, missing = missing_arr
     cdef double v
     cdef float r
     with nogil:
@@ -585,7 +591,8 @@ def float_copy(const double[:, :] X, const uint8_t[::1] coded=None):
                 r = <float> v
                 x32[i, c] = r
                 exact[f] &= (<double> r == v) | (v != v)
-    return x32_arr, column_arr, exact_arr
+                missing[f] |= v != v
+    return x32_arr, column_arr, exact_arr, missing_arr
 
 
 cdef inline bint _small_integer(double v) noexcept nogil:

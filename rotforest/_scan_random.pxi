@@ -184,8 +184,12 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
     elif B.col.x32 != NULL:
         # (its float32 copy: half the bytes of X; rounding is monotone, so the rounded
         # values order the samples as X does, except those rounded to the same float)
-        nm = rf_gather_f32(B.col.x32 + B.col.x32_col[f], B.col.x32_cols, S, im, s, end, V,
-                           &lo, &hi)
+        if B.col.nan32[f]:
+            nm = rf_gather_f32(B.col.x32 + B.col.x32_col[f], B.col.x32_cols, S, im, s, end,
+                               V, &lo, &hi)
+        else:       # (none missing: none counted)
+            nm = rf_gather_f32_present(B.col.x32 + B.col.x32_col[f], B.col.x32_cols, S, im,
+                                       s, end, V, &lo, &hi)
         rounded = not B.col.exact32[f]
         if rounded and nm < end - s and not (lo < hi and isfinite(lo) and isfinite(hi)):
             # one rounded value (constant, or values closer than float32 tells apart)
@@ -209,7 +213,14 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         # from a continuum); otherwise a rounded value is at most t exactly when the
         # value is
         rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
-    n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
+    if (B.col.ys != NULL and B.key.packed and B.par.use_avx512
+            and B.data.n_classes == 3):
+        # (one numeric target, integer weights: _values_left's count, called directly)
+        B.work.cl[2] = 0.0
+        n_left = rf_values_left_sq_avx512(V, B.col.ys, S, s, end, t, ml[0], B.key.wshift,
+                                          B.key.wmask, &wl, B.work.cl)
+    else:
+        n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     present_left = n_left - (nm if ml[0] else 0)
     if rounded and (present_left == 0 or present_left == (end - s) - nm):
         # no present value on a side: t fell between an extreme and its rounding, and
@@ -220,6 +231,13 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     if n_left < B.par.min_samples_leaf or (end - s) - n_left < B.par.min_samples_leaf:
         return -INFINITY
+    if (B.data.regression and B.data.n_outputs == 1
+            and B.data.monotonic == NULL and B.par.criterion != CRIT_POISSON):
+        # (one numeric target, no constraint: _random_proxy's value without its calls)
+        if wl < B.par.min_weight_leaf or e.weight - wl < B.par.min_weight_leaf:
+            return -INFINITY
+        return _reg_proxy(B.par.criterion, B.work.cl[0], wl, tot[0] - B.work.cl[0],
+                          e.weight - wl)
     return _random_proxy(B, f, tot, e.weight, wl, e.lower, e.upper)
 
 

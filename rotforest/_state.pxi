@@ -159,7 +159,8 @@ cdef struct Columns:       # what the nodes read their features from
     const float* x32       # values: the features not coded, rounded to float32
     int64_t x32_cols       # (float_copy): x32[i * x32_cols + x32_col[f]] (NULL: read
     const int64_t* x32_col  # from X); exact32[f]: every value of feature f is its
-    const uint8_t* exact32  # float32
+    const uint8_t* exact32  # float32; nan32[f]: some value of it is NaN
+    const uint8_t* nan32
     double* ys             # values, one numeric target: the samples' targets in the
                            # order of samples (NULL otherwise)
     bint sparse            # the features are sparse columns (see _sparse.pxi): every

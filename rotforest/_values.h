@@ -52,6 +52,40 @@ static inline int64_t NAME(const T *xf, int64_t rs, const uint64_t *S, uint64_t 
 RF_GATHER_FLOATS(rf_gather_values, double)
 RF_GATHER_FLOATS(rf_gather_f32, float)
 
+/* The same for a feature without missing values (none counted: 0). */
+#define RF_GATHER_PRESENT(NAME, T)                                                      \
+static inline int64_t NAME(const T *xf, int64_t rs, const uint64_t *S, uint64_t im,    \
+                           int64_t s, int64_t e, double *V, double *lo_out,            \
+                           double *hi_out) {                                           \
+    double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY, v, w;     \
+    int64_t nm = 0, q;                                                                 \
+    for (q = s; q + 1 < e; q += 2) {                                                   \
+        if (q + 1 + RF_GATHER_AHEAD < e) {                                             \
+            __builtin_prefetch(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0); \
+            __builtin_prefetch(&xf[(int64_t)(S[q + 1 + RF_GATHER_AHEAD] & im) * rs], 0, \
+                               0);                                                     \
+        }                                                                              \
+        v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
+        w = (double)xf[(int64_t)(S[q + 1] & im) * rs];                                 \
+        V[q] = v;                                                                      \
+        V[q + 1] = w;                                                                  \
+        lo0 = v < lo0 ? v : lo0;                                                       \
+        hi0 = v > hi0 ? v : hi0;                                                       \
+        lo1 = w < lo1 ? w : lo1;                                                       \
+        hi1 = w > hi1 ? w : hi1;                                                       \
+    }                                                                                  \
+    if (q < e) {                                                                       \
+        v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
+        V[q] = v;                                                                      \
+        lo0 = v < lo0 ? v : lo0;                                                       \
+        hi0 = v > hi0 ? v : hi0;                                                       \
+    }                                                                                  \
+    *lo_out = lo1 < lo0 ? lo1 : lo0;                                                   \
+    *hi_out = hi1 > hi0 ? hi1 : hi0;                                                   \
+    return nm;                                                                         \
+}
+RF_GATHER_PRESENT(rf_gather_f32_present, float)
+
 /* nodes of at most this many samples prefetch their next feature's values (larger
    ones prefetch ahead within their gathers) */
 #define RF_PREFETCH_NODE 64

@@ -407,36 +407,42 @@ def test_float_copy_grows_the_trees_of_the_values(simd):
 
 def test_float_copy_marks_the_features_it_holds_exactly():
     X = np.array([[0.5, 0.1, np.nan, 1e39, 3.0], [2.0, 0.25, 1.5, 1.0, np.nan]])
-    x32, column, exact = _builder.float_copy(X)
+    x32, column, exact, missing = _builder.float_copy(X)
     assert x32.dtype == np.float32 and x32.shape == X.shape and x32.flags.c_contiguous
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(x32, X.astype(np.float32))
     assert column.tolist() == [0, 1, 2, 3, 4]
     assert exact.tolist() == [1, 0, 1, 0, 1]
+    assert missing.tolist() == [0, 0, 1, 0, 1]
     # the features left to codes are not copied
-    x32, column, exact = _builder.float_copy(X, np.array([1, 0, 0, 1, 1], dtype=np.uint8))
+    x32, column, exact, missing = _builder.float_copy(
+        X, np.array([1, 0, 0, 1, 1], dtype=np.uint8))
     assert x32.shape == (2, 2) and column.tolist() == [-1, 0, 1, -1, -1]
     np.testing.assert_array_equal(x32, X[:, 1:3].astype(np.float32))
     assert exact.tolist() == [1, 0, 1, 1, 1]
+    assert missing.tolist() == [0, 0, 1, 0, 0]
     X2, y, target, w, n_classes, criterion, outputs, settings = _configuration(
         0, regression=False)
     kw = dict(settings, criterion=criterion, target=target, output_classes=outputs)
-    x32, column, exact = _builder.float_copy(X2)
+    x32, column, exact, missing = _builder.float_copy(X2)
     some = np.zeros(X2.shape[1], dtype=np.uint8)
     some[0] = 1
-    for wrong in [(x32[:-1], column, exact), (x32.astype(np.float64), column, exact),
-                  (x32, column, exact[:-1]), (x32, column[:-1], exact),
-                  (x32, column + 1, exact), (x32, np.zeros_like(column), exact)
-                  if X2.shape[1] > 1 else (x32, column - 2, exact),
+    for wrong in [(x32[:-1], column, exact, missing),
+                  (x32.astype(np.float64), column, exact, missing),
+                  (x32, column, exact[:-1], missing), (x32, column, exact, missing[:-1]),
+                  (x32, column[:-1], exact, missing),
+                  (x32, column + 1, exact, missing),
+                  (x32, np.zeros_like(column), exact, missing)
+                  if X2.shape[1] > 1 else (x32, column - 2, exact, missing),
                   # a feature neither copied nor coded
                   _builder.float_copy(X2, some),
-                  (np.asfortranarray(x32), column, exact) if X2.shape[1] > 1
-                  else (x32.T, column, exact)]:
+                  (np.asfortranarray(x32), column, exact, missing) if X2.shape[1] > 1
+                  else (x32.T, column, exact, missing)]:
         with pytest.raises(ValueError, match="float_copy"):
             _builder.build_tree(X2, None, y, w, n_classes, floats=wrong, **kw)
     with pytest.raises(ValueError, match="float_copy"):      # not for the lists
         _builder.build_tree(X2, _builder.presort(X2), y, w, n_classes,
-                            floats=(x32, column, exact), **kw)
+                            floats=(x32, column, exact, missing), **kw)
 
 
 @pytest.mark.parametrize("column", [[1.0, 1.0 + 1e-12], [1e39, 2e39], [-1e-45, 0.0]],
