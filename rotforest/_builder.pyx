@@ -698,7 +698,7 @@ def code_bits(codes, double share=0.8):
     code_arr, coded_arr, missing = codes
     cdef const uint8_t[::1] coded = coded_arr
     cdef int64_t F = code_arr.shape[0], n = code_arr.shape[1], W = (n + 63) >> 6
-    cdef int64_t f, R = 0
+    cdef int64_t f, top, R = 0
     cdef bint one = code_arr.dtype == np.uint8
     cdef const uint8_t[:, ::1] c1
     cdef const uint16_t[:, ::1] c2
@@ -706,7 +706,6 @@ def code_bits(codes, double share=0.8):
         c1 = code_arr
     else:
         c2 = code_arr
-    # (counts in four tables for one byte, against chains of stores to one count)
     counts_arr = np.zeros(4 * 256 if one else 65536, dtype=np.int64)
     seen_arr = np.empty(min(n, 65536), dtype=np.int64)
     cdef int64_t[::1] counts = counts_arr, seen = seen_arr
@@ -718,10 +717,10 @@ def code_bits(codes, double share=0.8):
         for f in range(F):
             if coded[f] and n > 0:
                 if one:
-                    _mode8(&c1[f, 0], n, &counts[0], &mode[f], &other[f], &seen[0])
+                    top = _mode8(&c1[f, 0], n, &counts[0], &mode[f], &other[f])
                 else:
-                    _mode16(&c2[f, 0], n, &counts[0], &mode[f], &other[f], &seen[0])
-                if other[f] >= -1 or seen[0] * 1.0 >= share * n:
+                    top = _mode16(&c2[f, 0], n, &counts[0], &mode[f], &other[f], &seen[0])
+                if other[f] >= -1 or top >= share * n:
                     row[f] = R
                     R += 1
                 other[f] = max(other[f], -1)
@@ -739,29 +738,34 @@ def code_bits(codes, double share=0.8):
     return bits_arr, row_arr, mode_arr, other_arr
 
 
-cdef void _mode_of(int64_t* counts, int64_t top_code, int64_t* mode, int64_t* other,
-                   int64_t* seen) noexcept nogil:
-    """From the counts of codes 0..top_code: the commonest (least of tied ones) in mode,
-    its count in seen[0], and in other the other code of two, -1 for one, -2 for more."""
-    cdef int64_t c, best = -1, top = 0, distinct = 0, first = -1, second = -1
-    for c in range(top_code + 1):
-        if counts[c] > 0:
-            distinct += 1
-            if first < 0:
-                first = c
-            elif second < 0:
-                second = c
-            if counts[c] > top:
-                top = counts[c]
-                best = c
+cdef int64_t _commonest(const int64_t* counts, const int64_t* codes, int64_t k,
+                        int64_t* mode, int64_t* other) noexcept nogil:
+    """Of the codes codes[0..k) (NULL: 0..k-1) with a positive count: the commonest (the
+    least of tied ones) in mode and, in other, the other code where there are two (-1
+    for one code, -2 for more).  Returns the mode's count."""
+    cdef int64_t i, c, best = -1, top = 0, distinct = 0, first = -1, second = -1
+    for i in range(k):
+        c = codes[i] if codes != NULL else i
+        if counts[c] == 0:
+            continue
+        distinct += 1
+        if first < 0:
+            first = c
+        elif second < 0:
+            second = c
+        if counts[c] > top or (counts[c] == top and c < best):
+            top = counts[c]
+            best = c
     mode[0] = best
-    seen[0] = top
     other[0] = -1 if distinct == 1 else (-2 if distinct > 2 else
                                          (second if best == first else first))
+    return top
 
 
-cdef void _mode8(const uint8_t* c, int64_t n, int64_t* counts, int64_t* mode,
-                 int64_t* other, int64_t* seen) noexcept nogil:
+cdef int64_t _mode8(const uint8_t* c, int64_t n, int64_t* counts, int64_t* mode,
+                    int64_t* other) noexcept nogil:
+    """_commonest of one-byte codes c[0..n), counted in four tables (against chains of
+    stores to one count) then merged."""
     cdef int64_t i, v
     memset(counts, 0, 4 * 256 * sizeof(int64_t))
     i = 0
@@ -776,35 +780,24 @@ cdef void _mode8(const uint8_t* c, int64_t n, int64_t* counts, int64_t* mode,
         i += 1
     for v in range(256):
         counts[v] += counts[256 + v] + counts[512 + v] + counts[768 + v]
-    _mode_of(counts, 255, mode, other, seen)
+    return _commonest(counts, NULL, 256, mode, other)
 
 
-cdef void _mode16(const uint16_t* c, int64_t n, int64_t* counts, int64_t* mode,
-                  int64_t* other, int64_t* seen) noexcept nogil:
-    """As _mode8 for two-byte codes: one table, whose codes seen are listed (in seen)
-    to be read and cleared (the table stays zero between features)."""
-    cdef int64_t i, v, k = 0, top = 0, best = -1, first = -1, second = -1
+cdef int64_t _mode16(const uint16_t* c, int64_t n, int64_t* counts, int64_t* mode,
+                     int64_t* other, int64_t* seen) noexcept nogil:
+    """_commonest of two-byte codes c[0..n): one table (zero on entry and on return),
+    the codes seen listed in seen."""
+    cdef int64_t i, v, k = 0, top
     for i in range(n):
         v = c[i]
         if counts[v] == 0:
             seen[k] = v
             k += 1
         counts[v] += 1
-    for i in range(k):
-        v = seen[i]
-        if counts[v] > top or (counts[v] == top and v < best):
-            top = counts[v]
-            best = v
-        if first < 0 or v < first:
-            second = first
-            first = v
-        elif second < 0 or v < second:
-            second = v
+    top = _commonest(counts, seen, k, mode, other)
     for i in range(k):
         counts[seen[i]] = 0
-    mode[0] = best
-    seen[0] = top
-    other[0] = -1 if k == 1 else (-2 if k > 2 else (second if best == first else first))
+    return top
 
 
 def needs_presort(bint random_split, bint categorical, int criterion, bint regression):

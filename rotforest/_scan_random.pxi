@@ -36,6 +36,12 @@ cdef inline double _random_proxy(Builder* B, int64_t f, const double* tot, doubl
     cdef int64_t c, g
     if wl < B.par.min_weight_leaf or wtot - wl < B.par.min_weight_leaf:
         return -INFINITY
+    if (B.data.regression and B.data.n_outputs == 1 and B.par.criterion != CRIT_POISSON
+            and (B.data.monotonic == NULL or B.data.monotonic[f] == 0)):
+        # one numeric target, unconstrained: the proxy from the sums of w y alone
+        # (_proxy_counts' value)
+        return _reg_proxy(B.par.criterion, B.work.cl[0], wl, tot[0] - B.work.cl[0],
+                          wtot - wl)
     if B.work.n_present >= 0:
         # (several classes: no monotonic constraints)
         for g in range(B.work.n_present):
@@ -213,14 +219,7 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         # from a continuum); otherwise a rounded value is at most t exactly when the
         # value is
         rf_gather_values(xf, rs, S, im, s, end, V, &lo, &hi)
-    if (B.col.ys != NULL and B.key.packed and B.par.use_avx512
-            and B.data.n_classes == 3):
-        # (one numeric target, integer weights: _values_left's count, called directly)
-        B.work.cl[2] = 0.0
-        n_left = rf_values_left_sq_avx512(V, B.col.ys, S, s, end, t, ml[0], B.key.wshift,
-                                          B.key.wmask, &wl, B.work.cl)
-    else:
-        n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
+    n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     present_left = n_left - (nm if ml[0] else 0)
     if rounded and (present_left == 0 or present_left == (end - s) - nm):
         # no present value on a side: t fell between an extreme and its rounding, and
@@ -231,18 +230,12 @@ cdef double _random_values(Builder* B, const Entry* e, int64_t f, const double* 
         n_left = _values_left(B, S, V, s, end, t, ml[0], &wl)
     if n_left < B.par.min_samples_leaf or (end - s) - n_left < B.par.min_samples_leaf:
         return -INFINITY
-    if (B.data.regression and B.data.n_outputs == 1
-            and B.data.monotonic == NULL and B.par.criterion != CRIT_POISSON):
-        # (one numeric target, no constraint: _random_proxy's value without its calls)
-        if wl < B.par.min_weight_leaf or e.weight - wl < B.par.min_weight_leaf:
-            return -INFINITY
-        return _reg_proxy(B.par.criterion, B.work.cl[0], wl, tot[0] - B.work.cl[0],
-                          e.weight - wl)
     return _random_proxy(B, f, tot, e.weight, wl, e.lower, e.upper)
 
 
-cdef int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s,
-                          int64_t end, double t, bint ml, double* wl_out) noexcept nogil:
+cdef inline int64_t _values_left(Builder* B, const key_t* S, const double* V, int64_t s,
+                                 int64_t end, double t, bint ml,
+                                 double* wl_out) noexcept nogil:
     """The statistics (in work.cl) and weight (wl_out) of the samples of S[s:end) whose
     value V[q] is at most t, or missing when ml; returns their count.  Without branches
     on the side (a random cut sends samples either way at random: a branch would be

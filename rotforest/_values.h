@@ -13,10 +13,11 @@
 #define RF_GATHER_AHEAD 32
 
 /* V[q] = xf[(S[q] & im) * rs] for q in [s, e) (xf of type T), the least and largest
-   present value (NaN skipped: +inf and -inf when none) and the count of missing ones.
-   Two pairs of extremes, for the even and the odd samples, so that the chains of
-   comparisons run side by side (the same extremes: a minimum of the same values). */
-#define RF_GATHER_FLOATS(NAME, T)                                                      \
+   present value (NaN skipped: +inf and -inf when none) and, when COUNT, the count of
+   missing ones (0 otherwise: for a feature without any).  Two pairs of extremes, for
+   the even and the odd samples, so that the chains of comparisons run side by side
+   (the same extremes: a minimum of the same values). */
+#define RF_GATHER_FLOATS(NAME, T, COUNT)                                               \
 static inline int64_t NAME(const T *xf, int64_t rs, const uint64_t *S, uint64_t im,    \
                            int64_t s, int64_t e, double *V, double *lo_out,            \
                            double *hi_out) {                                           \
@@ -36,55 +37,24 @@ static inline int64_t NAME(const T *xf, int64_t rs, const uint64_t *S, uint64_t 
         hi0 = v > hi0 ? v : hi0;                                                       \
         lo1 = w < lo1 ? w : lo1;                                                       \
         hi1 = w > hi1 ? w : hi1;                                                       \
-        nm += isnan(v) + isnan(w);                                                     \
+        if (COUNT)                                                                     \
+            nm += isnan(v) + isnan(w);                                                 \
     }                                                                                  \
     if (q < e) {                                                                       \
         v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
         V[q] = v;                                                                      \
         lo0 = v < lo0 ? v : lo0;                                                       \
         hi0 = v > hi0 ? v : hi0;                                                       \
-        nm += isnan(v);                                                                \
+        if (COUNT)                                                                     \
+            nm += isnan(v);                                                            \
     }                                                                                  \
     *lo_out = lo1 < lo0 ? lo1 : lo0;                                                   \
     *hi_out = hi1 > hi0 ? hi1 : hi0;                                                   \
     return nm;                                                                         \
 }
-RF_GATHER_FLOATS(rf_gather_values, double)
-RF_GATHER_FLOATS(rf_gather_f32, float)
-
-/* The same for a feature without missing values (none counted: 0). */
-#define RF_GATHER_PRESENT(NAME, T)                                                      \
-static inline int64_t NAME(const T *xf, int64_t rs, const uint64_t *S, uint64_t im,    \
-                           int64_t s, int64_t e, double *V, double *lo_out,            \
-                           double *hi_out) {                                           \
-    double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY, v, w;     \
-    int64_t nm = 0, q;                                                                 \
-    for (q = s; q + 1 < e; q += 2) {                                                   \
-        if (q + 1 + RF_GATHER_AHEAD < e) {                                             \
-            __builtin_prefetch(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0); \
-            __builtin_prefetch(&xf[(int64_t)(S[q + 1 + RF_GATHER_AHEAD] & im) * rs], 0, \
-                               0);                                                     \
-        }                                                                              \
-        v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
-        w = (double)xf[(int64_t)(S[q + 1] & im) * rs];                                 \
-        V[q] = v;                                                                      \
-        V[q + 1] = w;                                                                  \
-        lo0 = v < lo0 ? v : lo0;                                                       \
-        hi0 = v > hi0 ? v : hi0;                                                       \
-        lo1 = w < lo1 ? w : lo1;                                                       \
-        hi1 = w > hi1 ? w : hi1;                                                       \
-    }                                                                                  \
-    if (q < e) {                                                                       \
-        v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
-        V[q] = v;                                                                      \
-        lo0 = v < lo0 ? v : lo0;                                                       \
-        hi0 = v > hi0 ? v : hi0;                                                       \
-    }                                                                                  \
-    *lo_out = lo1 < lo0 ? lo1 : lo0;                                                   \
-    *hi_out = hi1 > hi0 ? hi1 : hi0;                                                   \
-    return nm;                                                                         \
-}
-RF_GATHER_PRESENT(rf_gather_f32_present, float)
+RF_GATHER_FLOATS(rf_gather_values, double, 1)
+RF_GATHER_FLOATS(rf_gather_f32, float, 1)
+RF_GATHER_FLOATS(rf_gather_f32_present, float, 0)
 
 /* nodes of at most this many samples prefetch their next feature's values (larger
    ones prefetch ahead within their gathers) */
@@ -117,6 +87,28 @@ static inline int rf_any_equal(const double *V, int64_t s, int64_t e, double u) 
    themselves, small non-negative integers, in one byte or two; the code `missing`, the
    dtype's largest or, where no value is missing, one beyond it, marks NaN): V[q] holds
    the value as a double, or NaN. */
+/* One code c read into V[q] (NaN for the code missing), folded into the integer
+   extremes lo, hi and the missing count nm (see rf_gather_codes). */
+#define RF_TAKE_CODE(c, q)                                                              \
+    do {                                                                                \
+        int64_t miss_ = (c) == missing;                                                 \
+        V[q] = miss_ ? NAN : (double)(c);                                               \
+        lo = (c) < lo ? (c) : lo;                                                       \
+        hi = (!miss_ & ((c) > hi)) ? (c) : hi;                                          \
+        nm += miss_;                                                                    \
+    } while (0)
+
+/* count (> 0 or none) samples of code c, folded in as RF_TAKE_CODE folds one. */
+#define RF_TAKE_CODES(c, count)                                                         \
+    do {                                                                                \
+        if ((count) > 0 && (c) == missing)                                              \
+            nm += (count);                                                              \
+        else if ((count) > 0) {                                                         \
+            lo = (c) < lo ? (c) : lo;                                                   \
+            hi = (c) > hi ? (c) : hi;                                                   \
+        }                                                                               \
+    } while (0)
+
 #define RF_GATHER_CODES(NAME, CODE_T)                                                   \
 static inline int64_t NAME(const CODE_T *cf, const uint64_t *S, uint64_t im, int64_t s, \
                            int64_t e, int64_t missing, double *V, double *lo_out,       \
@@ -128,11 +120,7 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *S, uint64_t im, int
         if (q + RF_GATHER_AHEAD < e)                                                    \
             __builtin_prefetch(&cf[S[q + RF_GATHER_AHEAD] & im], 0, 0);                 \
         int64_t c = cf[S[q] & im];                                                      \
-        int64_t miss = c == missing;                                                    \
-        V[q] = miss ? NAN : (double)c;                                                  \
-        lo = c < lo ? c : lo;                                                           \
-        hi = (!miss & (c > hi)) ? c : hi;                                               \
-        nm += miss;                                                                     \
+        RF_TAKE_CODE(c, q);                                                             \
     }                                                                                   \
     *lo_out = hi < 0 ? INFINITY : (double)lo;                                           \
     *hi_out = hi < 0 ? -INFINITY : (double)hi;                                          \
@@ -154,7 +142,7 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *bits, int64_t mode,
     double mv = mode == missing ? NAN : (double)mode;                                   \
     /* (the value of a bit, read from a table: a branch would be mispredicted) */       \
     double tab[2] = {mv, other == missing ? NAN : (double)other};                       \
-    int64_t nm = 0, q, j, k = 0, lo = missing, hi = -1, c, r, b, miss;                  \
+    int64_t nm = 0, q, j, k = 0, lo = missing, hi = -1, c, r, b;                        \
     if (other >= 0) {                                                                   \
         for (q = s; q < e; q++) {                                                       \
             r = (int64_t)(S[q] & im);                                                   \
@@ -162,14 +150,7 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *bits, int64_t mode,
             V[q] = tab[b];                                                              \
             k += b;                                                                     \
         }                                                                               \
-        if (k > 0) {                                                                    \
-            if (other == missing)                                                       \
-                nm += k;                                                                \
-            else {                                                                      \
-                lo = other < lo ? other : lo;                                           \
-                hi = other > hi ? other : hi;                                           \
-            }                                                                           \
-        }                                                                               \
+        RF_TAKE_CODES(other, k);                                                        \
     } else {                                                                            \
         for (q = s; q < e; q++) {                                                       \
             r = (int64_t)(S[q] & im);                                                   \
@@ -183,21 +164,10 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *bits, int64_t mode,
                 __builtin_prefetch(&cf[S[Q[j + RF_GATHER_AHEAD]] & im], 0, 0);          \
             q = (int64_t)Q[j];                                                          \
             c = cf[S[q] & im];                                                          \
-            miss = c == missing;                                                        \
-            V[q] = miss ? NAN : (double)c;                                              \
-            lo = c < lo ? c : lo;                                                       \
-            hi = (!miss & (c > hi)) ? c : hi;                                           \
-            nm += miss;                                                                 \
+            RF_TAKE_CODE(c, q);                                                         \
         }                                                                               \
     }                                                                                   \
-    if (k < e - s) {                                                                    \
-        if (mode == missing)                                                            \
-            nm += e - s - k;                                                            \
-        else {                                                                          \
-            lo = mode < lo ? mode : lo;                                                 \
-            hi = mode > hi ? mode : hi;                                                 \
-        }                                                                               \
-    }                                                                                   \
+    RF_TAKE_CODES(mode, e - s - k);                                                     \
     *lo_out = hi < 0 ? INFINITY : (double)lo;                                           \
     *hi_out = hi < 0 ? -INFINITY : (double)hi;                                          \
     return nm;                                                                          \
