@@ -1,8 +1,12 @@
 """Fitting on a dask.distributed cluster through joblib's dask backend: the same model as a
 local fit, and the training data reaches each worker once per fit, not once per tree.
 
-Skipped when dask.distributed is not installed (``pip install ".[dask]"``)."""
+Every test needs a cluster: skipped, each with the reason, when dask.distributed (or
+cloudpickle) is not installed (``pip install "rotforest[dask]"``).  The digests below are
+computed in this run, of the bytes that arrive on the workers, and compared with each
+other: nothing recorded."""
 import hashlib
+import importlib
 import logging
 import sys
 
@@ -14,16 +18,21 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
-distributed = pytest.importorskip("dask.distributed")
-cloudpickle = pytest.importorskip("cloudpickle")
 
-# the plugin below is defined here: ship it by value (workers cannot import this module)
-cloudpickle.register_pickle_by_value(sys.modules[__name__])
+def _optional(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+distributed = _optional("dask.distributed")
+cloudpickle = _optional("cloudpickle")
 
 N_WORKERS = 2
 
 
-class ArrivalLog(distributed.WorkerPlugin):
+class ArrivalLog(distributed.WorkerPlugin if distributed is not None else object):
     """Records, on every worker, each piece of data that arrives from elsewhere (scattered
     by the client or fetched from another worker) with its size and a digest of its
     bytes (of an object's arrays: a forest's job object), and each task the worker
@@ -64,6 +73,12 @@ def _read_log(dask_worker):
 
 @pytest.fixture(scope="module")
 def client():
+    """A local cluster of N_WORKERS processes with the ArrivalLog plugin."""
+    if distributed is None or cloudpickle is None:
+        pytest.skip('needs a dask cluster: dask.distributed and cloudpickle (pip install '
+                    '"rotforest[dask]")')
+    # the plugin is defined here: ship it by value (workers cannot import this module)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
     cluster = distributed.LocalCluster(n_workers=N_WORKERS, threads_per_worker=1,
                                        processes=True, dashboard_address=None,
                                        silence_logs=logging.ERROR)

@@ -4,25 +4,33 @@ every estimator, and the "recursion" method of the tree and random-forest regres
 traversal."""
 import warnings
 
+import numpy as np
 import pytest
+from sklearn.base import clone
+from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
+from sklearn.exceptions import NotFittedError
+from sklearn.inspection import PartialDependenceDisplay, partial_dependence
+from sklearn.tree import DecisionTreeRegressor as SkTreeRegressor
+from sklearn.tree import export_graphviz, export_text, plot_tree
 
-matplotlib = pytest.importorskip("matplotlib")
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.base import clone  # noqa: E402
-from sklearn.ensemble import RandomForestRegressor as SkForestRegressor  # noqa: E402
-from sklearn.exceptions import NotFittedError  # noqa: E402
-from sklearn.inspection import PartialDependenceDisplay, partial_dependence  # noqa: E402
-from sklearn.tree import DecisionTreeRegressor as SkTreeRegressor  # noqa: E402
-from sklearn.tree import export_graphviz, export_text, plot_tree  # noqa: E402
-
-from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,  # noqa: E402
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
                        RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, RotationForestRegressor)
-from helpers import sklearn_at_least  # noqa: E402
-from sklearn_trees import as_sklearn  # noqa: E402
+from helpers import sklearn_at_least
+from sklearn_trees import as_sklearn
+
+
+@pytest.fixture
+def plt():
+    """matplotlib's pyplot on the Agg backend, for the tests that draw (skipped without
+    matplotlib: the computations need none); closes the figures afterwards."""
+    matplotlib = pytest.importorskip("matplotlib",
+                                     reason="draws with scikit-learn's plotting: needs "
+                                            "matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+    yield pyplot
+    pyplot.close("all")
 
 
 def _data(n=300, n_features=4, seed=0, missing=0.0):
@@ -201,7 +209,8 @@ def test_forest_with_set_and_threshold_splits_of_a_category():
 
 
 def test_pandas_categories_are_coded_as_in_predict():
-    pd = pytest.importorskip("pandas")
+    pd = pytest.importorskip("pandas", reason="category columns of a DataFrame need "
+                                              "pandas")
     X, y = _categorical_data()
     labels = np.array(list("abcdefg"), dtype=object)
     city = pd.Categorical(np.where(np.isnan(X[:, 1]), None,
@@ -268,10 +277,22 @@ def test_defaults_work_on_every_estimator(est):
     else:
         # classifiers and rotation forests: brute force
         np.testing.assert_array_equal(result["average"], brute["average"])
+
+
+@pytest.mark.parametrize("est", _estimators(), ids=lambda e: type(e).__name__)
+def test_display_draws_every_estimator(est, plt):
+    """PartialDependenceDisplay draws the curves of partial_dependence, one and two
+    features, for every estimator."""
+    X, y = _data(n=150)
+    classifier = "Classifier" in type(est).__name__
+    est = clone(est).fit(X, (y > 0).astype(int) if classifier else y)
     display = PartialDependenceDisplay.from_estimator(est, X, [0, (0, 1)],
                                                       grid_resolution=5)
     assert display.pd_results[0]["average"].shape == (1, 5)
-    plt.close("all")
+    np.testing.assert_array_equal(
+        display.pd_results[0]["average"],
+        partial_dependence(est, X, [0], grid_resolution=5)["average"])
+    assert len(plt.gcf().axes) >= 2
 
 
 @pytest.mark.parametrize("kind", ["individual", "both"])
@@ -300,8 +321,21 @@ def test_sklearn_exporters_accept_our_trees(cls):
     assert text.count("feature_") >= 2
     assert export_text(tree) == export_text(as_sklearn(tree))
     assert export_graphviz(tree).startswith("digraph Tree")
-    assert len(plot_tree(tree)) > 0
+    assert export_graphviz(tree) == export_graphviz(as_sklearn(tree))
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_plot_tree_draws_our_trees(cls, plt):
+    """scikit-learn's plot_tree draws a box per node of our tree, with the texts it
+    draws for the same tree as a scikit-learn tree."""
+    X, y = _data(n=80)
+    tree = cls(max_depth=3, random_state=0).fit(X, (y > 0).astype(int)
+                                                if cls is DecisionTreeClassifier else y)
+    ours = [a.get_text() for a in plot_tree(tree)]
     plt.close("all")
+    theirs = [a.get_text() for a in plot_tree(as_sklearn(tree))]
+    assert sum("samples = " in text for text in ours) == tree.tree_.node_count
+    assert ours == theirs
 
 
 # ---------------------------------------------------------------- errors
@@ -339,7 +373,8 @@ def test_category_codes_in_an_array_grid_are_read_as_predict_reads_them():
     """A tree fitted on a DataFrame's category column predicts arrays of its codes; a grid
     built from such an array holds codes, a grid built from the DataFrame its labels:
     both give the partial dependence that brute force gives on the same input."""
-    import pandas as pd
+    pd = pytest.importorskip("pandas", reason="category columns of a DataFrame need "
+                                              "pandas")
     from sklearn.inspection import partial_dependence
     rng = np.random.default_rng(0)
     c = rng.choice([10, 20, 30], 300)

@@ -1,14 +1,20 @@
 """rotforest.explain against independent references: Shapley values by enumerating every
 coalition of a few features (the interventional game through the model's own predict on
 mixed rows; the path-dependent game by a plain-Python walk of the trees), and shap's own
-TreeExplainer on node-for-node copies of our trees as scikit-learn trees."""
+TreeExplainer on node-for-node copies of our trees as scikit-learn trees.
+
+The enumerations need nothing beyond rotforest's own dependencies; only the comparisons
+with shap (and the DataFrame of the Explanation test) are skipped when shap (pandas) is
+not installed, and ``to_shap``'s error without shap is checked whatever is installed."""
+import sys
 from itertools import combinations
 from math import factorial
 
 import numpy as np
 import pytest
 
-from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                       ExtraTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
                        RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, RotationForestRegressor, explain)
 from rotforest.explain import Explanation
@@ -142,6 +148,13 @@ CASES = {
                                                      random_state=0),
     "rotation-reg": lambda: RotationForestRegressor(n_estimators=3, max_depth=4,
                                                     random_state=0),
+    # random cuts: thresholds anywhere between two values, and trees of every sample
+    "extra-tree-cls": lambda: ExtraTreeClassifier(max_depth=6, random_state=0),
+    "extra-tree-reg": lambda: ExtraTreeRegressor(max_depth=6, random_state=0),
+    "extra-forest-cls": lambda: ExtraTreesClassifier(n_estimators=4, max_depth=5,
+                                                     random_state=0),
+    "extra-forest-reg": lambda: ExtraTreesRegressor(n_estimators=4, max_depth=5,
+                                                    random_state=0),
 }
 
 
@@ -215,11 +228,15 @@ def test_rotation_groups_of_two_and_wider_data():
     _check(est, X[200:], X[:8], rows=2)
 
 
-shap = pytest.importorskip("shap")
+@pytest.fixture
+def shap():
+    """shap, for the tests that compare with it or convert to its Explanation."""
+    return pytest.importorskip("shap", reason="compares with shap (pip install shap); "
+                                              "the enumeration tests need no shap")
 
 
 @pytest.mark.parametrize("classifier", [True, False])
-def test_path_dependent_equals_shap_on_the_same_trees(classifier):
+def test_path_dependent_equals_shap_on_the_same_trees(shap, classifier):
     """shap's TreeExplainer reads a node-for-node copy of each of our trees."""
     X, y_cls, y_reg = _data(5, n=600, n_features=8)
     forest = (RandomForestClassifier if classifier else RandomForestRegressor)(
@@ -237,7 +254,7 @@ def test_path_dependent_equals_shap_on_the_same_trees(classifier):
     np.testing.assert_allclose(ours.base_values[0], base, atol=1e-9, rtol=0)
 
 
-def test_interventional_equals_shap_on_the_same_tree():
+def test_interventional_equals_shap_on_the_same_tree(shap):
     X, _, y_reg = _data(6, n=400, n_features=8)
     tree = DecisionTreeRegressor(max_depth=8, random_state=0).fit(X, y_reg)
     explainer = shap.TreeExplainer(as_sklearn(tree), data=X[:30],
@@ -255,8 +272,10 @@ def test_interventional_equals_shap_on_the_same_tree():
     assert ours_error < 1e-12
 
 
-def test_explanation_object_and_to_shap():
-    import pandas as pd
+def test_explanation_object():
+    """An Explanation of a DataFrame's rows carries its column names, the classes as
+    output names and the rows' values, whatever shap's presence."""
+    pd = pytest.importorskip("pandas", reason="a DataFrame's names need pandas")
     X, y_cls, _ = _data(7)
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(N_FEATURES)])
     labels = np.array(["low", "mid", "high"])[y_cls]
@@ -268,9 +287,37 @@ def test_explanation_object_and_to_shap():
     assert ex.feature_names == list(frame.columns)
     assert ex.output_names == list(est.classes_)
     np.testing.assert_array_equal(ex.data, X[:4])
+    # the same forest fitted on the array explains the same values
+    plain = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, labels)
+    np.testing.assert_array_equal(explain(plain, X[:4]).values, ex.values)
+
+
+def test_to_shap(shap):
+    """to_shap hands shap the very arrays and names of the Explanation."""
+    X, y_cls, _ = _data(7)
+    labels = np.array(["low", "mid", "high"])[y_cls]
+    est = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, labels)
+    ex = explain(est, X[:4])
     sx = ex.to_shap()
     assert isinstance(sx, shap.Explanation)
     np.testing.assert_array_equal(sx.values, ex.values)
+    np.testing.assert_array_equal(sx.base_values, ex.base_values)
+    np.testing.assert_array_equal(sx.data, ex.data)
+    assert list(sx.feature_names) == list(ex.feature_names)
+    assert list(sx.output_names) == [str(c) for c in est.classes_]
+
+
+def test_to_shap_without_shap_says_what_to_install(monkeypatch):
+    """Without shap (its import made to fail, so that this runs whether or not it is
+    installed), explain still works and to_shap raises an ImportError naming the extra
+    to install; only to_shap needs shap."""
+    monkeypatch.setitem(sys.modules, "shap", None)      # "import shap" raises ImportError
+    X, _, y_reg = _data(7)
+    est = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y_reg)
+    ex = explain(est, X[:2])
+    with pytest.raises(ImportError,
+                       match=r'to_shap needs shap: pip install "rotforest\[shap\]"'):
+        ex.to_shap()
 
 
 def test_threads_give_the_same_values(monkeypatch):
@@ -304,7 +351,7 @@ def test_errors():
         explain(est, X, n_jobs=0)
 
 
-def test_benchmark_script_quick(capsys):
+def test_benchmark_script_quick(shap, capsys):
     """benchmarks/bench_explain.py runs and our values add up in every row it prints."""
     import importlib.util
     import os

@@ -807,37 +807,78 @@ def test_explain_takes_them(name, data):
     np.testing.assert_allclose(total.reshape(expected.shape), expected, atol=1e-9)
 
 
+def _check_onnx_outputs(out, est, X, mixed):
+    """An ONNX model's outputs against the estimator's: the labels of predict, and for a
+    classifier the probabilities of predict_proba.  The export is in double precision
+    throughout (thresholds, leaf values and their sums; a float32 input is cast to double
+    before the trees), so the same leaves are reached and only the order of the sums
+    differs: 1e-9 as in test_onnx.py (the differences are ~1e-16).  ``mixed``: some
+    probabilities must lie strictly between 0 and 1 (else labels say it all)."""
+    if hasattr(est, "classes_"):
+        label, proba = out
+        assert np.asarray(label).tolist() == est.predict(X).tolist()
+        assert proba.dtype == np.float64 and proba.shape == (X.shape[0], len(est.classes_))
+        expected = est.predict_proba(X)
+        assert not mixed or ((expected > 0.05) & (expected < 0.95)).any()
+        np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-9)
+    else:
+        (variable,) = out
+        np.testing.assert_allclose(np.ravel(variable), est.predict(X), rtol=0, atol=1e-9)
+
+
+def _onnx_rows(X):
+    """Training rows and new rows (where even fully grown trees disagree)."""
+    new = np.random.default_rng(1).normal(size=(60, X.shape[1])) * X.std(axis=0)
+    return np.ascontiguousarray(np.vstack([X[:40], new]), dtype=np.float64)
+
+
 @pytest.mark.parametrize("name", _ALL)
-def test_to_onnx_takes_them(name, data):
-    pytest.importorskip("onnx")
-    ort = pytest.importorskip("onnxruntime")
+@pytest.mark.parametrize("depth", [None, 4], ids=["full", "depth-4"])
+def test_to_onnx_takes_them(name, depth, data):
+    """to_onnx's model gives the labels and probabilities (classifiers) or the
+    predictions (regressors) of the estimator on rows of training data and new rows;
+    limited depth leaves mixed leaves, whose probabilities are not 0 or 1."""
+    pytest.importorskip("onnx", reason="builds an ONNX model: needs onnx")
+    ort = pytest.importorskip("onnxruntime", reason="runs the ONNX model: needs onnxruntime")
     from rotforest import to_onnx
 
-    est = _fitted(name, data)
+    est = _fitted(name, data).set_params(max_depth=depth).fit(*data)
     model = to_onnx(est)
     session = ort.InferenceSession(model.SerializeToString(),
                                    providers=["CPUExecutionProvider"])
-    X = np.ascontiguousarray(data[0][:40], dtype=np.float64)
-    out = session.run(None, {session.get_inputs()[0].name: X})
-    np.testing.assert_allclose(np.asarray(out[0]).reshape(-1), est.predict(X), rtol=1e-9)
+    rows = _onnx_rows(data[0])
+    _check_onnx_outputs(session.run(None, {session.get_inputs()[0].name: rows}), est, rows,
+                        mixed=depth is not None or "Trees" in name)
 
 
-@pytest.mark.parametrize("name", ["ExtraTreeClassifier", "ExtraTreeRegressor",
-                                  "ExtraTreesClassifier", "ExtraTreesRegressor"])
-def test_skl2onnx_converts_them_in_a_pipeline(name, data):
-    skl2onnx = pytest.importorskip("skl2onnx")
-    ort = pytest.importorskip("onnxruntime")
+@pytest.mark.parametrize("name", _ALL)
+@pytest.mark.parametrize("depth", [None, 4], ids=["full", "depth-4"])
+def test_skl2onnx_converts_them_in_a_pipeline(name, depth, data):
+    """skl2onnx converts a pipeline ending in each of them (double input): the labels and
+    probabilities (classifiers) or predictions (regressors) of the pipeline.  And the
+    estimator alone from float32 input, which the converter casts to double before the
+    trees: on rows exact in float32, its outputs from double rows.  (Not a float32
+    pipeline: skl2onnx's scaler would then scale in float32, and a row within rounding of
+    a threshold could reach another leaf than predict's.)"""
+    skl2onnx = pytest.importorskip("skl2onnx", reason="converts a pipeline: needs skl2onnx")
+    ort = pytest.importorskip("onnxruntime", reason="runs the ONNX model: needs onnxruntime")
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
     importlib.import_module("rotforest.onnx")       # registers the converters
     X, y = data
-    pipe = make_pipeline(StandardScaler(), _fitted(name, data)).fit(X, y)
-    model = skl2onnx.to_onnx(pipe, X[:1].astype(np.float64))
-    session = ort.InferenceSession(model.SerializeToString(),
-                                   providers=["CPUExecutionProvider"])
-    out = session.run(None, {session.get_inputs()[0].name: X})
-    np.testing.assert_allclose(np.ravel(out[0]), pipe.predict(X), rtol=1e-9)
+    X = X.astype(np.float32).astype(np.float64)     # exact in single precision
+    mixed = depth is not None or "Trees" in name
+    rows = _onnx_rows(X).astype(np.float32).astype(np.float64)
+    pipe = make_pipeline(StandardScaler(),
+                         _fitted(name, data).set_params(max_depth=depth)).fit(X, y)
+    est = _fitted(name, data).set_params(max_depth=depth).fit(X, y)
+    for model, dtype in ((pipe, np.float64), (est, np.float32)):
+        onnx_model = skl2onnx.to_onnx(model, rows[:1].astype(dtype))
+        session = ort.InferenceSession(onnx_model.SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
+        out = session.run(None, {session.get_inputs()[0].name: rows.astype(dtype)})
+        _check_onnx_outputs(out, model, rows, mixed)
 
 
 def test_export_text_takes_them(data):

@@ -2,7 +2,8 @@
 reference: Pipeline with a ColumnTransformer on a pandas DataFrame, feature-name checks,
 GridSearchCV with nested parallelism, cross_val_score on the same folds, clone and
 parameters, sample_weight routed through a Pipeline by metadata routing, and the size of
-pickles."""
+pickles.  The tests on a DataFrame (the ``frame`` fixture) need pandas and are skipped
+without it; the others need nothing beyond rotforest's dependencies."""
 import copy
 import pickle
 import re
@@ -24,8 +25,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from helpers import tie_free_data
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
-
-pd = pytest.importorskip("pandas")
 
 # each of ours beside the scikit-learn estimator it is compared with
 ESTIMATORS = {
@@ -50,6 +49,8 @@ def reference(name, **kw):
 @pytest.fixture(scope="module")
 def frame():
     """A table with string categories and numeric columns, string labels."""
+    pd = pytest.importorskip("pandas", reason="a DataFrame through a ColumnTransformer "
+                                              "needs pandas")
     rng = np.random.default_rng(0)
     n = 300
     df = pd.DataFrame({

@@ -1,20 +1,43 @@
-"""ONNX export: onnxruntime's results against the estimators' own predictions."""
+"""ONNX export: onnxruntime's results against the estimators' own predictions.
+
+Running an exported model needs onnx and onnxruntime, a skl2onnx pipeline skl2onnx too:
+those tests are skipped, each with its reason, where they are not installed.  The errors
+that rotforest raises without them are checked whatever is installed (their imports
+made to fail)."""
+import importlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
-
-from sklearn.exceptions import NotFittedError  # noqa: E402
-
-import rotforest  # noqa: E402
-from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,  # noqa: E402
+import rotforest
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
                        RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, RotationForestRegressor)
-from rotforest import onnx as rf_onnx  # noqa: E402
+from rotforest import onnx as rf_onnx
+
+
+def _optional(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+onnx = _optional("onnx")
+ort = _optional("onnxruntime")
+skl2onnx = _optional("skl2onnx")
+
+needs_onnx = pytest.mark.skipif(
+    onnx is None, reason='builds ONNX models: needs onnx (pip install "rotforest[onnx]")')
+needs_onnxruntime = pytest.mark.skipif(
+    onnx is None or ort is None,
+    reason="runs the exported models: needs onnx and onnxruntime")
+needs_skl2onnx = pytest.mark.skipif(
+    onnx is None or ort is None or skl2onnx is None,
+    reason="converts pipelines with skl2onnx: needs skl2onnx, onnx and onnxruntime")
 
 CLASSIFIERS = [DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier]
 REGRESSORS = [DecisionTreeRegressor, RandomForestRegressor, RotationForestRegressor]
@@ -75,6 +98,7 @@ def _fit_check(cls, X, y, **params):
     return est
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", ALL)
 def test_plain(cls):
     X, y = _data(cls in REGRESSORS)
@@ -82,6 +106,7 @@ def test_plain(cls):
     _fit_check(cls, X, y)
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", ALL)
 @pytest.mark.parametrize("missing", ["route", "impute"])
 def test_missing_values(cls, missing):
@@ -117,6 +142,7 @@ def _categorical_data(regression, seed=2):
     return X, y
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", ALL)
 def test_categorical(cls, monkeypatch):
     X, y = _categorical_data(cls in REGRESSORS)
@@ -135,6 +161,7 @@ def test_categorical(cls, monkeypatch):
         _fit_check(cls, X, y, missing="impute", **params)
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", [RotationForestClassifier, RotationForestRegressor])
 def test_rotation_categorical_rotated(cls):
     # min_category_samples=None: the codes are only rotated with the others
@@ -142,6 +169,7 @@ def test_rotation_categorical_rotated(cls):
     _fit_check(cls, X, y, categorical_features=[0, 3])
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", [RotationForestClassifier, RotationForestRegressor])
 @pytest.mark.parametrize("dense", [True, False])
 def test_rotation_subsets(cls, dense, monkeypatch):
@@ -153,6 +181,7 @@ def test_rotation_subsets(cls, dense, monkeypatch):
     _fit_check(cls, X, y, max_rotated_features=5, group_size=2)
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", ALL)
 def test_values_near_1000(cls):
     # splits 1e-5 apart around 1000: single precision would merge them
@@ -164,6 +193,7 @@ def test_values_near_1000(cls):
     assert np.unique(X[:N_TRAIN].astype(np.float32)[:, 0]).size < N_TRAIN / 2
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", CLASSIFIERS)
 def test_string_labels(cls):
     X, y = _data(False, seed=5)
@@ -173,6 +203,7 @@ def test_string_labels(cls):
     assert out.type.tensor_type.elem_type == onnx.TensorProto.STRING
 
 
+@needs_onnxruntime
 @pytest.mark.parametrize("cls", CLASSIFIERS)
 def test_other_labels(cls):
     X, y = _data(False, seed=6)
@@ -181,6 +212,7 @@ def test_other_labels(cls):
     _fit_check(cls, X, np.array([1.0, 2.0, 4.0])[y])  # floats: double labels
 
 
+@needs_onnxruntime
 def test_no_root_reads_as_a_leaf():
     """onnxruntime before 1.24 takes a root whose two children carry the same id for a
     one-leaf tree (microsoft/onnxruntime#24679), also when one child is a leaf and the
@@ -203,6 +235,7 @@ def test_no_root_reads_as_a_leaf():
                 or a["nodes_trueleafs"][root] == a["nodes_falseleafs"][root] == 1)
 
 
+@needs_onnxruntime
 def test_single_leaf_and_ties():
     X, y = _data(False, seed=7)
     stump = DecisionTreeClassifier(max_depth=1, random_state=0)
@@ -216,6 +249,7 @@ def test_single_leaf_and_ties():
     _check(stump.fit(X[:N_TRAIN], y[:N_TRAIN]), X[N_TRAIN:])
 
 
+@needs_onnxruntime
 def test_category_set_sides():
     # a split whose every code goes to the missing side (nothing to test membership
     # of), and one whose missing side is the left
@@ -233,8 +267,10 @@ def test_category_set_sides():
     _check(est, X[:N_TRAIN])
 
 
+@needs_onnxruntime
 def test_dataframe_categories():
-    pd = pytest.importorskip("pandas")
+    pd = pytest.importorskip("pandas", reason="category columns of a DataFrame need "
+                                              "pandas")
     X, y = _categorical_data(False)
     frame = pd.DataFrame(X, columns=list("abcde"))
     names = np.array(["red", "green", "blue", "grey", "pink", "teal", "navy", "gold",
@@ -255,6 +291,7 @@ def test_dataframe_categories():
         assert label.tolist() == est.predict(test).tolist()
 
 
+@needs_onnxruntime
 def test_target_opset():
     X, y = _data(False)
     est = _make(RandomForestClassifier).fit(X[:N_TRAIN], y[:N_TRAIN])
@@ -269,8 +306,8 @@ def test_target_opset():
 
 
 # ------------------------------------------------------------------------ skl2onnx
+@needs_skl2onnx
 def test_skl2onnx_pipeline_scaler():
-    skl2onnx = pytest.importorskip("skl2onnx")
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
     X, y = _data(False, seed=8)
@@ -293,8 +330,8 @@ def test_skl2onnx_pipeline_scaler():
         assert [o.name for o in model.graph.output] == ["label", "probabilities"]
 
 
+@needs_skl2onnx
 def test_skl2onnx_column_transformer():
-    skl2onnx = pytest.importorskip("skl2onnx")
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
@@ -319,8 +356,8 @@ def test_skl2onnx_column_transformer():
     assert label.tolist() == clf.predict(X[N_TRAIN:]).astype(np.int64).tolist()
 
 
+@needs_skl2onnx
 def test_skl2onnx_float_input_is_cast():
-    skl2onnx = pytest.importorskip("skl2onnx")
     X, y = _data(False, seed=10)
     X = X.astype(np.float32).astype(np.float64)     # exact in single precision
     est = _make(RandomForestClassifier).fit(X[:N_TRAIN], y[:N_TRAIN])
@@ -334,7 +371,9 @@ def test_skl2onnx_float_input_is_cast():
 
 
 # -------------------------------------------------------------------------- errors
+@needs_onnx
 def test_errors():
+    """to_onnx refuses what it cannot convert: unfitted estimators, others' models."""
     with pytest.raises(NotFittedError):
         rf_onnx.to_onnx(RandomForestClassifier())
     with pytest.raises(NotFittedError):
@@ -345,16 +384,67 @@ def test_errors():
         rf_onnx.to_onnx(SklearnForest(n_estimators=2).fit(X, y))
     with pytest.raises(TypeError, match="converts"):
         rf_onnx.to_onnx("a model")
+
+
+def test_onnx_input_errors_and_rows_need_no_onnx(monkeypatch):
+    """onnx_input is numpy only: it refuses an unfitted estimator and returns the rows as
+    predict reads them (C-contiguous float64), with onnx's import made to fail."""
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    X, y = _data(False)
     with pytest.raises(NotFittedError):
         rf_onnx.onnx_input(DecisionTreeClassifier(), X)
+    est = DecisionTreeClassifier(random_state=0).fit(X, y)
+    fed = rf_onnx.onnx_input(est, np.asfortranarray(X[:7]).astype(np.float32))
+    assert fed.dtype == np.float64 and fed.flags.c_contiguous
+    np.testing.assert_array_equal(fed, X[:7].astype(np.float32))
 
 
-def test_missing_onnx(monkeypatch):
+@pytest.mark.parametrize("entry", ["rotforest.to_onnx", "rotforest.onnx.to_onnx"])
+def test_missing_onnx(monkeypatch, entry):
+    """Without onnx (its import made to fail, so that this runs whether or not it is
+    installed), both entry points raise an ImportError that names the extra to install,
+    before looking at the estimator."""
     X, y = _data(False)
     est = DecisionTreeClassifier(random_state=0).fit(X, y)
+    convert = rotforest.to_onnx if entry == "rotforest.to_onnx" else rf_onnx.to_onnx
     monkeypatch.setitem(sys.modules, "onnx", None)
     with pytest.raises(ImportError, match=r'pip install "rotforest\[onnx\]"'):
+        convert(est)
+    with pytest.raises(ImportError, match=r'pip install "rotforest\[onnx\]"'):
+        convert(RandomForestClassifier())          # not fitted: the missing onnx first
+
+
+def test_onnx_without_tree_ensemble_is_refused(monkeypatch):
+    """An onnx older than 1.16 (no TreeEnsemble in ai.onnx.ml opset 5: a stand-in module
+    whose schema lookup fails) is refused with its version and the upgrade to make, and
+    the skl2onnx converters are then not registered."""
+    import types
+
+    def get_schema(*args):
+        raise RuntimeError("no such schema")
+
+    fake = types.ModuleType("onnx")
+    fake.__version__ = "1.15.0"
+    fake.defs = types.SimpleNamespace(get_schema=get_schema)
+    monkeypatch.setitem(sys.modules, "onnx", fake)
+    X, y = _data(False)
+    est = DecisionTreeClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ImportError, match=r"onnx >= 1\.16.*found 1\.15\.0.*pip install -U"):
         rf_onnx.to_onnx(est)
+    # (skl2onnx, where installed, was imported with the real onnx at the top of this file)
+    assert rf_onnx._register() is False
+
+
+def test_converters_not_registered_without_skl2onnx(monkeypatch):
+    """Without skl2onnx (its import made to fail), registering the converters is skipped
+    quietly: rotforest.onnx is importable and to_onnx needs only onnx."""
+    monkeypatch.setitem(sys.modules, "skl2onnx", None)
+    assert rf_onnx._register() is False
+    if onnx is not None:
+        X, y = _data(False)
+        est = DecisionTreeClassifier(random_state=0).fit(X, y)
+        model = rf_onnx.to_onnx(est)
+        assert [o.name for o in model.graph.output] == ["label", "probabilities"]
 
 
 def test_rotforest_import_does_not_import_onnx(tmp_path):
@@ -365,8 +455,8 @@ def test_rotforest_import_does_not_import_onnx(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
 
 
+@needs_skl2onnx
 def test_benchmark_quick():
-    pytest.importorskip("skl2onnx")
     import os
     script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                           "benchmarks", "bench_onnx.py")
@@ -379,8 +469,8 @@ def test_benchmark_quick():
         assert float(line.split("|")[7]) < 1e-9
 
 
+@needs_skl2onnx
 def test_skl2onnx_refuses_an_opset_below_13_clearly():
-    skl2onnx = pytest.importorskip("skl2onnx")
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     # (the converters were registered by importing rotforest.onnx, as rf_onnx, above)
