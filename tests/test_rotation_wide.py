@@ -1,13 +1,18 @@
 """Rotation forests on wide data: each tree's subset of features drawn by relevance."""
+from functools import partial
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
 from sklearn.model_selection import train_test_split
 
-from rotforest import (RandomForestClassifier, RandomForestRegressor,
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
+                       RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, RotationForestRegressor)
 from rotforest import rotation
-from rotforest.rotation import subset_probabilities, tree_features
+from rotforest._ensemble import _TREE_SEED_BOUND
+from rotforest.rotation import (_tree_draws, draw_rotation, subset_probabilities,
+                                target_bins, tree_features)
 
 
 def _loaded(forest):
@@ -173,24 +178,57 @@ def test_bad_subset_sampling(Forest):
         Forest(subset_sampling="relevant").fit(X, y)
 
 
-def test_narrow_forests_are_those_before_relevance_sampling():
+def _grown_before_subsets(forest, X, y, groups):
+    """The forest's trees as a rotation forest grew them before max_rotated_features and
+    subset_sampling existed, rebuilt here from its recipe: tree i's generator (its first
+    draw the tree's seed), then straight away the PCA rotation of every feature (groups
+    of 3; rows drawn from subsets of ``groups``), and a tree with every axis at a node
+    (DecisionTree*'s defaults) fitted with that seed on the normalised rows so rotated.
+    A list of (tree, rotation)."""
+    regression = forest._tree_class._regression
+    Tree = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    Z, mask = forest._normalised(X)
+    out = []
+    for i in range(forest.n_estimators):
+        rng, first, counts = _tree_draws(forest._base_seed, i, len(X), len(X), False)
+        assert counts is None                                  # no bootstrap
+        rotation = draw_rotation(rng, X.shape[1], 3, "pca", Z, groups)
+        P = forest._projector()(rotation, Z, mask)
+        out.append((Tree(random_state=first % _TREE_SEED_BOUND).fit(P, y), rotation))
+    return out
+
+
+@pytest.mark.parametrize("Forest", [RotationForestClassifier, RotationForestRegressor])
+def test_narrow_forests_are_those_before_relevance_sampling(Forest):
     """On data of at most max_rotated_features rotated features nothing is screened or
-    drawn: the forests of a seed are the ones grown before subset_sampling existed
-    (values recorded from that code: the classifier's votes out of 5 trees, the
-    regressor's predictions)."""
-    X, y = make_classification(n_samples=300, n_features=60, n_informative=8,
-                               n_classes=3, random_state=11)
-    votes = RotationForestClassifier(n_estimators=5, random_state=3).fit(X, y).predict_proba(
-        X[:20] + 0.5) * 5
-    np.testing.assert_allclose(votes, [
-        [1, 0, 4], [2, 2, 1], [4, 0, 1], [1, 4, 0], [1, 0, 4], [4, 0, 1], [4, 0, 1],
-        [0, 1, 4], [2, 3, 0], [1, 1, 3], [3, 2, 0], [1, 1, 3], [0, 0, 5], [2, 3, 0],
-        [2, 1, 2], [1, 1, 3], [0, 3, 2], [0, 1, 4], [3, 2, 0], [5, 0, 0]], atol=1e-9)
-    X, y = make_regression(n_samples=300, n_features=60, n_informative=8, random_state=11)
-    predicted = RotationForestRegressor(n_estimators=5, random_state=3).fit(X, y).predict(
-        X[:4] + 0.5)
-    np.testing.assert_allclose(predicted, [123.29833, -110.102941, 142.220576, 153.759229],
-                               atol=1e-5)
+    drawn: whatever subset_sampling says, a seed grows the forest grown before
+    subset_sampling existed, node for node: the one rebuilt tree by tree from the draws
+    of each tree's own generator (see _grown_before_subsets; a subset drawn from that
+    generator, another seed or fewer axes at a node would change every tree).  (Built
+    in this process: the data sets' matrix products and so the trees differ in the last
+    bits between processors.)"""
+    make = make_regression if Forest is RotationForestRegressor else partial(
+        make_classification, n_classes=3)
+    X, y = make(n_samples=300, n_features=60, n_informative=8, random_state=11)
+    groups = target_bins(y) if Forest is RotationForestRegressor else y
+    base_seed = np.random.RandomState(3).randint(np.iinfo(np.int32).max)
+    for sampling in ["mixed", "relevance", "uniform"]:
+        forest = Forest(n_estimators=5, subset_sampling=sampling, random_state=3).fit(X, y)
+        assert forest._relevance is None and forest._base_seed == base_seed
+        expected = _grown_before_subsets(forest, X, y, groups)
+        for (tree, rotation), (ref, ref_rotation) in zip(
+                zip(forest.estimators_, forest.rotations_), expected, strict=True):
+            np.testing.assert_array_equal(rotation.toarray(), ref_rotation.toarray())
+            assert tree.max_features_ == 60
+            np.testing.assert_array_equal(tree.tree_.nodes, ref.tree_.nodes)
+            np.testing.assert_array_equal(tree.tree_.value, ref.tree_.value)
+        # and it predicts as the rebuilt trees do, on rows it was not fitted on
+        Z, mask = forest._normalised(X[:20] + 0.5)
+        method = "predict" if Forest is RotationForestRegressor else "predict_proba"
+        rebuilt = np.mean([getattr(ref, method)(forest._projector()(R, Z, mask))
+                           for ref, R in expected], axis=0)
+        np.testing.assert_allclose(getattr(forest, method)(X[:20] + 0.5), rebuilt,
+                                   rtol=1e-12, atol=1e-12)
 
 
 def test_a_model_pickled_before_subset_sampling_draws_uniformly():
