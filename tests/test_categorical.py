@@ -548,6 +548,21 @@ def _frames_of_one_table():
     return reference, others, y
 
 
+def test_polars_categories_without_pyarrow_say_what_to_install(monkeypatch):
+    """A polars frame's Categorical columns are read through pandas and pyarrow: without
+    them the fit says so and what to do, rather than failing inside polars."""
+    pl = pytest.importorskip("polars", reason="the message is about polars frames")
+    frame = pl.DataFrame({"x": [0.1, 0.2, 0.3, 0.4],
+                          "c": pl.Series(list("abab"), dtype=pl.Categorical)})
+
+    def no_pyarrow(*args, **kwargs):
+        raise ImportError("No module named 'pyarrow'")
+
+    monkeypatch.setattr(pl.DataFrame, "to_pandas", no_pyarrow)
+    with pytest.raises(ImportError, match="read through pandas and pyarrow: install them"):
+        DecisionTreeClassifier(categorical_features="from_dtype").fit(frame, [0, 1, 0, 1])
+
+
 @pytest.mark.parametrize("Est", [DecisionTreeClassifier, RandomForestClassifier])
 def test_polars_and_pyarrow_categorical_columns_are_categorical_features(Est):
     """``categorical_features="from_dtype"`` takes polars Categorical/Enum and pyarrow
