@@ -7,9 +7,12 @@ import pytest
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "sklearn_suite: runs scikit-learn's own test files against our classes, with "
-        "expectations tuned to one scikit-learn release; skipped when the environment "
-        "sets ROTFOREST_SKLEARN_SUITES=0 (CI's oldest-versions leg)")
+        "sklearn_suite: runs scikit-learn's own test files against our classes; skipped "
+        "when the environment sets ROTFOREST_SKLEARN_SUITES=0")
+    config.addinivalue_line(
+        "markers",
+        "thread_unsafe: scikit-learn's marker (for pytest-run-parallel) in its test files "
+        "that the sklearn_suite modules run; no effect here")
 
 
 @pytest.fixture
@@ -41,20 +44,31 @@ def binary_data():
     return X, y
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """scikit-learn's own test suites (test_sklearn_*.py): deselect and mark xfail the
-    tests listed in sklearn_suites.py.  ROTFOREST_SKLEARN_SUITES=0 skips the tests marked
-    sklearn_suite: CI's leg of the oldest supported versions runs the rest of the suite
-    on scikit-learn 1.6.  (A module that cannot even be imported there checks the
-    variable itself, with pytest.skip(..., allow_module_level=True), as the suites'
-    loader does.)"""
+    """scikit-learn's own test suites (test_sklearn_*.py, read from the installed
+    scikit-learn): deselect and mark xfail the tests listed in sklearn_suites.py for the
+    installed release.  (First, so that the lists see every collected test before -k or
+    -m deselects some.)
+
+    ROTFOREST_SKLEARN_SUITES=0 is a user's opt-out: the suites are not run (the modules
+    skip as they load), nor the tests marked sklearn_suite."""
     import sklearn_suites
 
     sklearn_suites.apply_lists(config, items)
     if os.environ.get("ROTFOREST_SKLEARN_SUITES", "1") != "0":
         return
-    skip = pytest.mark.skip(reason="ROTFOREST_SKLEARN_SUITES=0: tuned to another "
-                                   "scikit-learn release")
+    skip = pytest.mark.skip(reason="ROTFOREST_SKLEARN_SUITES=0: scikit-learn's own "
+                                   "test files are not run")
     for item in items:
         if item.get_closest_marker("sklearn_suite") is not None:
             item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Which listed entries of the suites the installed scikit-learn's files lack (tests
+    added or removed by a release), and listed patterns that matched no test."""
+    import sklearn_suites
+
+    for line in sklearn_suites.summary_lines():
+        terminalreporter.write_line(line)

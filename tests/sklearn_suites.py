@@ -18,11 +18,24 @@ pytest.  The rewrite works on the syntax tree:
   moved it), or a use of scikit-learn's class it cannot replace, raises: a new release
   cannot silently test scikit-learn's own classes.
 
-Below, for each suite: the tests deselected (scikit-learn internals, or a class we do not
-have) and the tests expected to fail (``xfail(strict=True)``: one that starts passing
-fails the run and is taken off the list), each as ``reason: [patterns]``.  A pattern is a
-test function's name (all its parametrizations) or ``name[ids]``, where ``ids`` is matched
-against the test's parameter id with fnmatch's ``*`` and ``?``.  ``conftest.py`` applies them.
+Below, for each suite: the tests deselected (scikit-learn internals, a class we do not
+have, a behaviour we chose differently) and the tests expected to fail
+(``xfail(strict=True)``: one that starts passing fails the run and is taken off the list),
+each as ``reason: [patterns]``.  A pattern is a test function's name (all its
+parametrizations) or ``name[ids]``, where ``ids`` is matched against the test's parameter
+id with fnmatch's ``*`` and ``?``.  ``conftest.py`` applies them.
+
+The lists serve every supported scikit-learn release (1.6 on), whose files differ:
+
+- a test that only some releases' files have is listed plainly; where the installed file
+  lacks it, its entries are left out and counted in the terminal summary.  RELEASES_WITH
+  records which releases have such a test, and test_sklearn_lists.py checks the records
+  against the installed file (a name in no release is a typo, caught on any release);
+- an entry that holds on some releases only (the test changed between them) is written
+  ``on(pattern, since=..., before=...)``.
+
+The lists were checked against the files of 1.6.0, 1.6.1, 1.7.0-1.7.2, 1.8.0, 1.9.0
+and 1.9.1, and run on 1.6.0, 1.7.2, 1.8 and 1.9.1.
 """
 import ast
 import fnmatch
@@ -33,6 +46,69 @@ import types
 from pathlib import Path
 
 import pytest
+
+# ------------------------------------------------------------------------ the releases
+
+def _release(text):
+    """ "1.8" -> (1, 8), "1.6.1" -> (1, 6, 1).  Tuples compare as releases do: (1, 7, 2) <
+    (1, 8) <= (1, 8, 0)."""
+    return tuple(int(part) for part in text.split("."))
+
+
+def _in_range(release, since, before):
+    """Whether ``release`` is ``since`` or later and before ``before`` (None: open)."""
+    return ((since is None or release >= _release(since))
+            and (before is None or release < _release(before)))
+
+
+def sklearn_release():
+    """The installed scikit-learn's release as a tuple ((1, 7, 2); a pre-release or
+    development version counts as its release: "1.10.dev0" -> (1, 10))."""
+    import sklearn
+    from packaging.version import Version      # a dependency of pytest itself
+
+    return Version(sklearn.__version__).release
+
+
+def _version_text():
+    import sklearn
+
+    return sklearn.__version__
+
+
+class on:  # noqa: N801 - reads as a qualifier in the lists
+    """A listed pattern in force on some releases only: ``on("test_x", before="1.8")``,
+    ``on("test_y[*-poisson]", since="1.9")``.  ``since`` is the first release it applies
+    to, ``before`` the first it no longer applies to ("1.8" is 1.8.0 and later)."""
+
+    def __init__(self, pattern, since=None, before=None):
+        if since is None and before is None:
+            raise ValueError(f"on({pattern!r}): give since or before")
+        if since and before and _release(since) >= _release(before):
+            raise ValueError(f"on({pattern!r}): since={since} is not before {before}")
+        self.pattern, self.since, self.before = pattern, since, before
+
+    def applies(self, release):
+        return _in_range(release, self.since, self.before)
+
+    def __repr__(self):
+        bounds = ", ".join(f"{k}={v!r}" for k, v in (("since", self.since),
+                                                    ("before", self.before)) if v)
+        return f"on({self.pattern!r}, {bounds})"
+
+
+class _Always(on):
+    def __init__(self, pattern):
+        self.pattern, self.since, self.before = pattern, None, None
+
+
+def _entry(entry):
+    return entry if isinstance(entry, on) else _Always(entry)
+
+
+def _pattern_function(pattern):
+    return pattern.split("[", 1)[0]
+
 
 # --------------------------------------------------------------------------- the lists
 
@@ -49,6 +125,11 @@ _FLOAT64 = ("rotforest keeps X in float64: values beyond float32's range are acc
 _ALLOCATION = ("scikit-learn sizes its node arrays by max_leaf_nodes and fails on a huge "
                "one; rotforest allocates as the tree grows")
 _SPARSE_NAN = "rotforest accepts missing values in sparse X, which scikit-learn refuses"
+_ABSOLUTE_NAN = ("rotforest's criterion='absolute_error' accepts missing values, as "
+                 "scikit-learn 1.9's does (earlier releases refuse them)")
+_MAX_SAMPLES_ABOVE_N = ("scikit-learn before 1.9 refuses max_samples above n_samples; "
+                        "rotforest allows it, as 1.9 does (test_max_samples_geq_one), so "
+                        "the test's max_samples=10**9 would draw a billion rows per tree")
 
 # Expected-failure reasons.
 _ROTATED_APPLY = ("a rotation forest's trees split rotated features: the test applies "
@@ -80,6 +161,7 @@ TREE_DESELECT = {
         "test_absolute_errors_precomputation_function",  # _criterion helper
         "test_different_bitness_pickle",        # its Tree's state with another pointer
         "test_different_bitness_joblib_pickle",  # size: a no-op on our trees
+        "test_sort_log2_build",                 # sklearn.tree._partitioner._py_sort
     ],
     _FLOAT64: ["test_big_input"],
     _ALLOCATION: ["test_huge_allocations"],
@@ -99,8 +181,25 @@ TREE_XFAIL = {
              "(either generator draws the right side about half the time: 45 and 44 of "
              "random_state 0-99)"): [
         "test_random_splitter_missing_values_uses_non_missing_min_max[single-non-missing]"],
-    _FRIEDMAN_DECREASE: ["test_min_impurity_decrease[*-friedman_mse]"],
+    # (before 1.9 the test is not parametrized by criterion, and checks the defaults)
+    _FRIEDMAN_DECREASE: [on("test_min_impurity_decrease[*-friedman_mse]", since="1.9")],
     _FRIEDMAN_DEPRECATION: ["test_friedman_mse_deprecation"],
+    # Before 1.8, test_diabetes_underfit asks one seed's deep tree for a training loss
+    # strictly between 0 and a bound; 1.8 asks deeper trees for smaller losses instead.
+    _SEED + ("an ExtraTreeRegressor of depth 15 whose training MSE on diabetes is 93.8, "
+             "above the test's 60 (below 60 at 243 of random_state 0-599, scikit-learn "
+             "1.9's own at 249)"): [
+        on("test_diabetes_underfit[squared_error-*-ExtraTreeRegressor-*]", before="1.8"),
+        on("test_diabetes_underfit[friedman_mse-*-ExtraTreeRegressor-*]", before="1.8")],
+    _SEED + ("trees of depth 20 with criterion='absolute_error' that fit diabetes "
+             "exactly (training MSE 0), where the test asks for more than 0 (of "
+             "random_state 0-99, ours fit exactly at 28 and 30, scikit-learn 1.9's own "
+             "at 27 and 34)"): [
+        on("test_diabetes_underfit[absolute_error-*]", before="1.8")],
+    ("before 1.8 the test compares an extra tree's impurities after its first random "
+     "cut with those of a tree fitted on other X, whose random cut differs; 1.8 checks "
+     "this on greedy trees only (scikit-learn issue #32125)"): [
+        on("test_regression_tree_missing_values_toy[*-ExtraTreeRegressor]", before="1.8")],
 }
 
 # sklearn/ensemble/tests/test_forest.py with our RandomForestClassifier/Regressor and
@@ -121,6 +220,8 @@ FOREST_DESELECT = {
         "test_mse_criterion_object_segfault_smoke_test",  # a sklearn.tree._criterion.MSE
         "test_forest_multioutput_integral_regression_target",  # _generate_unsampled_indices
     ],
+    _MAX_SAMPLES_ABOVE_N: ["test_large_max_samples_exception"],
+    _ABSOLUTE_NAN: ["test_non_supported_criterion_raises_error_with_missing_values"],
 }
 _FOREST_XFAIL = {
     ("warm_start on y with another number of outputs than the fitted forest's is "
@@ -135,9 +236,9 @@ FOREST_XFAIL = {
              "0.0125 on average, above the test's 0.01 (0.0048-0.0125 over random_state "
              "0-4; scikit-learn's own: 0.0048-0.0156, failing at 3 and 4)"): [
         "test_importances_asymptotic"],
-    _SEED + ("a bootstrapped ExtraTreesRegressor of OOB R2 0.679, below the test's 0.7 "
-             "(over random_state 0-19 the mean OOB R2 is 0.719, scikit-learn's 0.723; test "
-             "R2 0.738 and 0.740)"): [
+    _SEED + ("a bootstrapped ExtraTreesRegressor of OOB R2 0.677 (0.681 on sparse X), "
+             "below the test's 0.7 (over random_state 0-19 the mean OOB R2 is 0.719, "
+             "scikit-learn's 0.723; test R2 0.738 and 0.740)"): [
         "test_forest_regressor_oob[True-X0-y0-0.7-*-ExtraTreesRegressor]"],
 }
 
@@ -166,6 +267,31 @@ ROTATION_XFAIL = {
     ],
 }
 
+# The listed tests that some supported release's file does not have, with the releases
+# whose file has them: (since, before), either end None when open.  (A listed test not
+# recorded here is in every supported release's file.)  An entry naming a test the
+# installed file lacks is left out and counted in the terminal summary;
+# test_sklearn_lists.py checks these records against the installed file, which catches
+# a typo on whichever release the tests run.
+TREE_FILE, FOREST_FILE = "tree/tests/test_tree.py", "ensemble/tests/test_forest.py"
+RELEASES_WITH = {
+    TREE_FILE: {
+        "test_sort_log2_build": ("1.6.1", "1.9"),
+        "test_absolute_errors_precomputation_function": ("1.8", None),
+        "test_almost_constant_feature": ("1.8", None),
+        "test_friedman_mse_deprecation": ("1.9", None),
+        "test_random_splitter_missing_values_uses_non_missing_min_max": ("1.9", None),
+    },
+    FOREST_FILE: {
+        "test_class_weights_forest": ("1.9", None),
+        "test_validate_y_class_weight": ("1.9", None),
+        "test_large_max_samples_exception": (None, "1.9"),  # max_samples > n refused
+        "test_max_samples_geq_one": ("1.9", None),          # ... now allowed
+        "test_non_supported_criterion_raises_error_with_missing_values": (None, "1.9"),
+        "test_friedman_mse_deprecation": ("1.9", None),
+    },
+}
+
 # --------------------------------------------------------------------------- the suites
 
 _EXTRA_TREES = {"ExtraTreesClassifier", "ExtraTreesRegressor"}
@@ -183,7 +309,7 @@ def _forest_suite(kind, deselect, xfail, extra_trees):
     else:
         drop |= _EXTRA_TREES
     return dict(
-        path="ensemble/tests/test_forest.py",
+        path=FOREST_FILE,
         swap=swap,
         drop=drop,
         containers={"FOREST_CLASSIFIERS", "FOREST_REGRESSORS", "FOREST_TRANSFORMERS"},
@@ -192,7 +318,7 @@ def _forest_suite(kind, deselect, xfail, extra_trees):
 
 SUITES = {
     "tree": dict(
-        path="tree/tests/test_tree.py",
+        path=TREE_FILE,
         swap={name: name for name in ("DecisionTreeClassifier", "DecisionTreeRegressor",
                                       "ExtraTreeClassifier", "ExtraTreeRegressor")},
         drop=set(),
@@ -326,14 +452,6 @@ def rewrite(source, filename, swap, drop, containers):
     return tree, direct
 
 
-def _patterns(table):
-    return [(pattern, reason) for reason, patterns in table.items() for pattern in patterns]
-
-
-def _pattern_function(pattern):
-    return pattern.split("[", 1)[0]
-
-
 def sklearn_test_file(relative):
     """The installed scikit-learn's test file, or None."""
     spec = importlib.util.find_spec("sklearn")
@@ -353,35 +471,77 @@ def _rewrite_asserts(tree, source, path):
         pass
 
 
+def _function_names(tree):
+    return {s.name for s in tree.body if isinstance(s, ast.FunctionDef)}
+
+
+def active_entries(table, release):
+    """``(pattern, reason)`` of a list's entries that apply to ``release``."""
+    return [(entry.pattern, reason) for reason, entries in table.items()
+            for entry in map(_entry, entries) if entry.applies(release)]
+
+
+def releases_with(relative, function):
+    """The releases recorded in RELEASES_WITH to have ``function`` in the file
+    ``relative``: ``(since, before)`` (``None`` for either end: open), or None if the
+    function is not recorded (then every supported release is taken to have it)."""
+    return RELEASES_WITH.get(relative, {}).get(function)
+
+
+class _Loaded:
+    """What loading one suite found: the entries in force, the entries whose test the
+    installed file lacks, and the patterns that matched no test (filled in by
+    apply_lists)."""
+
+    def __init__(self, name, path, release):
+        self.name = name
+        self.path = path
+        self.release = release
+        self.deselect = []       # (pattern, reason)
+        self.xfail = []
+        self.lacking = []        # (pattern, recorded): recorded is whether RELEASES_WITH
+        #                          says the installed release lacks the test
+        self.unmatched = []      # patterns of collected functions that matched no item
+
+
+# The suites loaded in this process, by name (read by apply_lists and terminal_summary).
+LOADED = {}
+
+
 def load(name):
     """The namespace of the rewritten suite ``name`` (a key of SUITES), to be merged into
     a test module's globals.  Skips the module when the installed scikit-learn lacks the
-    file, and when ROTFOREST_SKLEARN_SUITES=0 (CI's oldest-versions leg: the lists are
-    tuned to the newest scikit-learn, whose files an older release does not match)."""
+    file, and when ROTFOREST_SKLEARN_SUITES=0 (a user's opt-out).
+
+    The lists' entries are filtered to those in force for the installed release
+    (``on(...)``); an entry in force whose test the installed file does not have is left
+    out and counted (``LOADED[name].lacking``, shown by ``terminal_summary``)."""
     if os.environ.get("ROTFOREST_SKLEARN_SUITES", "1") == "0":
-        pytest.skip("ROTFOREST_SKLEARN_SUITES=0: scikit-learn's own suites are tuned to "
-                    "its newest release", allow_module_level=True)
+        pytest.skip("ROTFOREST_SKLEARN_SUITES=0: scikit-learn's own test files are not "
+                    "run", allow_module_level=True)
     suite = SUITES[name]
+    release = sklearn_release()
     path = sklearn_test_file(suite["path"])
     if path is None:
-        import sklearn
-        pytest.skip(f"the installed scikit-learn {sklearn.__version__} does not ship "
-                    f"sklearn/{suite['path']}", allow_module_level=True)
+        pytest.skip(f"the installed scikit-learn {_version_text()} does not ship "
+                    f"sklearn/{suite['path']} (its tests are left out of the wheel)",
+                    allow_module_level=True)
     source = path.read_text(encoding="utf-8")
     tree, direct = rewrite(source, str(path), suite["swap"], suite["drop"],
                            suite["containers"])
 
-    functions = {s.name for s in tree.body if isinstance(s, ast.FunctionDef)}
-    listed = set()
+    functions = _function_names(tree)
+    loaded = _Loaded(name, path, release)
     for table in ("deselect", "xfail"):
-        for pattern, _ in _patterns(suite[table]):
+        for pattern, reason in active_entries(suite[table], release):
             function = _pattern_function(pattern)
             if function not in functions:
-                raise SuiteRewriteError(f"{path}: {name} {table} lists {pattern!r}, "
-                                        "which the file no longer has: update "
-                                        "tests/sklearn_suites.py")
-            if table == "deselect":
-                listed.add(function)
+                recorded = releases_with(suite["path"], function)
+                loaded.lacking.append(
+                    (pattern, recorded is not None and not _in_range(release, *recorded)))
+                continue
+            getattr(loaded, table).append((pattern, reason))
+    listed = {_pattern_function(p) for p, _ in loaded.deselect}
     unlisted = direct - listed
     if unlisted:
         raise SuiteRewriteError(f"{path}: {sorted(unlisted)} use {sorted(suite['drop'])} "
@@ -393,13 +553,13 @@ def load(name):
     module.__file__ = str(path)
     sys.modules[module_name] = module
     exec(compile(tree, str(path), "exec"), module.__dict__)
+    LOADED[name] = loaded
 
     namespace = {k: v for k, v in module.__dict__.items() if not k.startswith("__")}
     namespace["global_random_seed"] = global_random_seed
     namespace["threads_on_small_data"] = threads_on_small_data
     namespace["SKLEARN_SUITE"] = name
     return namespace
-
 
 # Fixtures that scikit-learn's conftest.py gives its tests, and an override of ours.
 
@@ -416,30 +576,86 @@ def threads_on_small_data():
 
 
 def apply_lists(config, items):
-    """Deselect and mark xfail the suites' listed tests (called by conftest.py)."""
+    """Deselect and mark xfail the suites' listed tests (called by conftest.py), and
+    note the patterns of a collected test function that matched none of its items (a
+    parametrization renamed by a scikit-learn release)."""
     deselected = []
     kept = []
+    matched = {}           # suite name -> patterns that matched an item
+    collected = {}         # suite name -> functions with an item
     for item in items:
         module = getattr(item, "module", None)
         name = getattr(module, "SKLEARN_SUITE", None)
-        if name is None:
+        if name is None or name not in LOADED:
             kept.append(item)
             continue
-        suite = SUITES[name]
-        if any(_match(item, p) for p, _ in _patterns(suite["deselect"])):
+        loaded = LOADED[name]
+        collected.setdefault(name, set()).add(getattr(item, "originalname", item.name))
+        hits = matched.setdefault(name, set())
+        deselect = [p for p, _ in loaded.deselect if _match(item, p)]
+        if deselect:
+            hits.update(deselect)
             deselected.append(item)
             continue
-        for pattern, reason in _patterns(suite["xfail"]):
+        for pattern, reason in loaded.xfail:
             if _match(item, pattern):
+                hits.add(pattern)
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
                 if not config.option.runxfail:
                     item.runtest = _without_traceback(item.runtest)
                 break
         kept.append(item)
+    if any("::" in str(arg) for arg in config.args):
+        collected = {}     # tests chosen by node id: a pattern may miss by choice
+    for name, functions in collected.items():
+        loaded = LOADED[name]
+        loaded.unmatched = sorted(
+            {p for p, _ in loaded.deselect + loaded.xfail
+             if _pattern_function(p) in functions and p not in matched[name]})
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = kept
 
+
+def _grouped(texts):
+    """``(text, "name, name")`` for each distinct text of ``{suite name: text}``: the two
+    forest suites share most of their lists."""
+    names = {}
+    for name, text in texts.items():
+        names.setdefault(text, []).append(name)
+    return [(text, ", ".join(group)) for text, group in names.items()]
+
+
+def summary_lines():
+    """The lines ``conftest.py`` adds to the terminal summary: the listed entries that the
+    installed release's files lack (expected where RELEASES_WITH records it), and the
+    patterns that matched no test.  Empty when no suite was loaded."""
+    if not LOADED:
+        return []
+    lines = []
+    head = f"scikit-learn {_version_text()}'s suites"
+    lacking = {name: loaded.lacking for name, loaded in LOADED.items() if loaded.lacking}
+    if lacking:
+        count = sum(map(len, lacking.values()))
+        parts = "; ".join(f"{names}: {patterns}" for patterns, names in _grouped(
+            {name: ", ".join(p for p, _ in entries) for name, entries in lacking.items()}))
+        what = "entry names a test" if count == 1 else "entries name tests"
+        lines.append(f"{head}: {count} listed {what} this release lacks, left out: "
+                     f"{parts}")
+        unrecorded = sorted({p for entries in lacking.values()
+                             for p, recorded in entries if not recorded})
+        if unrecorded:
+            lines.append(f"{head}: not recorded in sklearn_suites.RELEASES_WITH as absent "
+                         f"from this release (a renamed or removed test, or a typo): "
+                         f"{', '.join(unrecorded)}")
+    unmatched = {name: loaded.unmatched for name, loaded in LOADED.items()
+                 if loaded.unmatched}
+    if unmatched:
+        parts = "; ".join(f"{names}: {patterns}" for patterns, names in _grouped(
+            {name: ", ".join(patterns) for name, patterns in unmatched.items()}))
+        lines.append(f"{head}: listed patterns that matched none of their test's "
+                     f"parametrizations: {parts}")
+    return lines
 
 def _without_traceback(runtest):
     """An expected failure's exception without its traceback: pytest formats the
