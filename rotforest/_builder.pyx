@@ -401,20 +401,70 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     """
     cdef int64_t n = X.shape[0], F = X.shape[1]
     cdef bint regression = target is not None
+    cdef Builder B
+    offs, n_out, K, n_values = _output_shape(y, target, n, output_classes, n_classes,
+                                             criterion, monotonic)
+    n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight,
+                                                    n_classes if n_out == 1 else 1,
+                                                    criterion, monotonic, target, n_out)
+    values, col_top_arr, max_rank, categorical = _checked_sources(
+        keys, ranks, codes, floats, bits, sparse, categories, monotonic, random_split,
+        criterion, regression, n, F)
+    memset(&B, 0, sizeof(Builder))
+    _set_key_layout(&B, n, max_rank, K, regression or n_out > 1, integral, tw, max_w)
+    _set_parameters(&B, X, sample_weight, target, monotonic, n_act, K, n_values, criterion,
+                    random_split, shuffle_features, max_depth, min_samples_split,
+                    min_samples_leaf, min_weight_leaf, max_features,
+                    min_impurity_decrease, tw, seed)
+    _set_outputs(&B, offs, y, n_out, n_values, regression)
+    try:        # every part is freed here, whichever step fails
+        # the objects whose memory B points into stay referenced until the tree is out
+        ranks = _allocate_source(&B, keys, ranks, codes, floats, bits, sparse, col_top_arr,
+                                 max_rank, values, n_act)
+        if categorical is not None:
+            _allocate_categorical(&B, categorical, categories, col_top_arr,
+                                  min_category_samples)
+        _allocate_growth(&B, n, n_act)
+        y_order, y_columns = (_allocate_absolute(&B, target, monotonic is not None, n,
+                                                 n_act)
+                              if regression and criterion == CRIT_ABSOLUTE else (None, None))
+        ylogy = _poisson_terms(&B, target) if regression and criterion == CRIT_POISSON \
+            else None
+        _allocate_tables(&B, integral, col_top_arr, categorical)
+        payload = _fill_lists(&B, X, keys, y, col_top_arr, y_order,
+                              None if sparse is None else sparse[7])
+        _grow_from_root(&B, payload, col_top_arr, max_leaf_nodes)
+        return _export(&B, categorical is not None)
+    finally:
+        _free_builder(&B)
+
+
+cdef object _output_shape(y, target, int64_t n, output_classes, int64_t n_classes,
+                          int criterion, monotonic):
+    """build_tree's outputs: ``(offs, n_out, K, n_values)``, the offsets of the outputs'
+    statistics (None for one output), the number of outputs, the statistics a node keeps
+    and the values a node stores."""
+    cdef bint regression = target is not None
     cdef int64_t K = 3 if regression else n_classes      # the statistics a node keeps
     cdef int64_t n_values = 1 if regression else n_classes
     cdef int64_t n_out = 1
-    cdef const int64_t[::1] offs_view
-    cdef Builder B
     offs = None
     if output_classes is not None:
         offs, n_out = _checked_outputs(y, target, n, output_classes, n_classes, criterion,
                                        monotonic)
         K = int(offs[len(offs) - 1])     # (no negative index: wraparound is off)
         n_values = n_out * (1 if regression else int(np.max(np.diff(offs))))
-    n_act, tw, max_w, integral = _checked_arguments(X, keys, y, sample_weight,
-                                                    n_classes if n_out == 1 else 1,
-                                                    criterion, monotonic, target, n_out)
+    return offs, n_out, K, n_values
+
+
+cdef object _checked_sources(keys, ranks, codes, floats, bits, sparse, categories,
+                             monotonic, bint random_split, int criterion, bint regression,
+                             int64_t n, int64_t F):
+    """build_tree's checks of where the features are read from (the presorted keys and
+    their ranks, sparse columns, or the values: X, its float copy, its integer codes and
+    their bits) and of the categories; returns ``(values, col_top, max_rank,
+    categorical)``: whether the tree grows on the values, every column's highest rank
+    and the largest, and the mask of the categorical features (or None)."""
     values = keys is None and sparse is None
     if sparse is not None:
         if (keys is not None or ranks is not None or codes is not None
@@ -448,12 +498,14 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     if ranks is not None and (ranks.shape != (F, n) or not ranks.flags.c_contiguous
                               or ranks.dtype not in (np.uint8, np.uint16, np.uint32)):
         raise ValueError("ranks must be dense_ranks(keys)")
-    memset(&B, 0, sizeof(Builder))
-    _set_key_layout(&B, n, max_rank, K, regression or n_out > 1, integral, tw, max_w)
-    _set_parameters(&B, X, sample_weight, target, monotonic, n_act, K, n_values, criterion,
-                    random_split, shuffle_features, max_depth, min_samples_split,
-                    min_samples_leaf, min_weight_leaf, max_features,
-                    min_impurity_decrease, tw, seed)
+    return values, col_top_arr, max_rank, categorical
+
+
+cdef int _set_outputs(Builder* B, offs, const int32_t[::1] y, int64_t n_out,
+                      int64_t n_values, bint regression) except -1:
+    """Several outputs: the offsets of their statistics (``offs``, which the caller keeps
+    alive) and, for classification, the class codes and the most classes of one."""
+    cdef const int64_t[::1] offs_view
     B.data.n_outputs = n_out
     if n_out > 1:
         offs_view = offs
@@ -461,40 +513,35 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
         if not regression:
             B.data.ycodes = &y[0]
             B.data.max_classes = n_values // n_out
-    try:        # every part is freed here, whichever step fails
-        # the objects whose memory B points into stay referenced until the tree is out
-        if values:
-            B.par.method = METHOD_SORT
-            B.par.values = True
-            if _values_alloc(&B.col, n_act, regression and n_out == 1
-                             and criterion in (CRIT_SQUARED, CRIT_FRIEDMAN)) < 0:
-                _nomem()
-            if codes is not None:
-                _set_codes(&B, code_arr, coded_arr, code_missing)
+    return 0
+
+
+cdef object _allocate_source(Builder* B, keys, ranks, codes, floats, bits, sparse,
+                             col_top_arr, uint64_t max_rank, bint values, int64_t n_act):
+    """What the nodes read the features from: the values (X, its float copy, its codes
+    and their bits), sparse columns, or the presorted lists and the dense ranks (see
+    _allocate_columns).  Returns the dense ranks that sorting nodes read, or None; the
+    caller keeps them alive."""
+    cdef int64_t n = B.data.n_total, F = B.data.n_features
+    cdef bint regression = B.data.regression
+    if values:
+        B.par.method = METHOD_SORT
+        B.par.values = True
+        if _values_alloc(&B.col, n_act, regression and B.data.n_outputs == 1
+                         and B.par.criterion in (CRIT_SQUARED, CRIT_FRIEDMAN)) < 0:
+            _nomem()
+        if codes is not None:
+            code_arr, coded_arr, code_missing = codes
+            _set_codes(B, code_arr, coded_arr, code_missing)
             if bits is not None:
-                _set_bits(&B, bits, coded_arr, n, F)
-            if floats is not None:
-                _set_floats(&B, floats, codes, n, F)
-        elif sparse is not None:
-            _allocate_sparse(&B, sparse, n_act)
-        else:
-            ranks = _allocate_columns(&B, keys, ranks, col_top_arr, max_rank, n_act)
-        if categorical is not None:
-            _allocate_categorical(&B, categorical, categories, col_top_arr,
-                                  min_category_samples)
-        _allocate_growth(&B, n, n_act)
-        y_order, y_columns = (_allocate_absolute(&B, target, monotonic is not None, n,
-                                                 n_act)
-                              if regression and criterion == CRIT_ABSOLUTE else (None, None))
-        ylogy = _poisson_terms(&B, target) if regression and criterion == CRIT_POISSON \
-            else None
-        _allocate_tables(&B, integral, col_top_arr, categorical)
-        payload = _fill_lists(&B, X, keys, y, col_top_arr, y_order,
-                              None if sparse is None else sparse[7])
-        _grow_from_root(&B, payload, col_top_arr, max_leaf_nodes)
-        return _export(&B, categorical is not None)
-    finally:
-        _free_builder(&B)
+                _set_bits(B, bits, coded_arr, n, F)
+        if floats is not None:
+            _set_floats(B, floats, codes, n, F)
+    elif sparse is not None:
+        _allocate_sparse(B, sparse, n_act)
+    else:
+        ranks = _allocate_columns(B, keys, ranks, col_top_arr, max_rank, n_act)
+    return ranks
 
 
 cdef const void* _buffer_of(arr) except NULL:

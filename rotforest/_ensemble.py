@@ -19,10 +19,11 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest._inputs import check_targets, regression_data, weight_scale
+from rotforest._mixins import (_AcceptsNaN, _AtomicFit, _LogProba, _stack_outputs,
+                               subset_accuracy)
 from rotforest._parallel import _Progress, _grow_in_threads
 from rotforest._validation import _is_int, _is_real, check_int, check_tree_params
-from rotforest.tree import (DecisionTreeClassifier, _AcceptsNaN, _AtomicFit, _LogProba,
-                            _stack_outputs, builder_seed, subset_accuracy)
+from rotforest.tree import DecisionTreeClassifier, builder_seed
 
 # the parameters that a forest passes on to its trees (the rotation forests take all but
 # monotonic_cst: see rotation.py)

@@ -245,10 +245,10 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
     cdef int64_t* li = B.work.cli
     cdef double* zc = B.work.fr     # (not work.cri: the multiclass kernel's node counts,
                                     # which later features of the node read)
-    cdef int64_t wli = 0, zwi, wti = <int64_t> e.weight, wri, a, sql, sqr, wi
+    cdef int64_t wli = 0, zwi, wti = <int64_t> e.weight, wi
     cdef int64_t minwi = <int64_t> ceil(B.par.min_weight_leaf)
     cdef double sl = 0.0, wl = 0.0, hs = 0.0, hw = 0.0, zs, zw, wd, best = floor
-    cdef double num, den, qt, wr, minw = B.par.min_weight_leaf
+    cdef double qt, wr, minw = B.par.min_weight_leaf
     cdef const double* yv = B.data.yv
     cdef key_t k
     pos[0] = -1
@@ -336,19 +336,13 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
         p = s + nl
         if p < lo or p > hi:
             continue
-        if gen:
+        if gen or reg:
             wr = e.weight - wl
             if wl >= minw and wr >= minw:
                 # (two classes with Gini: the two-class scans' proxy, which the node's
                 # other features report)
-                qt = _proxy_moved(B, cl, NULL, wl, tot, e.weight)
-                if qt > best:
-                    best = qt
-                    pos[0] = p
-        elif reg:
-            wr = e.weight - wl
-            if wl >= minw and wr >= minw:
-                qt = _reg_proxy(CRIT_SQUARED, sl, wl, tot[0] - sl, wr)
+                qt = (_proxy_moved(B, cl, NULL, wl, tot, e.weight) if gen
+                      else _reg_proxy(CRIT_SQUARED, sl, wl, tot[0] - sl, wr))
                 if qt > best:
                     best = qt
                     pos[0] = p
@@ -356,19 +350,28 @@ cdef double _sparse_scan(Builder* B, const Entry* e, int64_t f, const double* to
             _gini2_score(<double> li[1], <double> wli, tot[1], e.weight, minw, p, &best,
                          pos)
         else:
-            wri = wti - wli
-            if wli >= minwi and wri >= minwi:
-                sql = 0
-                sqr = 0
-                for c in range(K):
-                    sql += li[c] * li[c]
-                    a = <int64_t> tot[c] - li[c]
-                    sqr += a * a
-                num = <double> sql * <double> wri + <double> sqr * <double> wli
-                den = <double> wli * <double> wri
-                if num > best * RF_SCREEN * den:
-                    qt = num / den
-                    if qt > best:
-                        best = qt
-                        pos[0] = p
+            _multi_int_score(li, wli, wti, tot, K, minwi, p, &best, pos)
     return best if pos[0] >= 0 else -INFINITY
+
+
+cdef inline void _multi_int_score(const int64_t* li, int64_t wli, int64_t wti,
+                                  const double* tot, int64_t K, int64_t minwi, int64_t p,
+                                  double* best, int64_t* pos) noexcept nogil:
+    """Multiclass Gini proxy of the cut p whose left child holds the integer class
+    weights li (wli in all; the node's: tot, wti), from the exact sums of squared class
+    weights left and right as _count_gini_multi scores them ((sql wr + sqr wl) / (wl wr),
+    screened by RF_SCREEN); the first of equals kept."""
+    cdef int64_t wri = wti - wli, sql = 0, sqr = 0, a, c
+    cdef double num, den, qt
+    if wli >= minwi and wri >= minwi:
+        for c in range(K):
+            sql += li[c] * li[c]
+            a = <int64_t> tot[c] - li[c]
+            sqr += a * a
+        num = <double> sql * <double> wri + <double> sqr * <double> wli
+        den = <double> wli * <double> wri
+        if num > best[0] * RF_SCREEN * den:
+            qt = num / den
+            if qt > best[0]:
+                best[0] = qt
+                pos[0] = p

@@ -13,10 +13,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef Entry* e = &B.front.ent[ei]
     cdef int64_t K = B.data.n_classes, F = B.data.n_features, s = e.start, end = e.end
     cdef double* counts = B.front.counts + ei * 3 * K
-    cdef double* cleft = counts + K
-    cdef double* cright = counts + 2 * K
     cdef uint64_t* consts = B.front.constant + ei * B.front.n_words
-    cdef key_t* swap
     cdef const key_t* L
     cdef int64_t f, i, visited = 0, found = 0, pos = -1, best_f = -1, best_p = -1, t2
     cdef int64_t nm, ml = 0, best_nm = 0, best_ml = 0, m1i = 0, mwi = 0, levels = 0
@@ -26,20 +23,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef bint best_cat = False, best_counted = False, counted
     cdef CatSplit cat
     perfect = _perfect_proxy(B, e)
-    if B.ab_outputs != NULL:
-        _absolute_node_outputs(B, s, end)
-    elif B.par.absolute:
-        _absolute_node(B, s, end)
-    multi_int = _multi_int_counts(B, counts, &t2)
-    B.work.n_present = -1
-    if (B.par.values and K > 2 and B.key.packed and not B.data.regression
-            and B.data.n_outputs == 1):
-        # the node's classes: the counts and proxies of its random cuts skip the others
-        B.work.n_present = 0
-        for f in range(K):
-            if counts[f] > 0.0:
-                B.work.present[B.work.n_present] = f
-                B.work.n_present += 1
+    multi_int = _prepare_node(B, s, end, counts, &t2)
     i = 0
     while i < F:
         if draw and visited >= B.par.max_features and found > 0:
@@ -64,14 +48,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best_f = f
                 best_cat = True
                 best_counted = False
-                # the candidate's sets become the best's; the spare ones the next
-                # candidate's
-                cat = B.cat.cand
-                B.cat.cand.left = B.cat.spare
-                B.cat.cand.codes = B.cat.spare + B.cat.rank_words
-                B.cat.spare = cat.left
-                memcpy(cleft, B.cat.cl, K * sizeof(double))
-                memcpy(cright, B.cat.cr, K * sizeof(double))
+                _keep_categorical(B, &cat, counts)
             continue
         if B.par.values:
             # (the next draw's values prefetched while this one counts, unless this
@@ -89,10 +66,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best_thr = thr
                 best_nm = nm
                 best_ml = ml
-                # keep the best feature's values (and its left side's class weights)
-                B.col.vals[0], B.col.vals[1] = B.col.vals[1], B.col.vals[0]
-                if _values_counted(B):
-                    _keep_left(B, cleft)
+                _keep_values(B, counts)
             continue
         if B.col.sparse and B.par.random_split and not B.par.absolute:
             # a random cut of a sparse column: from its entries in the node (see there)
@@ -112,22 +86,10 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best_counted = True
             continue
         counted = not presorted and (_counts_feature(B, f) or _sparse_scans(B, f))
-        if presorted:
-            L = B.col.lists + f * B.data.n_active
-            if ((L[s] ^ L[end - 1]) >> B.key.rshift) == 0:
-                L = NULL
-        elif counted:
-            # few values, or a sparse column's entries: counted, not sorted; the keys
-            # are sorted only if it wins
-            if B.col.sparse:
-                proxy = _sparse_scan(B, e, f, counts, best, &pos, &levels)
-            elif K == 2:
-                proxy = _count_gini2(B, f, s, end, counts, e.weight, best, &pos, &levels)
-            else:
-                proxy = _count_gini_multi(B, f, s, end, counts, e.weight, best, &pos,
-                                          &levels)
+        if counted:
+            proxy = _counted_proxy(B, e, f, counts, best, &pos, &levels)
         else:
-            L = _node_keys(B, f, s, end)
+            L = _sorted_keys(B, e, f)
         if (levels < 2) if counted else (L == NULL):
             consts[f >> 6] |= (<uint64_t> 1) << (f & 63)
             continue
@@ -148,9 +110,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_ml = ml
             best_counted = counted
             if not presorted and not counted:   # keep the best feature's sorted keys
-                swap = B.col.sorted_keys[0]
-                B.col.sorted_keys[0] = B.col.sorted_keys[1]
-                B.col.sorted_keys[1] = swap
+                _keep_sorted_keys(B)
     e.has_split = 0
     if best_f < 0:
         return
@@ -161,6 +121,86 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         _finish_values_split(B, e, best_f, best_thr, best_nm, best_ml)
         return
     _finish_split(B, e, best_f, best_p, best_thr, best_nm, best_ml, best_counted)
+
+
+cdef inline bint _prepare_node(Builder* B, int64_t s, int64_t end, const double* counts,
+                               int64_t* t2) noexcept nogil:
+    """What every feature's scan of the node reads: the absolute error's node state, the
+    multiclass kernel's integer class weights (returned: whether the node takes them;
+    their sum of squares in t2) and, for random cuts on the values, the node's classes
+    (work.present)."""
+    cdef int64_t c, K = B.data.n_classes
+    cdef bint multi_int
+    if B.ab_outputs != NULL:
+        _absolute_node_outputs(B, s, end)
+    elif B.par.absolute:
+        _absolute_node(B, s, end)
+    multi_int = _multi_int_counts(B, counts, t2)
+    B.work.n_present = -1
+    if (B.par.values and K > 2 and B.key.packed and not B.data.regression
+            and B.data.n_outputs == 1):
+        # the node's classes: the counts and proxies of its random cuts skip the others
+        B.work.n_present = 0
+        for c in range(K):
+            if counts[c] > 0.0:
+                B.work.present[B.work.n_present] = c
+                B.work.n_present += 1
+    return multi_int
+
+
+cdef inline void _keep_categorical(Builder* B, CatSplit* cat,
+                                   double* counts) noexcept nogil:
+    """A categorical feature's split became the best: the candidate's sets become the
+    best's (cat), the spare ones the next candidate's; its sides' class weights are kept
+    (in the node's cleft and cright, after its counts)."""
+    cdef int64_t K = B.data.n_classes
+    cat[0] = B.cat.cand
+    B.cat.cand.left = B.cat.spare
+    B.cat.cand.codes = B.cat.spare + B.cat.rank_words
+    B.cat.spare = cat.left
+    memcpy(counts + K, B.cat.cl, K * sizeof(double))
+    memcpy(counts + 2 * K, B.cat.cr, K * sizeof(double))
+
+
+cdef inline void _keep_values(Builder* B, double* counts) noexcept nogil:
+    """A random cut on the values became the best: keeps its feature's values (and its
+    left side's class weights, in the node's cleft after its counts)."""
+    B.col.vals[0], B.col.vals[1] = B.col.vals[1], B.col.vals[0]
+    if _values_counted(B):
+        _keep_left(B, counts + B.data.n_classes)
+
+
+cdef inline void _keep_sorted_keys(Builder* B) noexcept nogil:
+    """A sorting node's feature became the best: its sorted keys are kept (the next
+    feature sorts into the other buffer)."""
+    cdef key_t* swap = B.col.sorted_keys[0]
+    B.col.sorted_keys[0] = B.col.sorted_keys[1]
+    B.col.sorted_keys[1] = swap
+
+
+cdef inline double _counted_proxy(Builder* B, const Entry* e, int64_t f,
+                                  const double* counts, double best, int64_t* pos,
+                                  int64_t* levels) noexcept nogil:
+    """The best cut of feature f of a sorting node that counts it instead of sorting it
+    (few values, or a sparse column's entries: its keys are sorted only if it wins): its
+    proxy, position and the levels the node holds."""
+    if B.col.sparse:
+        return _sparse_scan(B, e, f, counts, best, pos, levels)
+    elif B.data.n_classes == 2:
+        return _count_gini2(B, f, e.start, e.end, counts, e.weight, best, pos, levels)
+    return _count_gini_multi(B, f, e.start, e.end, counts, e.weight, best, pos, levels)
+
+
+cdef inline const key_t* _sorted_keys(Builder* B, const Entry* e, int64_t f) noexcept nogil:
+    """Feature f's keys of the node in order: the presorted list's slice, or the node's
+    keys sorted here (_node_keys); NULL where the feature is constant in the node."""
+    cdef const key_t* L
+    if e.presorted:
+        L = B.col.lists + f * B.data.n_active
+        if ((L[e.start] ^ L[e.end - 1]) >> B.key.rshift) == 0:
+            return NULL
+        return L
+    return _node_keys(B, f, e.start, e.end)
 
 
 cdef inline bint _values_counted(const Builder* B) noexcept nogil:

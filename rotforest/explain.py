@@ -23,7 +23,8 @@ from joblib import effective_n_jobs
 from scipy.sparse.csgraph import connected_components
 
 from rotforest import _explain
-from rotforest._inputs import fitted_kind, predict_input
+from rotforest._inputs import predict_input
+from rotforest._kinds import fitted_kind
 from rotforest._parallel import column_ranges_in_threads
 
 __all__ = ["Explanation", "explain"]

@@ -128,7 +128,7 @@ def _has_tree_ensemble(onnx):
 def _kinds():
     """The supported classes: class -> (kind, is_classifier)."""
     from sklearn.base import ClassifierMixin
-    from rotforest._inputs import estimator_kinds
+    from rotforest._kinds import estimator_kinds
     return {cls: (kind, issubclass(cls, ClassifierMixin))
             for cls, kind in estimator_kinds().items()}
 
@@ -137,7 +137,7 @@ def _kind(estimator):
     """(kind, is_classifier) of a fitted supported estimator; TypeError or
     NotFittedError otherwise."""
     from sklearn.base import is_classifier
-    from rotforest._inputs import fitted_kind
+    from rotforest._kinds import fitted_kind
     return fitted_kind(estimator, "to_onnx converts"), is_classifier(estimator)
 
 
