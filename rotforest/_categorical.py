@@ -16,6 +16,10 @@ that) and NaN for missing values; a pandas ``category`` column is replaced by it
 time its values are coded by the categories seen in fit (a category not seen then counts
 as missing).  The builder splits such a column on sets of levels (see
 ``_categorical.pxi``).
+
+A column of strings that are not numbers (a pandas object or string column, a polars
+String one, strings in an array of objects) is refused with a message that names it and
+says how to make it categorical or encode it (``string_columns_error``).
 """
 import numpy as np
 
@@ -261,3 +265,214 @@ def check_categorical_params(est, monotonic, criterion):
     if criterion == "absolute_error":
         raise ValueError("criterion='absolute_error' does not support categorical "
                          "features yet; use squared_error, or encode them as numbers")
+
+
+# -- columns of strings: what scikit-learn's "could not convert string to float" meant --
+
+_LISTED = 5                         # columns named in the message at most
+
+
+def _first_string(values):
+    """The first value of ``values`` that is a string which ``float`` cannot read (an
+    example for the message), or None.  Missing values and non-strings are passed over:
+    those are not what the message is about."""
+    for value in values:
+        if isinstance(value, (str, bytes)):
+            try:
+                float(value)
+            except ValueError:
+                return value
+    return None
+
+
+def _strings_in(values):
+    """``_first_string`` of a 1-D array, skipping a column that converts as a whole."""
+    try:
+        np.asarray(values, dtype=np.float64)
+        return None
+    except (TypeError, ValueError):
+        return _first_string(values)
+
+
+def _string_columns(X):
+    """[(index, name or None, example, has the category dtype)] for the columns of X that
+    hold strings which cannot be read as numbers: a pandas or polars DataFrame's, by
+    name, or those of an array (of objects, str or bytes; a list of rows), by index."""
+    found = []
+    if _is_frame(X):                                            # pandas
+        for j in range(X.shape[1]):
+            column = X.iloc[:, j]
+            dtype = column.dtype
+            if isinstance(dtype, np.dtype) and dtype.kind in "biufcmM":
+                continue
+            category = getattr(dtype, "name", None) == "category"
+            values = (column.cat.categories if category else column).to_numpy(dtype=object)
+            example = _strings_in(values)
+            if example is not None:
+                found.append((j, X.columns[j], example, category))
+        return found
+    if type(X).__module__.split(".")[0] == "polars" and hasattr(X, "get_column"):
+        for j, name in enumerate(X.columns):
+            column = X.get_column(name)
+            is_numeric = getattr(column.dtype, "is_numeric", None)
+            if callable(is_numeric) and is_numeric():
+                continue
+            example = _first_string(column.to_list())
+            if example is not None:
+                found.append((j, name, example, False))
+        return found
+    if hasattr(X, "tocsr") or hasattr(X, "columns"):            # sparse, other frames
+        return found
+    try:
+        array = X if isinstance(X, np.ndarray) else np.asarray(X)
+    except (TypeError, ValueError):
+        return found                    # (ragged rows: scikit-learn says why)
+    if array.ndim != 2 or array.dtype.kind not in "OUS":
+        return found
+    for j in range(array.shape[1]):
+        example = _strings_in(array[:, j])
+        if example is not None:
+            found.append((j, None, example, False))
+    return found
+
+
+def _shown(value):
+    """An example value as the message shows it: a plain str or bytes, at most 40
+    characters."""
+    value = bytes(value) if isinstance(value, bytes) else str(value)
+    text = repr(value)
+    return text if len(text) <= 40 else text[:36] + "...'"
+
+
+def _named(columns, label):
+    """'column 'color' (e.g. 'red')', or several of them (the first few)."""
+    parts = [f"{label(c)} (e.g. {_shown(c[2])})" for c in columns[:_LISTED]]
+    if len(columns) > _LISTED:
+        parts.append(f"and {len(columns) - _LISTED} more")
+    text = ", ".join(parts)
+    return ("column " if len(columns) == 1 else "columns ") + text
+
+
+def string_columns_error(est, X, original, reset):
+    """The ValueError for an X whose columns hold strings that cannot be read as numbers
+    (the cause of scikit-learn's "could not convert string to float"), which names them,
+    shows a value of each and says how to use them: as categories (a DataFrame's
+    ``category`` dtype, read by ``categorical_features="from_dtype"``) or encoded.  None
+    when X has no such column (the caller's error stands).
+
+    ``X``: the input as ``categorical_input`` left it (categorical columns coded);
+    ``original``: as the caller passed it (which library's advice to give); ``reset``:
+    a fit (otherwise the fitted model's columns are meant)."""
+    try:
+        columns = _string_columns(X)
+    except Exception:           # (the diagnosis must never hide the original error)
+        return None
+    if not columns:
+        return None
+    frame = columns[0][1] is not None
+    polars = type(original).__module__.split(".")[0] == "polars"
+    mask = getattr(est, "is_categorical_", None)
+    shape = getattr(X, "shape", None)
+    if mask is None or shape is None or len(shape) != 2 or shape[1] != len(mask):
+        mask = ()               # (not of the fitted width: scikit-learn says so later)
+    # columns marked categorical, of the category dtype (not marked), of plain strings
+    marked = [c for c in columns if c[0] < len(mask) and mask[c[0]]]
+    dtyped = [c for c in columns if c[3] and c not in marked]
+    plain = [c for c in columns if not c[3] and c not in marked]
+
+    def label(c):
+        return repr(c[1]) if frame else str(c[0])
+
+    def names(group):
+        return [c[1] if frame else c[0] for c in group]
+
+    def it(group):
+        return "it" if len(group) == 1 else "them"
+
+    def labels(group):
+        return ("column " if len(group) == 1 else "columns ") + ", ".join(
+            label(c) for c in group)
+
+    def to_category(group):
+        """The line of code that gives the columns categories, in the caller's library."""
+        keys = names(group)
+        if len(keys) > _LISTED:
+            if polars:
+                return "X = X.with_columns(pl.col(pl.Utf8).cast(pl.Categorical))"
+            return ("X[cols] = X[cols].astype('category') for cols the columns of "
+                    "strings")
+        if polars:
+            listed = ", ".join(repr(str(k)) for k in keys)
+            return f"X = X.with_columns(pl.col({listed}).cast(pl.Categorical))"
+        key = repr(keys[0]) if len(keys) == 1 else repr(keys)
+        return f"X[{key}] = X[{key}].astype('category')"
+
+    setting = est.categorical_features
+    from_dtype = isinstance(setting, str) and setting == "from_dtype"
+    kind = "polars' Categorical" if polars else "pandas' 'category'"
+    lines = [f"X's {_named(columns, label)} "
+             f"{'holds' if len(columns) == 1 else 'hold'} strings: could not convert "
+             f"{'it' if len(columns) == 1 else 'them'} to numbers."]
+    n_fitted = getattr(est, "n_features_in_", None)
+    if not reset and n_fitted is not None and (shape is None or len(shape) != 2
+                                               or shape[1] != n_fitted):
+        lines.append(f"Besides, the model was fitted on {n_fitted} features: pass those "
+                     "columns, encoded as they were for fit.")
+        return ValueError(" ".join(lines))
+    if not reset:
+        if plain or dtyped:
+            which = it(plain + dtyped) if not marked else labels(plain + dtyped)
+            lines.append(
+                f"The fitted model reads {which} as numbers, as in fit: pass the values "
+                "it was fitted on (encoded as they were for fit). To split strings as "
+                f"categories, refit with {it(plain + dtyped)} as {kind} dtype "
+                "(categorical_features='from_dtype' reads such columns).")
+        if marked:
+            fitted_frame = bool(getattr(est, "_category_maps", None))
+            lines.append(
+                f"{labels(marked)[0].upper()}{labels(marked)[1:]} "
+                f"{'is' if len(marked) == 1 else 'are'} categorical in the fitted model, "
+                + ("which was fitted on a DataFrame's 'category' columns: pass a "
+                   "DataFrame with those columns (their values are coded by the "
+                   "categories seen in fit)." if fitted_frame and not frame else
+                   f"which reads {it(marked)} as the integer codes it was fitted on: "
+                   f"encode {it(marked)} as for fit."))
+        return ValueError(" ".join(lines))
+    if plain:
+        ref = it(plain) if len(plain) == len(columns) else labels(plain)
+        if frame:
+            how = (f"which categorical_features='from_dtype' (the default) reads as "
+                   f"categorical: {to_category(plain)}" if from_dtype else
+                   f"and pass categorical_features='from_dtype' (now {setting!r}) or "
+                   f"name {it(plain)} there: {to_category(plain)}")
+            lines.append(
+                f"To split {ref} as categories, give {it(plain)} {kind} dtype"
+                f"{',' if from_dtype else ''} {how}; "
+                f"or encode {it(plain)} as numbers (e.g. with "
+                "sklearn.preprocessing.OrdinalEncoder, and name the codes' columns in "
+                "categorical_features to split them as categories).")
+        else:
+            lines.append(
+                f"To split {ref} as categories, encode {it(plain)} as integer codes "
+                "(e.g. with sklearn.preprocessing.OrdinalEncoder) and pass "
+                f"categorical_features={names(plain)}, or pass a pandas DataFrame with "
+                f"{'this column' if len(plain) == 1 else 'these columns'} as 'category' "
+                "dtype (categorical_features='from_dtype', the default, reads "
+                f"{it(plain)}); otherwise encode {it(plain)} as numbers.")
+    if marked:
+        lines.append(
+            f"categorical_features={setting!r} marks {labels(marked)} as categorical, "
+            "but a categorical "
+            f"column must have {kind} dtype"
+            + (f" ({to_category(marked)})" if frame else "")
+            + " or hold integer codes 0, 1, 2, ... (e.g. from "
+              "sklearn.preprocessing.OrdinalEncoder).")
+    if dtyped:
+        lines.append(
+            f"{labels(dtyped)[0].upper()}{labels(dtyped)[1:]} "
+            f"{'has' if len(dtyped) == 1 else 'have'} the 'category' dtype, but "
+            f"categorical_features={setting!r} does not mark "
+            f"{'it' if len(dtyped) == 1 else 'them'} as categorical: pass "
+            "categorical_features='from_dtype' or include "
+            f"{'it' if len(dtyped) == 1 else 'them'} in categorical_features.")
+    return ValueError(" ".join(lines))

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from rotforest import _builder
 from rotforest._categorical import (as_pandas_categories, categorical_input,
                                     check_categorical_params, check_categorical_unchanged,
-                                    check_codes)
+                                    check_codes, string_columns_error)
 from rotforest._sparse import canonical_csc, canonical_csr
 from rotforest._validation import check_class_weight, densify, power_of_two_below
 
@@ -72,12 +72,12 @@ def _validated(est, X, y, sample_weight, reset, **target_checks):
     scikit-learn's ``validate_data`` checks it with ``target_checks``, and the sample
     weights (ones when None).  ``reset=False`` (a warm-started fit) checks X against the
     fitted estimator's number of features and feature names instead of setting them."""
+    original = X
     X = as_pandas_categories(X)
     if not reset:
         check_categorical_unchanged(est, X)
     X = categorical_input(est, X, reset)
-    X, y = validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
-                         accept_sparse=True, reset=reset, **target_checks)
+    X, y = _numeric(est, X, original, reset, y, **target_checks)
     if issparse(X) and sparse_native(est):
         # the builder reads the stored entries (see _sparse.py): never made dense
         X = canonical_csc(X)
@@ -94,6 +94,28 @@ def _validated(est, X, y, sample_weight, reset, **target_checks):
     return X, y, _check_sample_weight(sample_weight, X.shape[0])
 
 
+def _numeric(est, X, original, reset, *y, **target_checks):
+    """scikit-learn's ``validate_data`` of X (and y, when given) as float64, NaN allowed.
+    Columns of strings that cannot be read as numbers (numbers written as strings are
+    converted) are refused with a message that names them and says how to use them
+    (``string_columns_error``) instead of numpy's "could not convert string to float",
+    which names neither the column nor the remedy.  (Looked for only once the conversion
+    failed: an X that converts costs nothing more.)"""
+    try:
+        return validate_data(est, X, *y, dtype=np.float64, ensure_all_finite="allow-nan",
+                             accept_sparse=True, reset=reset, **target_checks)
+    except (TypeError, ValueError) as error:
+        names = getattr(est, "feature_names_in_", None)
+        columns = getattr(X, "columns", None)
+        if (not reset and names is not None and columns is not None
+                and [str(c) for c in columns] != [str(n) for n in names]):
+            raise       # (scikit-learn's check of the names, made before the conversion)
+        better = string_columns_error(est, X, original, reset)
+        if better is None:
+            raise
+        raise better from error
+
+
 def sparse_native(est):
     """Whether the estimator grows on a sparse X as it is (trees and random and extra
     forests without categorical features); the others make it dense."""
@@ -107,9 +129,9 @@ def predict_input(est, X, dense=False):
     sparse (CSR, which the trees walk row by row) for the estimators that take it
     (``sparse_native``), unless ``dense``."""
     check_is_fitted(est)
+    original = X
     X = categorical_input(est, as_pandas_categories(X), reset=False)
-    X = validate_data(est, X, reset=False, dtype=np.float64,
-                      ensure_all_finite="allow-nan", accept_sparse=True)
+    X = _numeric(est, X, original, False)
     if issparse(X) and not dense and sparse_native(est):
         return canonical_csr(X)         # (once, not in every tree)
     return densify(X)
