@@ -19,7 +19,7 @@ from rotforest.export import export_text
 from rotforest.explain import Explanation, explain
 
 
-def to_onnx(estimator, *, target_opset=None):
+def to_onnx(estimator, *, target_opset=None, output=None):
     """A fitted estimator as an ONNX model (needs ``pip install "rotforest[onnx]"``).
 
     The same as :func:`rotforest.onnx.to_onnx`, which documents the model: one double
@@ -36,6 +36,11 @@ def to_onnx(estimator, *, target_opset=None):
     target_opset : int or dict, default=None
         The opset of the main domain (an int), or ``{"": n, "ai.onnx.ml": m}`` with
         ``m >= 5``; None: the module's default.
+    output : {None, "mean"}, default=None
+        None: the model computes ``predict_proba`` / ``predict``.  A quantile forest's
+        quantiles cannot be computed by ONNX's tree ensembles: it is refused unless
+        ``output="mean"``, whose one output ``mean`` equals ``predict(X,
+        quantiles="mean")``.
 
     Returns
     -------
@@ -56,7 +61,7 @@ def to_onnx(estimator, *, target_opset=None):
     True
     """
     from rotforest.onnx import to_onnx as convert
-    return convert(estimator, target_opset=target_opset)
+    return convert(estimator, target_opset=target_opset, output=output)
 
 
 __version__ = "0.1.0"

@@ -40,3 +40,35 @@ def fitted_kind(estimator, purpose):
                          "instance through sklearn.multioutput.MultiOutput"
                          f"{'Regressor' if is_regressor(estimator) else 'Classifier'}")
     return kind
+
+
+def is_quantile_forest(estimator):
+    """Whether ``estimator`` is one of the quantile forests (rotforest.quantile), whose
+    ``predict`` gives quantiles rather than the mean of its trees."""
+    from rotforest.quantile import _QuantileForest
+    return isinstance(estimator, _QuantileForest)
+
+
+def reads_mean(estimator, output, reader, cannot):
+    """Checks the ``output`` a reader of fitted estimators (``reader``: "explain",
+    "to_onnx") was asked for; returns whether it reads a quantile forest's mean.
+    ``cannot``: what the reader cannot do with quantiles, for the message ("tree SHAP
+    cannot explain them").
+
+    A quantile forest's ``predict`` gives quantiles (the median by default), which the
+    readers cannot compute from the trees: it needs ``output="mean"``, and is read as
+    ``predict(X, quantiles="mean")``.  Any other estimator takes only None."""
+    if is_quantile_forest(estimator):
+        if isinstance(output, str) and output == "mean":
+            return True
+        name = type(estimator).__name__
+        raise ValueError(
+            f"{name}.predict returns quantiles (the median by default), and {cannot}: "
+            "the trees' leaves hold means. Pass output=\"mean\" to " f"{reader} for the "
+            "forest's mean, predict(X, quantiles=\"mean\")"
+            + ("" if output is None else f"; got output={output!r}"))
+    if output is not None:
+        raise ValueError(f"output must be None for a {type(estimator).__name__} ("
+                         f"{reader} reads its predict or predict_proba); output=\"mean\" "
+                         f"is for the quantile forests only; got output={output!r}")
+    return False

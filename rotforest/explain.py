@@ -24,7 +24,7 @@ from scipy.sparse.csgraph import connected_components
 
 from rotforest import _explain
 from rotforest._inputs import predict_input
-from rotforest._kinds import fitted_kind
+from rotforest._kinds import fitted_kind, reads_mean
 from rotforest._parallel import column_ranges_in_threads
 
 __all__ = ["Explanation", "explain"]
@@ -324,13 +324,15 @@ def _checked_background(estimator, background):
         raise ValueError(f"background: {exc}") from exc
 
 
-def _outputs(estimator, X):
+def _outputs(estimator, X, mean=False):
     if hasattr(estimator, "predict_proba"):
         return estimator.predict_proba(X)
+    if mean:                    # a quantile forest's mean (see explain's output)
+        return estimator.predict(X, quantiles="mean")[:, None]
     return estimator.predict(X)[:, None]
 
 
-def explain(estimator, X, *, background=None, n_jobs=None):
+def explain(estimator, X, *, background=None, n_jobs=None, output=None):
     """Exact SHAP values of a fitted rotforest estimator, in its original features.
 
     Classifiers are explained on ``predict_proba``, regressors on ``predict``.  Without
@@ -353,6 +355,12 @@ def explain(estimator, X, *, background=None, n_jobs=None):
     n_jobs : int, default=None
         Threads over the rows (None: 1 unless in a joblib ``parallel_config`` context;
         -1: all cores).  The values do not depend on it.
+    output : {None, "mean"}, default=None
+        What to explain.  None (the only value for every estimator but the quantile
+        forests): ``predict_proba`` or ``predict``.  A quantile forest's ``predict``
+        gives quantiles (the median by default), which tree SHAP cannot explain, so it
+        is refused without ``output="mean"``; with it, the values and ``base_values``
+        explain the forest's mean, ``predict(X, quantiles="mean")``.
 
     Returns
     -------
@@ -375,6 +383,7 @@ def explain(estimator, X, *, background=None, n_jobs=None):
     True
     """
     family, trees = _family(estimator)
+    mean = reads_mean(estimator, output, "explain", "tree SHAP cannot explain them")
     if n_jobs is not None and (not isinstance(n_jobs, numbers.Integral)
                                or isinstance(n_jobs, bool)):
         raise TypeError(f"n_jobs must be an integer or None; got {n_jobs!r}")
@@ -396,7 +405,7 @@ def explain(estimator, X, *, background=None, n_jobs=None):
         perturbation = "interventional"
         _interventional(estimator, family, specs, data,
                         _checked_background(estimator, background), phi, n_jobs)
-        base = np.tile(_outputs(estimator, background).mean(axis=0), (n, 1))
+        base = np.tile(_outputs(estimator, background, mean).mean(axis=0), (n, 1))
     phi /= len(specs)
     names = getattr(estimator, "feature_names_in_", None)
     names = ([str(v) for v in names] if names is not None

@@ -15,7 +15,10 @@ The outputs are named as skl2onnx names them without ZipMap: a classifier's ``la
 (shape ``[None]``; int64 for integer or boolean classes, string for string classes,
 double for float classes) and ``probabilities`` (double, ``[None, n_classes]``, the
 columns in the order of ``classes_``); a regressor's ``variable`` (double,
-``[None, 1]``).
+``[None, 1]``).  A quantile forest's ``predict`` gives quantiles, which a TreeEnsemble
+cannot compute: it is converted only with ``output="mean"``, into a model whose one
+output ``mean`` (double, ``[None, 1]``) is ``predict(X, quantiles="mean")``; skl2onnx
+pipelines holding one are refused.
 
 All the trees go into one ``TreeEnsemble`` node of the ``ai.onnx.ml`` domain, opset 5
 (onnx >= 1.16; onnxruntime >= 1.19, tested with 1.32), in double precision: thresholds, leaf
@@ -624,7 +627,7 @@ def _opsets(target_opset, onnx):
     return int(main), int(ml)
 
 
-def to_onnx(estimator, *, target_opset=None):
+def to_onnx(estimator, *, target_opset=None, output=None):
     """Convert a fitted rotforest tree or forest into an ONNX model.
 
     The model has one input ``X`` (double, ``[None, n_features]``) and the outputs that
@@ -649,6 +652,14 @@ def to_onnx(estimator, *, target_opset=None):
         The opset of the main ONNX domain (default 21, or the installed onnx's latest
         if older), or a dict ``{"": int, "ai.onnx.ml": int}``; the ``ai.onnx.ml``
         domain must be at opset 5 or more.
+    output : {None, "mean"}, default=None
+        What the model computes.  None (the only value for every estimator but the
+        quantile forests): ``predict_proba`` / ``predict``.  A quantile forest's
+        ``predict`` gives quantiles (the median by default), which a TreeEnsemble
+        cannot compute, so it is refused without ``output="mean"``; with it, the model's
+        one output is named ``mean`` (double, ``[None, 1]``) and equals
+        ``predict(X, quantiles="mean")``.  (skl2onnx cannot pass this option: a
+        pipeline holding a quantile forest is refused by ``skl2onnx.to_onnx``.)
 
     Returns
     -------
@@ -666,6 +677,9 @@ def to_onnx(estimator, *, target_opset=None):
     """
     onnx = _onnx()
     kind, classifier = _kind(estimator)
+    from rotforest._kinds import reads_mean
+    mean = reads_mean(estimator, output, "rotforest.onnx.to_onnx",
+                      "an ONNX TreeEnsemble cannot compute them")
     main, ml = _opsets(target_opset, onnx)
     from onnx import TensorProto, helper
     g = _Graph(onnx, main)
@@ -679,8 +693,8 @@ def to_onnx(estimator, *, target_opset=None):
                         "probabilities", TensorProto.DOUBLE,
                         [None, len(estimator.classes_)])]
     else:
-        outputs = ["variable"]
-        out_info = [helper.make_tensor_value_info("variable", TensorProto.DOUBLE,
+        outputs = ["mean" if mean else "variable"]
+        out_info = [helper.make_tensor_value_info(outputs[0], TensorProto.DOUBLE,
                                                   [None, 1])]
     g.names.update(outputs)
     _emit(g, estimator, kind, classifier, "X", outputs)
@@ -758,6 +772,16 @@ def _parse_classifier(scope, model, inputs, custom_parsers=None):
     return list(operator.outputs)
 
 
+def _parse_quantile(scope, model, inputs, custom_parsers=None):
+    """A quantile forest: refused (skl2onnx cannot pass to_onnx's output="mean")."""
+    raise ValueError(
+        f"skl2onnx cannot convert {type(model).__name__}: its predict returns "
+        "quantiles (the median by default), which an ONNX TreeEnsemble cannot compute, "
+        "and skl2onnx cannot pass output=\"mean\". Convert the fitted forest alone "
+        "with rotforest.onnx.to_onnx(forest, output=\"mean\") for its mean, predict(X, "
+        "quantiles=\"mean\")")
+
+
 def _parse_regressor(scope, model, inputs, custom_parsers=None):
     from skl2onnx._supported_operators import _get_sklearn_operator_name
     DoubleTensorType = _skl2onnx_types()[0]
@@ -817,6 +841,12 @@ def _register():
             cls, alias, _shape_calculator, _converter,
             parser=_parse_classifier if classifier else _parse_regressor,
             options={"zipmap": [False, True]} if classifier else None)
+    from rotforest import quantile
+    for name in quantile.__all__:
+        cls = getattr(quantile, name)
+        _ALIASES[cls] = f"Rotforest{name}"
+        skl2onnx.update_registered_converter(cls, _ALIASES[cls], _shape_calculator,
+                                             _converter, parser=_parse_quantile)
     return True
 
 

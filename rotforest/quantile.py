@@ -559,6 +559,35 @@ default="linear"
         tags.target_tags.multi_output = False
         return tags
 
+    def _compute_partial_dependence_recursion(self, grid, target_features):
+        """Refused: the "recursion" method would give the dependence of the mean.
+
+        scikit-learn's ``partial_dependence`` calls this with ``method="recursion"``,
+        and also with ``method="auto"`` (its default) for the random-forest and
+        extra-trees quantile forests (they are virtual subclasses of its
+        ``RandomForestRegressor``).  The weighted traversal averages the leaves' mean
+        values, so it computes the partial dependence of ``predict(X,
+        quantiles="mean")``, not of ``predict``'s quantiles.
+
+        Parameters
+        ----------
+        grid : array-like of shape (n_points, n_target_features)
+            Values of the target features.
+        target_features : array-like of int of shape (n_target_features,)
+            The features of the grid's columns.
+
+        Raises
+        ------
+        ValueError
+            Always, with the remedy: ``method="brute"``.
+        """
+        raise ValueError(
+            f"partial dependence by the 'recursion' method (which partial_dependence "
+            f"also picks for method='auto' on a {type(self).__name__}) averages the "
+            "trees' leaf values: it is the dependence of the mean, predict(X, "
+            "quantiles=\"mean\"), while predict returns quantiles (the median by "
+            "default). Pass method='brute', which calls predict")
+
 
 # ------------------------------------------------------------- the classes' making
 def _with_default_quantiles(base, defaults=None):
