@@ -153,23 +153,26 @@ def resolve_min_samples_leaf(value, n_samples):
 
 def resolve_max_features(value, n_features, name="max_features"):
     """Number of features to draw at each node, as scikit-learn defines it (``name`` is
-    the parameter named in errors)."""
+    the parameter named in errors, which list every accepted form)."""
+    forms = "an int >= 1, a float in (0, 1], 'sqrt', 'log2' or None"
     if value is None:
         return n_features
     if isinstance(value, str):
-        check_option(name, value, ("sqrt", "log2"))
+        if value not in ("sqrt", "log2"):
+            raise ValueError(f"{name} must be {forms}; got {value!r}")
         if value == "sqrt":
             return max(1, int(math.sqrt(n_features)))
         return max(1, int(math.log2(n_features)))
     if _is_int(value):
         if value < 1:
-            raise ValueError(f"{name} must be at least 1 when an int; got {value}")
+            raise ValueError(f"{name} must be {forms}; got the int {value}")
         return int(min(value, n_features))     # more than there are: all (scikit-learn 1.9)
     if _is_real(value):
-        frac = check_real(name, value, 0.0, 1.0, low_open=True)
-        return max(1, int(frac * n_features))
-    raise TypeError(f"{name} must be an int, a float in (0, 1], 'sqrt', 'log2' or "
-                    f"None; got {value!r}")
+        if not 0.0 < float(value) <= 1.0:      # (NaN included)
+            raise ValueError(f"{name} must be {forms}; got the float {value!r}")
+        return max(1, int(float(value) * n_features))
+    raise TypeError(f"{name} must be {forms}; got {value!r} of type "
+                    f"{type(value).__name__}")
 
 
 def resolve_monotonic_cst(value, n_features, n_classes, regression=False, n_outputs=1):

@@ -377,7 +377,8 @@ class _BaseRotationForest(_BaseForest):
         check_int("min_category_samples", self.min_category_samples, 1, allow_none=True)
         if isinstance(self.max_features, str) and self.max_features not in (
                 "auto", "sqrt", "log2"):
-            raise ValueError("max_features must be one of 'auto', 'sqrt', 'log2'; got "
+            raise ValueError("max_features must be 'auto' (the default), an int >= 1, a "
+                             "float in (0, 1], 'sqrt', 'log2' or None; got "
                              f"{self.max_features!r}")
         check_tree_params(self._tree_class(**self._tree_params()))
 

@@ -319,3 +319,28 @@ def test_predict_with_strings_and_another_number_of_columns():
     with pytest.raises(ValueError, match=r"column 1 \(e\.g\. '\w+'\) holds strings.*"
                                          "fitted on 2 features"):
         est.predict(X)
+
+
+# ------------------------------------------------------------------ max_features
+
+_FORMS = "an int >= 1, a float in (0, 1], 'sqrt', 'log2' or None"
+
+
+@pytest.mark.parametrize("Est", [E for E in ESTIMATORS
+                                 if "max_features" in E().get_params()],
+                         ids=lambda E: E.__name__)
+@pytest.mark.parametrize("value, error", [
+    ("auto", ValueError), ("half", ValueError), (0, ValueError), (-2, ValueError),
+    (0.0, ValueError), (1.5, ValueError), (float("nan"), ValueError),
+    (True, TypeError), ([3], TypeError)])
+def test_bad_max_features_lists_every_accepted_form(Est, value, error):
+    """A max_features that is none of scikit-learn's forms is refused with all of them
+    listed and the value given.  (A rotation forest takes 'auto' too: its own default.)"""
+    if value == "auto" and "Rotation" in Est.__name__:
+        return
+    a, b, _, y = _data()
+    X = np.column_stack([a, b])
+    target = y.astype(float) if "Regressor" in Est.__name__ else y
+    with pytest.raises(error, match="max_features must be") as raised:
+        _make(Est, max_features=value).fit(X, target)
+    assert _FORMS in str(raised.value), str(raised.value)

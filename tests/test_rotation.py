@@ -1,5 +1,6 @@
 """RotationForestClassifier: rotations, prediction through them, determinism, junk features."""
 import pickle
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -501,7 +502,8 @@ def test_classifier_defaults_to_auto_axes(data):
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     assert all(t.max_features_ == X.shape[1] for t in a.estimators_)
     for Forest in [RotationForestClassifier, RotationForestRegressor]:
-        with pytest.raises(ValueError, match="one of 'auto', 'sqrt', 'log2'; got 'Auto'"):
+        forms = "'auto' (the default), an int >= 1, a float in (0, 1], 'sqrt', 'log2'"
+        with pytest.raises(ValueError, match=re.escape(f"{forms} or None; got 'Auto'")):
             Forest(max_features="Auto").fit(X, y)
 
 
