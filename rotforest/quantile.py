@@ -623,9 +623,9 @@ _NOTES_DOC = """\
     leaf (Meinshausen, 2006). Each tree's weights sum to 1, so the mean prediction is
     the forest's own.
 
-    Quantiles of weighted targets. The weights are read as copies of the targets: the
-    leaves hold on average N copies (the mean over the trees of the sum of the
-    multiplicities in x's leaf), and row i holds N times its weight. ``interpolation``
+    Quantiles of weighted targets. The weights are read as copies of the targets: x's
+    leaves hold N copies in all (the sum over the trees of the multiplicities in x's
+    leaf), and row i holds N times its weight. ``interpolation``
     then picks the quantile of that sequence of copies by numpy's rule, which for
     "linear" is the value at position ``h = (N - 1) q`` (from 0), interpolated between
     the copies ``floor(h)`` and ``floor(h) + 1`` (copy j belongs to the first row, in
