@@ -19,7 +19,7 @@ from rotforest.export import export_text
 from rotforest.explain import Explanation, explain
 
 
-def to_onnx(estimator, *, target_opset=None, output=None):
+def to_onnx(estimator, *, target_opset=None, output=None, input_type="double"):
     """A fitted estimator as an ONNX model (needs ``pip install "rotforest[onnx]"``).
 
     The same as :func:`rotforest.onnx.to_onnx`, which documents the model: one double
@@ -41,6 +41,9 @@ def to_onnx(estimator, *, target_opset=None, output=None):
         quantiles cannot be computed by ONNX's tree ensembles: it is refused unless
         ``output="mean"``, whose one output ``mean`` equals ``predict(X,
         quantiles="mean")``.
+    input_type : {"double", "float"}, default="double"
+        "float": the model takes float32 rows and casts them to double inside the graph
+        (exactly), so its results are those of ``X.astype(np.float64)``.
 
     Returns
     -------
@@ -61,7 +64,8 @@ def to_onnx(estimator, *, target_opset=None, output=None):
     True
     """
     from rotforest.onnx import to_onnx as convert
-    return convert(estimator, target_opset=target_opset, output=output)
+    return convert(estimator, target_opset=target_opset, output=output,
+                   input_type=input_type)
 
 
 __version__ = "0.1.0"

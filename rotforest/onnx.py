@@ -627,7 +627,7 @@ def _opsets(target_opset, onnx):
     return int(main), int(ml)
 
 
-def to_onnx(estimator, *, target_opset=None, output=None):
+def to_onnx(estimator, *, target_opset=None, output=None, input_type="double"):
     """Convert a fitted rotforest tree or forest into an ONNX model.
 
     The model has one input ``X`` (double, ``[None, n_features]``) and the outputs that
@@ -660,6 +660,11 @@ def to_onnx(estimator, *, target_opset=None, output=None):
         one output is named ``mean`` (double, ``[None, 1]``) and equals
         ``predict(X, quantiles="mean")``.  (skl2onnx cannot pass this option: a
         pipeline holding a quantile forest is refused by ``skl2onnx.to_onnx``.)
+    input_type : {"double", "float"}, default="double"
+        The type of the input ``X``.  "float" takes float32 rows (what many onnxruntime
+        users feed) and casts them to double inside the graph, before any comparison:
+        every float32 value is exactly a double, so the model's results on float32 rows
+        ``X32`` equal ``predict_proba`` / ``predict`` on ``X32.astype(np.float64)``.
 
     Returns
     -------
@@ -676,6 +681,8 @@ def to_onnx(estimator, *, target_opset=None, output=None):
         When it is not fitted (a ValueError).
     """
     onnx = _onnx()
+    if input_type not in ("double", "float"):
+        raise ValueError(f"input_type must be 'double' or 'float'; got {input_type!r}")
     kind, classifier = _kind(estimator)
     from rotforest._kinds import reads_mean
     mean = reads_mean(estimator, output, "rotforest.onnx.to_onnx",
@@ -697,10 +704,14 @@ def to_onnx(estimator, *, target_opset=None, output=None):
         out_info = [helper.make_tensor_value_info(outputs[0], TensorProto.DOUBLE,
                                                   [None, 1])]
     g.names.update(outputs)
-    _emit(g, estimator, kind, classifier, "X", outputs)
+    x = "X"
+    if input_type == "float":       # exact: a float32 is a double
+        x = g.node("Cast", [x], "x_double", to=TensorProto.DOUBLE)
+    _emit(g, estimator, kind, classifier, x, outputs)
+    x_type = TensorProto.FLOAT if input_type == "float" else TensorProto.DOUBLE
     graph = helper.make_graph(
         g.nodes, f"rotforest_{type(estimator).__name__}",
-        [helper.make_tensor_value_info("X", TensorProto.DOUBLE, [None, n_features])],
+        [helper.make_tensor_value_info("X", x_type, [None, n_features])],
         out_info, initializer=g.initializers)
     opsets = [helper.make_opsetid("", main), helper.make_opsetid(_ML_DOMAIN, ml)]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="rotforest",

@@ -108,6 +108,36 @@ def test_plain(cls):
 
 @needs_onnxruntime
 @pytest.mark.parametrize("cls", ALL)
+def test_float32_input(cls):
+    """input_type="float": the model takes float32 rows and casts them to double before
+    any comparison, so it gives exactly the estimator's predictions on those rows made
+    double; a missing value stays missing."""
+    X, y = _data(cls in REGRESSORS)
+    X[N_TRAIN::7, 2] = np.nan
+    est = _make(cls).fit(X[:N_TRAIN], y[:N_TRAIN])
+    X32 = X[N_TRAIN:].astype(np.float32)
+    model = rf_onnx.to_onnx(est, input_type="float")
+    assert model.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {"X": X32})
+    as_double = X32.astype(np.float64)
+    if hasattr(est, "classes_"):
+        np.testing.assert_allclose(outputs[1], est.predict_proba(as_double), rtol=0,
+                                   atol=1e-9)
+        assert outputs[0].tolist() == est.predict(as_double).tolist()
+    else:
+        np.testing.assert_allclose(outputs[0][:, 0], est.predict(as_double), rtol=0,
+                                   atol=1e-9)
+    # the same through the public wrapper; and a wrong type is refused
+    assert rotforest.to_onnx(est, input_type="float").graph.input[0].type.tensor_type \
+        .elem_type == onnx.TensorProto.FLOAT
+    with pytest.raises(ValueError, match="input_type must be 'double' or 'float'"):
+        rf_onnx.to_onnx(est, input_type="float16")
+
+
+@needs_onnxruntime
+@pytest.mark.parametrize("cls", ALL)
 @pytest.mark.parametrize("missing", ["route", "impute"])
 def test_missing_values(cls, missing):
     if cls not in (RotationForestClassifier, RotationForestRegressor):
