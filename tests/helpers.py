@@ -1,4 +1,6 @@
 """Data generators shared by the tests, and the installed scikit-learn's version."""
+import importlib
+
 import numpy as np
 import sklearn
 from packaging.version import Version
@@ -54,3 +56,12 @@ def counting_pools(monkeypatch):
     monkeypatch.setattr(rotforest._parallel, "ThreadPoolExecutor", Counting)
     monkeypatch.setattr(rotforest._parallel, "Parallel", counting)
     return started
+
+
+def optional_module(name):
+    """The module ``name``, or None where it (an optional package) is not installed: for
+    tests that skip by marker on its absence and still run the rest of their file."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None

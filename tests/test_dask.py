@@ -6,7 +6,6 @@ cloudpickle) is not installed (``pip install "rotforest[dask]"``).  The digests 
 computed in this run, of the bytes that arrive on the workers, and compared with each
 other: nothing recorded."""
 import hashlib
-import importlib
 import logging
 import sys
 
@@ -16,18 +15,12 @@ from joblib import parallel_backend
 from sklearn.datasets import make_classification
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
+from helpers import optional_module
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 
-def _optional(name):
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-distributed = _optional("dask.distributed")
-cloudpickle = _optional("cloudpickle")
+distributed = optional_module("dask.distributed")
+cloudpickle = optional_module("cloudpickle")
 
 N_WORKERS = 2
 

@@ -4,7 +4,6 @@ Running an exported model needs onnx and onnxruntime, a skl2onnx pipeline skl2on
 those tests are skipped, each with its reason, where they are not installed.  The errors
 that rotforest raises without them are checked whatever is installed (their imports
 made to fail)."""
-import importlib
 import subprocess
 import sys
 
@@ -18,17 +17,11 @@ from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
                        RotationForestClassifier, RotationForestRegressor)
 from rotforest import onnx as rf_onnx
 
+from helpers import optional_module
 
-def _optional(name):
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-onnx = _optional("onnx")
-ort = _optional("onnxruntime")
-skl2onnx = _optional("skl2onnx")
+onnx = optional_module("onnx")
+ort = optional_module("onnxruntime")
+skl2onnx = optional_module("skl2onnx")
 
 needs_onnx = pytest.mark.skipif(
     onnx is None, reason='builds ONNX models: needs onnx (pip install "rotforest[onnx]")')
