@@ -59,12 +59,12 @@ def reads_mean(estimator, output, reader, cannot):
     readers cannot compute from the trees: it needs ``output="mean"``, and is read as
     ``predict(X, quantiles="mean")``.  Any other estimator takes only None."""
     if is_quantile_forest(estimator):
-        if isinstance(output, str) and output == "mean":
+        if isinstance(output, str) and output == "mean":   # (not an array's ==)
             return True
         name = type(estimator).__name__
         raise ValueError(
             f"{name}.predict returns quantiles (the median by default), and {cannot}: "
-            "the trees' leaves hold means. Pass output=\"mean\" to " f"{reader} for the "
+            f"the trees' leaves hold means. Pass output=\"mean\" to {reader} for the "
             "forest's mean, predict(X, quantiles=\"mean\")"
             + ("" if output is None else f"; got output={output!r}"))
     if output is not None:
