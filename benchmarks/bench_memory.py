@@ -87,9 +87,10 @@ def child(args):
         gc.collect()
         out["rss_after_kb"] = status_kb("VmRSS")
         out["pickled_bytes"] = len(pickle.dumps(model, protocol=5))
-        out["nodes"] = int(sum(t.tree_.node_count for t in model.estimators_))
+        trees = getattr(model, "rotated_estimators_", None) or model.estimators_
+        out["nodes"] = int(sum(t.tree_.node_count for t in trees))
         out["tree_array_bytes"] = int(sum(_node_bytes(t.tree_) + t.tree_.value.nbytes
-                                          for t in model.estimators_))
+                                          for t in trees))
     print(json.dumps(out), flush=True)
 
 

@@ -100,7 +100,8 @@ def _node_codes(tree_):
 
 def _fingerprint(model, X):
     h = hashlib.sha256()
-    trees = getattr(model, "estimators_", None) or [model]
+    trees = (getattr(model, "rotated_estimators_", None)     # a rotation forest's trees
+             or getattr(model, "estimators_", None) or [model])
     for tree in trees:
         h.update(tree.tree_.nodes.tobytes())
         h.update(np.ascontiguousarray(tree.tree_.value).tobytes())

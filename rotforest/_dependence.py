@@ -291,7 +291,7 @@ class RecursionDependence:
         check_is_fitted(self)
         grid, target_features = _checked_grid(self, grid, target_features)
         trees = ([self.tree_] if hasattr(self, "tree_")
-                 else [t.tree_ for t in self.estimators_])
+                 else [t.tree_ for t in self._trees()])
         n_outputs = getattr(self, "n_outputs_", 1)
         average = trees_partial_dependence(trees, grid, target_features, n_outputs)
         return average[0] if n_outputs == 1 else average

@@ -133,7 +133,7 @@ def draw_records(est):
     records = getattr(est, "_draw_records", None)
     if records is None:
         one = [getattr(est, "_n_samples_fitted", -1), est._n_draws_fitted, -1]
-        records = np.tile(np.array(one, dtype=np.int64), (len(est.estimators_), 1))
+        records = np.tile(np.array(one, dtype=np.int64), (len(est._trees()), 1))
     return records
 
 
@@ -187,9 +187,9 @@ def check_warm_start(est, classes, n_samples, n_draws, n_outputs=1):
     Trees may be added on other data or draws (each tree's draw is recorded), but an
     out-of-bag score needs every tree drawn from the same samples.  (The number of
     features and their names are checked with X.)"""
-    if est.n_estimators < len(est.estimators_):
+    if est.n_estimators < len(est._trees()):
         raise ValueError(f"n_estimators={est.n_estimators} must be at least the "
-                         f"{len(est.estimators_)} trees already fitted when warm_start is on")
+                         f"{len(est._trees())} trees already fitted when warm_start is on")
     if n_outputs != getattr(est, "n_outputs_", 1):
         raise ValueError(f"warm_start: y has {n_outputs} output(s), the fitted forest "
                          f"{est.n_outputs_}")
@@ -368,9 +368,9 @@ class _ForestStructure:
 
     def _prediction_jobs(self, n_rows):
         # threads pay off only when there is enough work per thread
-        if n_rows * len(self.estimators_) < 200_000:
+        if n_rows * len(self._trees()) < 200_000:
             return 1
-        return min(effective_n_jobs(self.n_jobs), len(self.estimators_))
+        return min(effective_n_jobs(self.n_jobs), len(self._trees()))
 
     def apply(self, X):
         """Leaf index of every sample in every tree.
@@ -509,7 +509,7 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         """The number of fitted trees (NotFittedError, an AttributeError as scikit-learn's
         forests raise, before fit)."""
         check_is_fitted(self, "estimators_")
-        return len(self.estimators_)
+        return len(self._trees())
 
     def __getitem__(self, index):
         """The fitted tree ``index`` (a list of them for a slice)."""
@@ -525,6 +525,10 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
         # an estimator is true, fitted or not (without this, bool() would call __len__,
         # which refuses an unfitted forest, as scikit-learn's forests do)
         return True
+
+    def _trees(self):
+        """The fitted trees themselves (a rotation forest's read its rotated rows)."""
+        return self.estimators_
 
     @property
     def estimator(self):
@@ -582,7 +586,7 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
                     n_outputs=1 if target.ndim == 1 else target.shape[1],
                     scaled_by=scaled_by, base_seed=base_seed,
                     legacy_seeds=warm and getattr(self, "_seed_scheme", 1) < _SEED_SCHEME,
-                    n_fitted=len(self.estimators_) if warm else 0,
+                    n_fitted=len(self._trees()) if warm else 0,
                     n_jobs=effective_n_jobs(self.n_jobs))
 
     def _check_fit(self):
@@ -624,3 +628,19 @@ class _BaseForest(_AcceptsNaN, _AtomicFit, BaseEstimator):
             old = np.hstack([old, np.full((old.shape[0], row.size - old.shape[1]), -1,
                                           dtype=np.int64)])
         self._draw_records = np.vstack([old, np.tile(row, (n_new, 1))])
+
+
+def register_as_sklearn_forest(cls):
+    """Registers ``cls`` as a virtual subclass of scikit-learn's (private) BaseForest,
+    the class that tools rebuilding a forest's bootstrap samples test for (forestci's
+    ``calc_inbag`` fills in-bag counts only for its instances, and all zeros otherwise).
+    Every forest registered draws each tree's sample as scikit-learn's forests do for the
+    tree's ``random_state`` (see forest._draw_tree, rotation._tree_draws).  In
+    scikit-learn 1.6 to 1.9 nothing else tests for BaseForest; without it (a release
+    that moves it), nothing is registered."""
+    try:
+        from sklearn.ensemble._forest import BaseForest
+    except ImportError:                                         # pragma: no cover
+        return cls
+    BaseForest.register(cls)
+    return cls

@@ -252,7 +252,7 @@ def _rotation_columns(est, rotation):
 def _family(estimator):
     """("tree" | "forest" | "rotation", the fitted trees)."""
     family = fitted_kind(estimator, "explain takes")
-    return family, [estimator] if family == "tree" else list(estimator.estimators_)
+    return family, [estimator] if family == "tree" else list(estimator._trees())
 
 
 # what the kernels need of each fitted tree, kept while the tree lives (a fitted tree's

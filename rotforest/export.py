@@ -111,6 +111,10 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     if hasattr(decision_tree, "estimators_") and not hasattr(decision_tree, "tree_"):
         raise TypeError("export_text takes one decision tree; for a forest, pass one of "
                         "its trees, such as forest.estimators_[0]")
+    if hasattr(decision_tree, "rotation_") and hasattr(decision_tree, "estimator_"):
+        raise TypeError("a rotation forest's tree splits its rotated axes, not X's "
+                        "features: export forest.rotated_estimators_[i], whose feature j "
+                        "is column j of ((X - mean_) / scale_) @ rotations_[i]")
     check_is_fitted(decision_tree, "tree_")
     if not isinstance(spacing, (int, np.integer)) or spacing < 1:
         raise ValueError(f"spacing must be an integer >= 1, got {spacing!r}")

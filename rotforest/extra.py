@@ -10,6 +10,7 @@ categorical or the criterion is the absolute error."""
 from sklearn.ensemble import RandomForestRegressor as _SklearnRandomForestRegressor
 
 from rotforest._docs import derived_docstring, derived_init
+from rotforest._ensemble import register_as_sklearn_forest
 from rotforest.forest import (RandomForestClassifier, RandomForestRegressor,
                               _ForestClassifier, _ForestRegressor)
 from rotforest.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -155,3 +156,4 @@ class ExtraTreesRegressor(_ForestRegressor):
 
 # as RandomForestRegressor (see forest.py): partial_dependence's "recursion" method
 _SklearnRandomForestRegressor.register(ExtraTreesRegressor)
+register_as_sklearn_forest(ExtraTreesClassifier)     # forestci (see _ensemble.py)

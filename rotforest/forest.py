@@ -18,6 +18,7 @@ from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _
                                  _VotingPredictions, _leaf_values, _settings_once,
                                  _tree_rng, check_ensemble_params, check_oob_target,
                                  draw_records, oob_regression_scored, oob_scored,
+                                 register_as_sklearn_forest,
                                  set_tree_outputs, tree_template,
                                  warn_balanced_warm_start)
 from rotforest._parallel import _presort_in_threads, _ranks_in_threads, _sum_over_trees
@@ -869,3 +870,6 @@ default="from_dtype"
 # registered: partial_dependence uses the "brute" method for them and refuses
 # "recursion".
 _SklearnRandomForestRegressor.register(RandomForestRegressor)
+# the classifier draws as scikit-learn's too: forestci's in-bag counts (see
+# register_as_sklearn_forest)
+register_as_sklearn_forest(RandomForestClassifier)

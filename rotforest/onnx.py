@@ -556,11 +556,11 @@ def _emit(g, est, kind, classifier, x, outputs):
     """Emits the estimator's graph reading the double matrix ``x``, writing the outputs
     ``outputs`` (label and probabilities, or variable)."""
     if kind in ("tree", "forest"):
-        trees = [est.tree_] if kind == "tree" else [t.tree_ for t in est.estimators_]
+        trees = [est.tree_] if kind == "tree" else [t.tree_ for t in est._trees()]
         maps, columns = [None] * len(trees), x
         width = int(est.n_features_in_)
     else:
-        trees = [t.tree_ for t in est.estimators_]
+        trees = [t.tree_ for t in est._trees()]
         columns, maps = _rotation_columns(g, est, x)
         width = int(max(m.max(initial=-1) for m in maps)) + 1
     # the columns that splits on sets of categories read get a copy in which the values

@@ -30,8 +30,7 @@ from rotforest._inputs import predict_input
 from rotforest._parallel import _in_workers
 from rotforest.extra import ExtraTreesRegressor
 from rotforest.forest import RandomForestRegressor, _draw_tree, draw_probabilities
-from rotforest.rotation import (_BATCH_CELLS, RotationForestRegressor, _BaseRotationForest,
-                                _tree_draws)
+from rotforest.rotation import _BATCH_CELLS, RotationForestRegressor, _BaseRotationForest
 
 __all__ = ["RandomForestQuantileRegressor", "RotationForestQuantileRegressor",
            "ExtraTreesQuantileRegressor"]
@@ -221,8 +220,8 @@ class _QuantileForest:
         sw_rank = sw[order]
 
         draws = self._draws(n)
-        keep = n * len(self.estimators_) <= _KEEP_LEAVES      # for the scores below
-        leaves = (np.empty((n, len(self.estimators_)), dtype=np.int64) if keep
+        keep = n * len(self._trees()) <= _KEEP_LEAVES      # for the scores below
+        leaves = (np.empty((n, len(self._trees())), dtype=np.int64) if keep
                   else None)
 
         def lists(chunk):
@@ -237,11 +236,11 @@ class _QuantileForest:
                     np.ascontiguousarray(leaf[order], dtype=np.int64),
                     np.ascontiguousarray(weight[order]),
                     np.ascontiguousarray(count[order], dtype=np.int64),
-                    self.estimators_[t].tree_.node_count)
+                    self._trees()[t].tree_.node_count)
                 out.append((o, r, c))
             return out
 
-        T = len(self.estimators_)
+        T = len(self._trees())
         step = -(-T // max(1, min(n_jobs, T)))
         chunks = [range(a, min(T, a + step)) for a in range(0, T, step)]
         parts = [part for chunk in _in_workers(lists, [(c,) for c in chunks], n_jobs)
@@ -264,7 +263,7 @@ class _QuantileForest:
             def count(t, state):
                 if not self.bootstrap:
                     return np.ones(n)
-                return _tree_draws(self._base_seed, t, n, int(records[t, 1]), True)[2]
+                return self._drawn(t, n)
             return count
         probabilities = self._tree_probabilities()
         legacy = self._legacy_draws()
@@ -288,7 +287,7 @@ class _QuantileForest:
         range)."""
         if isinstance(self, _BaseRotationForest):
             return self._rotated_leaves(Xc, trees)
-        return [self.estimators_[t].tree_.apply(Xc) for t in trees]
+        return [self._trees()[t].tree_.apply(Xc) for t in trees]
 
     def _rotated_leaves(self, Xc, trees):
         """A rotation forest's leaves: the rows projected onto all the trees' axes at
@@ -310,13 +309,13 @@ class _QuantileForest:
                 Pk = P[:, starts[k]:starts[k + 1]]
                 if extra is not None:
                     Pk = np.hstack([Pk, extra])
-                parts[k].append(self.estimators_[t].tree_.apply(np.ascontiguousarray(Pk)))
+                parts[k].append(self._trees()[t].tree_.apply(np.ascontiguousarray(Pk)))
         return [np.concatenate(p) if len(p) != 1 else p[0] for p in parts]
 
     def _leaves(self, Xc):
         """Leaves of the rows Xc in every tree, (rows, trees) int64."""
-        leaves = np.empty((Xc.shape[0], len(self.estimators_)), dtype=np.int64)
-        for t, leaf in enumerate(self._tree_leaves(Xc, range(len(self.estimators_)))):
+        leaves = np.empty((Xc.shape[0], len(self._trees())), dtype=np.int64)
+        for t, leaf in enumerate(self._tree_leaves(Xc, range(len(self._trees())))):
             leaves[:, t] = leaf
         return leaves
 
@@ -730,6 +729,16 @@ class RotationForestQuantileRegressor(_QuantileForest, RotationForestRegressor):
     >>> forest.calibrate(X[300:], y[300:]).predict_interval(X[:2]).shape
     (2, 2)
 """, _ROTATION_QUANTILE_DEFAULTS)
+
+    @property
+    def estimators_(self):
+        return RotationForestRegressor.estimators_.fget(self)
+
+    @estimators_.setter
+    def estimators_(self, trees):
+        raise AttributeError("a quantile forest's trees cannot be replaced: its leaves' "
+                             "training rows were recorded for these trees; fit a forest "
+                             "with fewer n_estimators instead")
 
 
 class ExtraTreesQuantileRegressor(_QuantileForest, ExtraTreesRegressor):

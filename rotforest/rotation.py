@@ -32,6 +32,7 @@ from rotforest._ensemble import (
     _ForestStructure,
     _NumericTargets,
     _TreeJob,
+    _TREE_SEED_BOUND,
     _TreeSeeds,
     _VotingPredictions,
     _leaf_values,
@@ -42,6 +43,7 @@ from rotforest._ensemble import (
     draw_records,
     oob_regression_scored,
     oob_scored,
+    register_as_sklearn_forest,
     set_tree_outputs,
     tree_template,
     warn_balanced_warm_start,
@@ -51,8 +53,10 @@ from rotforest.forest import RandomForestClassifier, RandomForestRegressor
 from rotforest._inputs import predict_input, training_data
 from rotforest.tree import DecisionTreeRegressor
 from rotforest._categorical import check_categorical_params
+from rotforest._rotated_tree import RotatedTreeClassifier, RotatedTreeRegressor
 
-__all__ = ["RotationForestClassifier", "RotationForestRegressor"]
+__all__ = ["RotationForestClassifier", "RotationForestRegressor", "RotatedTreeClassifier",
+           "RotatedTreeRegressor"]
 
 # the random forests' tree parameters but monotonic_cst (the axes are not the features)
 _TREE_PARAMS = tuple(name for name in _FOREST_TREE_PARAMS if name != "monotonic_cst")
@@ -88,15 +92,24 @@ _SCREEN_SHARE = 0.1
 _RELEVANT_SHARE = 0.8
 _UNIFORM_FLOOR = 0.01
 
-def _tree_draws(base_seed, index, n, n_draws, bootstrap):
+def _tree_draws(base_seed, index, n, n_draws, bootstrap, as_sklearn=True, drawn=False):
     """Tree ``index``'s generator, the draw its seeds are made from (see _TreeSeeds) and
-    its bootstrap counts (None without bootstrap), drawn before its rotation so that they
-    can be regenerated alone."""
+    its bootstrap counts (None without bootstrap; ``drawn``: the drawn indices instead,
+    with repeats), so that they can be regenerated alone.  The sample is scikit-learn's
+    for the tree's ``random_state``, ``RandomState(random_state).randint(0, n,
+    n_draws)`` (what forestci reads); ``as_sklearn`` False: forests fitted before
+    2026-11-29 and their warm starts, which drew from the tree's generator before its
+    rotation."""
     rng = _tree_rng(base_seed, index)
     first = int(rng.integers(np.iinfo(np.int64).max))
     counts = None
     if bootstrap:
-        counts = np.bincount(rng.integers(0, n, n_draws), minlength=n).astype(np.float64)
+        if as_sklearn:
+            indices = np.random.RandomState(first % _TREE_SEED_BOUND).randint(0, n, n_draws)
+        else:
+            indices = rng.integers(0, n, n_draws)
+        counts = (indices if drawn
+                  else np.bincount(indices, minlength=n).astype(np.float64))
     return rng, first, counts
 
 
@@ -285,7 +298,9 @@ def _grow_rotated(job, indices):
     seeds = _TreeSeeds(job.legacy_seeds)
     out = []
     for index in indices:
-        rng, first, counts = _tree_draws(job.base_seed, index, n, job.n_draws, job.bootstrap)
+        # (legacy seeds: the random_state is not scikit-learn's; the older draws)
+        rng, first, counts = _tree_draws(job.base_seed, index, n, job.n_draws,
+                                         job.bootstrap, as_sklearn=not job.legacy_seeds)
         random_state, seed = seeds(first)
         k = index % len(kinds)
         params, _, probabilities = kinds[k]
@@ -342,6 +357,9 @@ class _BaseRotationForest(_BaseForest):
     _pickle_defaults = dict(_BaseForest._pickle_defaults, subset_sampling="uniform",
                             max_rotated_features=None, scaling="std")
     _grower = staticmethod(_grow_rotated)
+
+    def _trees(self):
+        return self.rotated_estimators_
 
     def fit(self, X, y, sample_weight=None):
         """Normalise, rotate and grow the forest on (X, y).
@@ -498,10 +516,87 @@ class _BaseRotationForest(_BaseForest):
             return super()._grow_new(job, new, n_jobs)
 
     def _draw_record(self, fit):
-        return [fit.X.shape[0], fit.n_draws, int(self.bootstrap)]
+        # the last column: 1 when the tree drew its sample as scikit-learn's forests do
+        # (see _tree_draws; 0 or -1 for trees fitted before)
+        return [fit.X.shape[0], fit.n_draws, int(self.bootstrap), int(not fit.legacy_seeds)]
+
+    def _drawn(self, t, n, drawn=False):
+        """Tree t's bootstrap counts of the n training rows (``drawn``: the drawn
+        indices, with repeats), regenerated as it drew them."""
+        record = draw_records(self)[t]
+        if record.size > 3 and record[3] == 1:      # from the tree's seed alone
+            seed = self.rotated_estimators_[t].random_state
+            indices = np.random.RandomState(seed).randint(0, n, int(record[1]))
+            return indices if drawn else np.bincount(indices, minlength=n).astype(np.float64)
+        return _tree_draws(self._base_seed, t, n, int(record[1]), True, False, drawn)[2]
+
+    @property
+    def estimators_samples_(self):
+        """The in-bag sample indices of every tree, regenerated from the seeds.
+
+        Returns
+        -------
+        samples : list of ndarray of int32
+            One array per tree of the drawn sample indices, with repeats (every index
+            when ``bootstrap=False``), as scikit-learn's forests give them.
+        """
+        check_is_fitted(self)
+        dtype = np.int32
+        out = []
+        for t, (n, _, boot) in enumerate(draw_records(self)[:, :3]):
+            if n < 0:
+                raise AttributeError("this forest was pickled before its trees' samples "
+                                     "were recorded")
+            boot = bool(self.bootstrap if boot < 0 else boot)
+            drawn = self._drawn(t, int(n), drawn=True) if boot else np.arange(n)
+            if n > np.iinfo(np.int32).max:
+                dtype = np.int64
+            out.append(drawn)
+        return [d.astype(dtype, copy=False) for d in out]
+
+    @property
+    def estimators_(self):
+        """The trees as estimators of the forest's own input.
+
+        Returns
+        -------
+        trees : list of RotatedTreeClassifier or RotatedTreeRegressor
+            Tree ``i`` checks and normalises X as the forest does, projects it onto
+            ``rotations_[i]`` and applies ``rotated_estimators_[i]``; the mean of their
+            predictions is the forest's.  The same objects on every read until the
+            next fit.
+        """
+        trees = self.__dict__.get("rotated_estimators_")
+        if trees is None:
+            raise AttributeError(f"{type(self).__name__} has no estimators_ before fit")
+        cached = self.__dict__.get("_wrapped")
+        if cached is None or cached[0] is not trees:
+            cached = (trees, [self._wrapper._of(self, i) for i in range(len(trees))])
+            self.__dict__["_wrapped"] = cached
+        return list(cached[1])
+
+    @estimators_.setter
+    def estimators_(self, trees):
+        # a subset of this forest's own trees, as forestci's calibration assigns them
+        # (a copy of the forest given some of its trees again)
+        trees = list(trees)
+        if not all(isinstance(t, self._wrapper) and t.forest is self
+                   and t.estimator_ is self.rotated_estimators_[t.index] for t in trees):
+            raise ValueError(
+                "a rotation forest's estimators_ can only be given trees read from its "
+                "own estimators_ (each takes its rotation with it); to assemble other "
+                "trees, set rotated_estimators_ and rotations_ together")
+        if not trees:
+            raise ValueError("a forest needs at least one tree")
+        order = [t.index for t in trees]
+        records = draw_records(self)
+        self.rotations_ = [self.rotations_[i] for i in order]
+        self.rotated_estimators_ = [self.rotated_estimators_[i] for i in order]
+        self._draw_records = records[order]
+        self._stack_rotations()
 
     def _keep(self, fit, grown):
-        fitted = (list(zip(self.estimators_, self.rotations_)) if fit.warm else []) + grown
+        fitted = (list(zip(self.rotated_estimators_, self.rotations_)) if fit.warm else []) + grown
         if fit.classes is not None:
             for tree, _ in fitted:
                 tree.classes_ = fit.classes
@@ -513,7 +608,7 @@ class _BaseRotationForest(_BaseForest):
         self._missing_fitted = self.missing
         self._scaling_fitted = self.scaling
         self._category_sets = self.min_category_samples is not None
-        self.estimators_ = [t for t, _ in fitted]
+        self.rotated_estimators_ = [t for t, _ in fitted]
         self.estimator_ = self._tree_class(**fit.kinds[0][0])
         self.rotations_ = [r for _, r in fitted]
         self._stack_rotations()
@@ -533,11 +628,10 @@ class _BaseRotationForest(_BaseForest):
         """The sums of the out-of-bag trees' leaf values of every sample, and how many
         trees left it out."""
         n = Z.shape[0]
-        n_draws = int(draw_records(self)[-1, 1])     # one draw for all (check_warm_start)
         sums = np.zeros((n, n_values))
         votes = np.zeros(n, dtype=np.int64)
-        for i, (tree, rotation) in enumerate(zip(self.estimators_, self.rotations_)):
-            counts = _tree_draws(self._base_seed, i, n, n_draws, True)[2]
+        for i, (tree, rotation) in enumerate(zip(self.rotated_estimators_, self.rotations_)):
+            counts = self._drawn(i, n)
             out = counts == 0
             if np.any(out):
                 P = np.ascontiguousarray(self._projector()(
@@ -551,9 +645,13 @@ class _BaseRotationForest(_BaseForest):
         state = dict(super().__getstate__())
         state.pop("_stacked_rotations", None)     # derived from rotations_
         state.pop("_axis_starts", None)
+        state.pop("_wrapped", None)               # estimators_, made again on demand
         return state
 
     def __setstate__(self, state):
+        if "estimators_" in state:      # pickled before the trees took the forest's input
+            state = dict(state)
+            state["rotated_estimators_"] = state.pop("estimators_")
         super().__setstate__(state)
         if "rotations_" in self.__dict__:
             self._stack_rotations()
@@ -589,7 +687,7 @@ class _BaseRotationForest(_BaseForest):
         if mask is not None:   # as the projections read it, once for all blocks of trees
             mask = np.asfortranarray(mask, dtype=np.float64)
         n_jobs = self._prediction_jobs(Z.shape[0])
-        everything = range(len(self.estimators_))
+        everything = range(len(self.rotated_estimators_))
         if n_jobs == 1 and Z.shape[0] * self._axis_starts[-1] <= _ONE_PROJECTION_CELLS:
             return self._sum_over(everything, Z, mask, fn)
         return _sum_over_trees(len(everything), n_jobs,
@@ -615,7 +713,7 @@ class _BaseRotationForest(_BaseForest):
                     Pk = P[:, starts[k]:starts[k + 1]]
                     if extra is not None:
                         Pk = np.hstack([Pk, extra])
-                    out = fn(self.estimators_[trees[k]], Pk)
+                    out = fn(self.rotated_estimators_[trees[k]], Pk)
                     block = out if block is None else block + out
                 total = block if total is None else total + block
             parts.append(total)
@@ -625,7 +723,7 @@ class _BaseRotationForest(_BaseForest):
         Z, mask = self._normalised(X)
         project = self._projector()
         return ((tree, np.ascontiguousarray(project(r, Z, mask)))
-                for tree, r in zip(self.estimators_, self.rotations_))
+                for tree, r in zip(self.rotated_estimators_, self.rotations_))
 
     @property
     def feature_importances_(self):
@@ -644,17 +742,25 @@ class _BaseRotationForest(_BaseForest):
         constant = getattr(self, "_constant", None)
         n_indicators, n_categorical = self._projector().n_extra()
         categorical = self._set_columns()
-        for tree, rotation in zip(self.estimators_, self.rotations_):
-            F = rotation.shape[1]                              # the tree's axes
-            if tree.tree_.node_count > 1:
-                imp = tree.tree_.compute_feature_importances()
-                total += _shares(rotation, constant).dot(imp[:F])
-                if n_indicators:                              # indicator columns
-                    total[self.missing_features_] += imp[F:F + n_indicators]
-                if n_categorical:                             # categorical features
-                    total[np.flatnonzero(categorical)] += imp[F + n_indicators:]
+        for tree, rotation in zip(self.rotated_estimators_, self.rotations_):
+            total += self._tree_importances(tree, rotation)
         s = total.sum()
         return total / s if s > 0 else total
+
+    def _tree_importances(self, tree, rotation):
+        """One tree's importances (summing to 1, or all zero for a leaf) in the
+        original features."""
+        total = np.zeros(self.n_features_in_)
+        if tree.tree_.node_count > 1:
+            n_indicators, n_categorical = self._projector().n_extra()
+            F = rotation.shape[1]                              # the tree's axes
+            imp = tree.tree_.compute_feature_importances()
+            total += _shares(rotation, getattr(self, "_constant", None)).dot(imp[:F])
+            if n_indicators:                                  # indicator columns
+                total[self.missing_features_] += imp[F:F + n_indicators]
+            if n_categorical:                                 # categorical features
+                total[np.flatnonzero(self._set_columns())] += imp[F + n_indicators:]
+        return total
 
 
 class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotationForest):
@@ -783,11 +889,22 @@ default="from_dtype"
     ----------
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
-    estimators_ : list of DecisionTreeClassifier
-        Trees over the rotated axes (also ``forest[i]``, ``len(forest)`` and
-        ``iter(forest)``). Each tree's ``random_state`` is below 2**31 - 1, so a clone
-        refits; refitted on its rotated rows (``rotations_``) and bootstrap counts
-        (times the weights) it grows again.
+    estimators_ : list of RotatedTreeClassifier
+        The trees as estimators of X itself (also ``forest[i]``, ``len(forest)`` and
+        ``iter(forest)``): tree ``i`` normalises X as the forest does, projects it onto
+        ``rotations_[i]`` and applies ``rotated_estimators_[i]``, so the mean of their
+        ``predict_proba`` is the forest's (what forestci and hand-written loops over
+        the trees read). Each has the tree's ``random_state`` and ``feature_importances_``
+        in the original features, and no ``tree_`` (its nodes split the axes).
+    rotated_estimators_ : list of DecisionTreeClassifier
+        The trees themselves, which read the rotated axes. Each tree's ``random_state``
+        is below 2**31 - 1, so a clone refits; refitted on its rotated rows
+        (``rotations_``) and bootstrap counts (times the weights) it grows again; with
+        ``bootstrap=True`` its sample is ``RandomState(random_state).randint(0,
+        n_samples, n_draws)``, scikit-learn's forests' rule.
+    estimators_samples_ : list of ndarray of int32
+        Each tree's drawn sample indices, with repeats (every index without
+        bootstrap), regenerated from the seeds.
     estimator_ : DecisionTreeClassifier
         The unfitted template of the trees: the forest's tree parameters (each fitted
         tree also has its own ``random_state``; with ``subset_sampling="mixed"`` on
@@ -856,6 +973,8 @@ default="from_dtype"
     10
     """
 
+    _wrapper = RotatedTreeClassifier
+
     def __init__(self, n_estimators=100, *, rotation="pca", group_size=3,
                  max_rotated_features=100, subset_sampling="mixed",
                  bootstrap=False, max_samples=None,
@@ -902,7 +1021,7 @@ default="from_dtype"
         check_is_fitted(self)
         total = self._per_tree(
             X, lambda tree, P: _leaf_values(tree.tree_)[tree.tree_.apply(P)])
-        return self._by_output(total / len(self.estimators_))
+        return self._by_output(total / len(self.rotated_estimators_))
 
 
 class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
@@ -1018,11 +1137,22 @@ default="from_dtype"
     ----------
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
-    estimators_ : list of DecisionTreeRegressor
-        Trees over the rotated axes (also ``forest[i]``, ``len(forest)`` and
-        ``iter(forest)``). Each tree's ``random_state`` is below 2**31 - 1, so a clone
-        refits; refitted on its rotated rows (``rotations_``) and bootstrap counts
-        (times the weights) it grows again.
+    estimators_ : list of RotatedTreeRegressor
+        The trees as estimators of X itself (also ``forest[i]``, ``len(forest)`` and
+        ``iter(forest)``): tree ``i`` normalises X as the forest does, projects it onto
+        ``rotations_[i]`` and applies ``rotated_estimators_[i]``, so the mean of their
+        ``predict`` is the forest's (what forestci and hand-written loops over the
+        trees read). Each has the tree's ``random_state`` and ``feature_importances_``
+        in the original features, and no ``tree_`` (its nodes split the axes).
+    rotated_estimators_ : list of DecisionTreeRegressor
+        The trees themselves, which read the rotated axes. Each tree's ``random_state``
+        is below 2**31 - 1, so a clone refits; refitted on its rotated rows
+        (``rotations_``) and bootstrap counts (times the weights) it grows again; with
+        ``bootstrap=True`` its sample is ``RandomState(random_state).randint(0,
+        n_samples, n_draws)``, scikit-learn's forests' rule.
+    estimators_samples_ : list of ndarray of int32
+        Each tree's drawn sample indices, with repeats (every index without
+        bootstrap), regenerated from the seeds.
     estimator_ : DecisionTreeRegressor
         The unfitted template of the trees.
     rotations_ : list of scipy.sparse.csc_matrix of shape (n_features, n_axes)
@@ -1074,6 +1204,8 @@ default="from_dtype"
 
     _tree_class = DecisionTreeRegressor
 
+    _wrapper = RotatedTreeRegressor
+
     def __init__(self, n_estimators=100, *, rotation="pca", group_size=3,
                  max_rotated_features=100, subset_sampling="relevance",
                  bootstrap=False, max_samples=None,
@@ -1106,4 +1238,10 @@ default="from_dtype"
         check_is_fitted(self)
         total = self._per_tree(
             X, lambda tree, P: _leaf_values(tree.tree_)[tree.tree_.apply(P)])
-        return self._by_output(total / len(self.estimators_))
+        return self._by_output(total / len(self.rotated_estimators_))
+
+
+# each tree draws its bootstrap sample as scikit-learn's forests do for its
+# random_state: forestci's in-bag counts (see register_as_sklearn_forest)
+register_as_sklearn_forest(RotationForestClassifier)
+register_as_sklearn_forest(RotationForestRegressor)

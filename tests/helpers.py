@@ -65,3 +65,9 @@ def optional_module(name):
         return importlib.import_module(name)
     except ImportError:
         return None
+
+
+def trees_of(forest):
+    """A forest's trees themselves: a rotation forest's ``rotated_estimators_`` (its
+    ``estimators_`` take X and project it), any other forest's ``estimators_``."""
+    return list(getattr(forest, "rotated_estimators_", None) or forest.estimators_)

@@ -255,7 +255,11 @@ ROTATION_DESELECT = {
 ROTATION_XFAIL = {
     **_FOREST_XFAIL,
     _ROTATED_APPLY: ["test_min_samples_leaf", "test_min_weight_fraction_leaf"],
-    "rotation forests have no estimators_samples_": ["test_estimators_samples"],
+    ("a rotation forest's estimators_ take X (their mean is the forest's) and have no "
+     "tree_: its trees, whose nodes split the rotated axes, are rotated_estimators_ "
+     "(and refit on rotated rows, not X[estimators_samples_[i]]: test_rotated_trees "
+     "checks the samples)"): [
+        "test_min_samples_split", "test_decision_path", "test_estimators_samples"],
     ("rotation forests default to bootstrap=False (scikit-learn's forests: True), and "
      "max_samples needs bootstrap=True"): [
         "test_little_tree_with_small_max_samples",

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
+from helpers import trees_of
 from rotforest import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
@@ -373,7 +374,7 @@ def test_rotation_forests_keep_categorical_features_unrotated():
         native = RotationForestClassifier(categorical_features=[0], n_jobs=2,
                                           min_category_samples=10, **params)
         native.fit(X[tr], y[tr])
-        tree = native.estimators_[0]
+        tree = trees_of(native)[0]
         assert tree.is_categorical_.tolist()[-1] and not tree.is_categorical_[0]
         assert np.isnan(tree.tree_.threshold[tree.tree_.children_left != -1]).any()
         plain = RotationForestClassifier(categorical_features=None, **params)
@@ -385,7 +386,7 @@ def test_rotation_forests_keep_categorical_features_unrotated():
         rotated = RotationForestClassifier(categorical_features=[0], **params)
         rotated.fit(X[tr], y[tr])
         assert rotated.is_categorical_.tolist() == [True, False, False]
-        assert all(t.is_categorical_ is None for t in rotated.estimators_)
+        assert all(t.is_categorical_ is None for t in trees_of(rotated))
         assert np.array_equal(rotated.predict_proba(X[te]), plain.predict_proba(X[te]))
         assert np.array_equal(rotated.feature_importances_, plain.feature_importances_)
     reg = RotationForestRegressor(n_estimators=10, categorical_features=[0], random_state=0,
@@ -447,7 +448,7 @@ def test_forests_pass_min_category_samples_to_their_trees(forest):
         model = forest(n_estimators=3, categorical_features=[0, 1], random_state=0,
                        min_category_samples=support).fit(X, y)
         sets = 0
-        for tree in model.estimators_:
+        for tree in trees_of(model):
             assert tree.min_category_samples == support
             t = tree.tree_
             sets += int(np.sum(np.isnan(t.threshold[t.children_left != -1])))
@@ -466,14 +467,14 @@ def test_categorical_set_fraction():
     none = RandomForestClassifier(**dict(base, categorical_features=None)).fit(X, y)
     zero = RandomForestClassifier(categorical_set_fraction=0.0, **base).fit(X, y)
     assert np.array_equal(zero.predict_proba(X), none.predict_proba(X))
-    assert all(t.is_categorical_ is None for t in zero.estimators_)
+    assert all(t.is_categorical_ is None for t in trees_of(zero))
     one = RandomForestClassifier(categorical_set_fraction=1.0, **base).fit(X, y)
-    assert all(t.is_categorical_.tolist() == [True] * 3 + [False] for t in one.estimators_)
+    assert all(t.is_categorical_.tolist() == [True] * 3 + [False] for t in trees_of(one))
     half = RandomForestClassifier(categorical_set_fraction=0.5, n_jobs=2, **base).fit(X, y)
     kept = np.array([[False] * 4 if t.is_categorical_ is None else t.is_categorical_
-                     for t in half.estimators_])
+                     for t in trees_of(half)])
     assert not kept[:, 3].any() and 0.3 < kept[:, :3].mean() < 0.7
-    for t in half.estimators_:         # a feature kept as categorical: set splits only
+    for t in trees_of(half):         # a feature kept as categorical: set splits only
         nodes = t.tree_.children_left != -1
         for j in cats:
             on_j = nodes & (t.tree_.feature == j)
@@ -486,7 +487,7 @@ def test_categorical_set_fraction():
     for other in (serial, warm):
         assert np.array_equal(other.predict_proba(X), half.predict_proba(X))
     reg = RandomForestRegressor(categorical_set_fraction=0.5, **base).fit(X, y * 1.0)
-    assert 0 < np.mean([t.is_categorical_ is not None for t in reg.estimators_]) < 1
+    assert 0 < np.mean([t.is_categorical_ is not None for t in trees_of(reg)]) < 1
     for value in (-0.1, 1.5, "half"):
         with pytest.raises((ValueError, TypeError), match="categorical_set_fraction"):
             RandomForestClassifier(categorical_set_fraction=value, **base).fit(X, y)

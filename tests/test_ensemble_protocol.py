@@ -14,7 +14,7 @@ from sklearn.ensemble import RandomForestClassifier as SkClassifier
 from sklearn.ensemble import RandomForestRegressor as SkRegressor
 from sklearn.exceptions import NotFittedError
 
-from helpers import sklearn_at_least
+from helpers import sklearn_at_least, trees_of
 from rotforest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                        RandomForestRegressor, RotationForestClassifier,
                        RotationForestRegressor)
@@ -68,7 +68,9 @@ def test_a_fitted_forest_is_the_sequence_of_its_trees_as_scikit_learns(cls, data
     assert type(forest[1:3]) is type(sk[1:3]) is list
     assert forest[1:3] == forest.estimators_[1:3]
     assert list(forest) == forest.estimators_
-    assert [type(t).__name__ for t in forest] == [type(t).__name__ for t in sk]
+    # the same kind of trees (a rotation forest's take X and project it)
+    assert [type(t).__name__.replace("RotatedTree", "DecisionTree") for t in forest] == [
+        type(t).__name__ for t in sk]
     with pytest.raises(IndexError):
         forest[4]
     with pytest.raises(IndexError):
@@ -114,7 +116,7 @@ def test_trees_random_state_in_scikit_learns_range(cls, data):
     assert all(isinstance(s, int) and 0 <= s < _TREE_SEED_BOUND for s in states)
     assert _TREE_SEED_BOUND == np.iinfo(np.int32).max
     assert len(set(states)) == len(states)
-    clone(forest[0]).fit(X, _targets(cls, y))            # accepted by the tree's own fit
+    clone(trees_of(forest)[0]).fit(X, _targets(cls, y))  # accepted by the tree's own fit
 
 
 @pytest.mark.parametrize("cls, params", [
@@ -173,7 +175,7 @@ def test_a_rotation_forests_tree_refits_on_its_rotated_rows(cls, data):
     Z, mask = forest._normalised(X)
     n_draws = int(draw_records(forest)[0, 1])
     from rotforest.rotation import _tree_draws
-    for i, (tree, rotation) in enumerate(zip(forest, forest.rotations_)):
+    for i, (tree, rotation) in enumerate(zip(forest.rotated_estimators_, forest.rotations_)):
         P = forest._projector()(rotation, Z, mask)
         counts = _tree_draws(forest._base_seed, i, len(X), n_draws, True)[2]
         _same_tree(clone(tree).fit(P, y, sample_weight=counts), tree)

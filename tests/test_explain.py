@@ -19,6 +19,7 @@ from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeC
                        RotationForestClassifier, RotationForestRegressor, explain)
 from rotforest.explain import Explanation
 from sklearn_trees import as_sklearn
+from helpers import trees_of
 
 N_FEATURES = 5
 
@@ -108,7 +109,7 @@ def _tree_inputs(est, X):
     """The rows each tree reads (for a rotation forest: its axes and extra columns)."""
     if hasattr(est, "rotations_"):
         return [rows for _, rows in est._tree_rows(X)]
-    trees = est.estimators_ if hasattr(est, "estimators_") else [est]
+    trees = trees_of(est) if hasattr(est, "estimators_") else [est]
     return [np.asarray(X, dtype=np.float64)] * len(trees)
 
 
@@ -116,7 +117,7 @@ def _path_reference(est, x):
     """Shapley values of the path-dependent game, the game evaluated by a recursive walk
     of every tree: a node whose features are all in S follows x; otherwise its children
     are averaged by training cover."""
-    trees = est.estimators_ if hasattr(est, "estimators_") else [est]
+    trees = trees_of(est) if hasattr(est, "estimators_") else [est]
     inputs = [rows[0] for rows in _tree_inputs(est, x[None, :])]
 
     def tree_value(k, tree, row, S):
@@ -244,12 +245,12 @@ def test_path_dependent_equals_shap_on_the_same_trees(shap, classifier):
     rows = X[:50]
     ours = explain(forest, rows)
     values, base = 0.0, 0.0
-    for tree in forest.estimators_:
+    for tree in trees_of(forest):
         sk = as_sklearn(tree)
         explainer = shap.TreeExplainer(sk, feature_perturbation="tree_path_dependent")
         values = values + np.asarray(explainer.shap_values(rows, check_additivity=False))
         base = base + np.asarray(explainer.expected_value)
-    values, base = values / len(forest.estimators_), base / len(forest.estimators_)
+    values, base = values / len(trees_of(forest)), base / len(trees_of(forest))
     np.testing.assert_allclose(ours.values, values, atol=1e-9, rtol=0)
     np.testing.assert_allclose(ours.base_values[0], base, atol=1e-9, rtol=0)
 

@@ -7,7 +7,7 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.model_selection import cross_val_score, train_test_split
 
-from helpers import counting_pools
+from helpers import counting_pools, trees_of
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 FORESTS = [RandomForestClassifier, RotationForestClassifier]
@@ -89,7 +89,7 @@ def test_small_data_grows_on_one_thread_the_same_forest(monkeypatch, cls):
     assert started == []
     one = est(n_estimators=10, n_jobs=1, random_state=0).fit(X, y)
     np.testing.assert_array_equal(four.predict(X), one.predict(X))
-    for a, b in zip(four.estimators_, one.estimators_):
+    for a, b in zip(trees_of(four), trees_of(one)):
         np.testing.assert_array_equal(a.tree_.nodes, b.tree_.nodes)
 
 
@@ -105,9 +105,9 @@ def test_process_backend_gives_the_same_forest(data):
 def test_proba_is_mean_of_trees_and_trees_stand_alone(data):
     X, y = data
     forest = RandomForestClassifier(n_estimators=9, random_state=0).fit(X, y)
-    mean = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
+    mean = np.mean([t.predict_proba(X) for t in trees_of(forest)], axis=0)
     np.testing.assert_allclose(forest.predict_proba(X), mean, rtol=1e-12)
-    tree = forest.estimators_[0]
+    tree = trees_of(forest)[0]
     assert isinstance(tree, DecisionTreeClassifier)
     np.testing.assert_array_equal(tree.classes_, forest.classes_)
     assert tree.predict(X).shape == (len(y),)
@@ -118,14 +118,14 @@ def test_proba_is_mean_of_trees_and_trees_stand_alone(data):
     assert path.shape == (len(y), ptr[-1]) and len(ptr) == 10
     imp = forest.feature_importances_
     assert imp.sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(imp, np.mean([t.feature_importances_ for t in forest.estimators_],
+    np.testing.assert_allclose(imp, np.mean([t.feature_importances_ for t in trees_of(forest)],
                                             axis=0) / 1.0, rtol=1e-12)
 
 
 def test_bootstrap_counts_match_estimators_samples(data):
     X, y = data
     forest = RandomForestClassifier(n_estimators=5, random_state=1, max_samples=0.5).fit(X, y)
-    for tree, drawn in zip(forest.estimators_, forest.estimators_samples_):
+    for tree, drawn in zip(trees_of(forest), forest.estimators_samples_):
         assert len(drawn) == 750
         t = tree.tree_
         assert t.weighted_n_node_samples[0] == len(drawn)       # unit sample weights
@@ -134,7 +134,7 @@ def test_bootstrap_counts_match_estimators_samples(data):
         np.testing.assert_allclose(t.value[0, 0] * len(drawn),
                                    np.bincount(y, weights=counts, minlength=3))
     full = RandomForestClassifier(n_estimators=3, bootstrap=False, random_state=1).fit(X, y)
-    for tree, drawn in zip(full.estimators_, full.estimators_samples_):
+    for tree, drawn in zip(trees_of(full), full.estimators_samples_):
         np.testing.assert_array_equal(drawn, np.arange(len(y)))
         assert tree.tree_.n_node_samples[0] == len(y)
 
@@ -166,7 +166,7 @@ def test_class_weight_and_max_samples(data):
         Xi, yi, sample_weight=compute_sample_weight("balanced", yi))
     np.testing.assert_array_equal(balanced.predict_proba(Xi), explicit.predict_proba(Xi))
     assert not np.array_equal(balanced.predict_proba(Xi), plain.predict_proba(Xi))
-    for tree, drawn in zip(sub.estimators_, sub.estimators_samples_):
+    for tree, drawn in zip(trees_of(sub), sub.estimators_samples_):
         root = tree.tree_.value[0, 0]                     # classes balanced in every bag
         np.testing.assert_allclose(root, [1 / 3] * 3, rtol=1e-9)
     dict_w = RandomForestClassifier(n_estimators=5, random_state=0,
@@ -175,7 +175,7 @@ def test_class_weight_and_max_samples(data):
         Xi, yi, sample_weight=np.where(yi == 0, 5.0, 1.0))
     np.testing.assert_array_equal(dict_w.predict_proba(Xi), same.predict_proba(Xi))
     small = RandomForestClassifier(n_estimators=3, max_samples=100, random_state=0).fit(X, y)
-    assert all(t.tree_.weighted_n_node_samples[0] == 100 for t in small.estimators_)
+    assert all(t.tree_.weighted_n_node_samples[0] == 100 for t in trees_of(small))
 
 
 def test_accuracy_matches_sklearn_forest():
@@ -239,7 +239,7 @@ def test_estimator_is_the_unfitted_template_of_the_trees(data, kind):
     assert isinstance(template, DecisionTreeClassifier)
     with pytest.raises(NotFittedError):
         check_is_fitted(template)
-    for tree in forest.estimators_:
+    for tree in trees_of(forest):
         expected = tree.get_params()
         expected["random_state"] = None
         assert template.get_params() == expected
@@ -287,10 +287,10 @@ def test_every_tree_has_its_resolved_settings(n_jobs):
     X, y = make_classification(n_samples=200, n_features=16, random_state=0)
     rf = RandomForestClassifier(n_estimators=6, max_features="sqrt", n_jobs=n_jobs,
                                 random_state=0).fit(X, y)
-    assert [t.max_features_ for t in rf.estimators_] == [4] * 6
+    assert [t.max_features_ for t in trees_of(rf)] == [4] * 6
     rot = RotationForestRegressor(n_estimators=5, max_features=0.5, n_jobs=n_jobs,
                                   random_state=0).fit(X, y * 1.0)
-    assert [t.max_features_ for t in rot.estimators_] == [8] * 5
+    assert [t.max_features_ for t in trees_of(rot)] == [8] * 5
     with pytest.raises(ValueError, match="max_depth"):
         RandomForestClassifier(n_estimators=3, max_depth=0, n_jobs=n_jobs).fit(X, y)
 
@@ -337,7 +337,7 @@ def test_out_of_bag_score_without_any_out_of_bag_sample(cls):
 def test_importances_of_splits_that_gain_nothing_are_zero():
     X, y = [[0.0], [0.0], [1.0], [1.0]], [0, 1, 0, 1]
     forest = RandomForestClassifier(n_estimators=2, bootstrap=False, random_state=0).fit(X, y)
-    assert forest.estimators_[0].tree_.node_count > 1
+    assert trees_of(forest)[0].tree_.node_count > 1
     np.testing.assert_array_equal(forest.feature_importances_, [0.0])
 
 
@@ -350,7 +350,7 @@ def test_importances_ignore_rounding_of_splits_without_gain():
     y = (rng.random(n) < 0.2).astype(int)
     forest = RandomForestClassifier(n_estimators=5, criterion="error", max_features=None,
                                     max_leaf_nodes=3, random_state=0).fit(X, y)
-    for est in [forest] + forest.estimators_:
+    for est in [forest] + trees_of(forest):
         imp = est.feature_importances_
         assert np.all(imp >= 0.0) and (imp.sum() == 0.0 or abs(imp.sum() - 1.0) < 1e-12)
     # a tree with real gains keeps its importances summing to 1

@@ -23,7 +23,7 @@ from sklearn.preprocessing import OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier as SkTree
 from sklearn.utils.validation import check_is_fitted
 
-from helpers import tie_free_data
+from helpers import tie_free_data, trees_of
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 # each of ours beside the scikit-learn estimator it is compared with
@@ -240,7 +240,7 @@ def test_clone_get_params_set_params(frame, name):
     cloned = clone(pipe)
     assert cloned.get_params()["clf__criterion"] == "entropy"
     stump = cloned.fit(df, y)[-1]
-    trees = [stump] if name == "tree" else stump.estimators_
+    trees = [stump] if name == "tree" else trees_of(stump)
     assert all(t.get_depth() <= 1 for t in trees)
     # get_params(deep=True) of the pipeline lists every parameter of ours
     deep = pipe.get_params(deep=True)
@@ -311,4 +311,4 @@ def test_pickles_are_smaller_than_scikit_learns(name):
 
 
 def _trees(est):
-    return est.estimators_ if hasattr(est, "estimators_") else [est]
+    return trees_of(est) if hasattr(est, "estimators_") else [est]

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from helpers import sklearn_at_least, tie_free_data
+from helpers import sklearn_at_least, tie_free_data, trees_of
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 from test_exactness import SETTINGS, assert_same_tree, impurity
 
@@ -266,7 +266,7 @@ def test_random_forest_with_missing_is_reproducible_across_n_jobs():
     b = RandomForestClassifier(n_estimators=8, random_state=1, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     # each tree equals a single tree grown on its bootstrap counts
-    tree = a.estimators_[0]
+    tree = trees_of(a)[0]
     leaves = tree.apply(X)
     inbag = a.estimators_samples_[0]
     counts = np.bincount(inbag, minlength=len(y))
@@ -300,10 +300,10 @@ def test_rotation_forest_with_missing_equals_its_trees(missing, group_size):
     assert forest.scale_[0] == pytest.approx(X[present, 0].std())
     Xt = with_missing(tie_free_data(200, 5, 2, seed=8)[0], 0.2, seed=9)
     expected = np.mean([t.predict_proba(_project_by_hand(forest, Xt, i))
-                        for i, t in enumerate(forest.estimators_)], axis=0)
+                        for i, t in enumerate(trees_of(forest))], axis=0)
     np.testing.assert_allclose(forest.predict_proba(Xt), expected, atol=1e-12)
     leaves = np.column_stack([t.apply(_project_by_hand(forest, Xt, i))
-                              for i, t in enumerate(forest.estimators_)])
+                              for i, t in enumerate(trees_of(forest))])
     np.testing.assert_array_equal(forest.apply(Xt), leaves)
     paths, ptr = forest.decision_path(Xt)
     assert sp.issparse(paths) and paths.shape[1] == ptr[-1]

@@ -8,6 +8,7 @@ import pytest
 from scipy.stats import rankdata
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
+from helpers import trees_of
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
                        RandomForestClassifier, RandomForestRegressor,
                        RotationForestClassifier, _builder)
@@ -140,7 +141,7 @@ def test_regression_forests_are_the_same_by_every_method_and_thread_count():
                                                  max_features=0.3, n_jobs=jobs,
                                                  random_state=0).fit(X, y))
     for f in forests[1:]:
-        for a, b in zip(forests[0].estimators_, f.estimators_):
+        for a, b in zip(trees_of(forests[0]), trees_of(f)):
             assert_same_tree(a.tree_, b.tree_)
 
 
@@ -166,7 +167,7 @@ def test_forests_are_the_same_by_every_method_and_thread_count():
             with node_method(method):
                 forests.append(make(jobs).fit(X, y))
         for f in forests[1:]:
-            for a, b in zip(forests[0].estimators_, f.estimators_):
+            for a, b in zip(trees_of(forests[0]), trees_of(f)):
                 assert_same_tree(a.tree_, b.tree_)
             np.testing.assert_array_equal(forests[0].predict_proba(X), f.predict_proba(X))
 
@@ -225,5 +226,5 @@ def test_forest_on_constant_in_node_features_matches_scikit_learns():
     assert abs(ours.score(Xt, yt) - theirs.score(Xt, yt)) < 0.01
     # as diverse: trees of the same size (counting only non-constant features drawn
     # gave 29% fewer leaves on the single trees of this data)
-    leaves = [np.mean([t.get_n_leaves() for t in f.estimators_]) for f in (ours, theirs)]
+    leaves = [np.mean([t.get_n_leaves() for t in trees_of(f)]) for f in (ours, theirs)]
     assert abs(leaves[0] / leaves[1] - 1) < 0.03, leaves

@@ -17,7 +17,7 @@ from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor,
                        RotationForestClassifier, RotationForestRegressor)
 from rotforest import onnx as rf_onnx
 
-from helpers import optional_module
+from helpers import optional_module, trees_of
 
 onnx = optional_module("onnx")
 ort = optional_module("onnxruntime")
@@ -174,7 +174,7 @@ def test_categorical(cls, monkeypatch):
     if rotation:
         params["min_category_samples"] = 5
     est = _fit_check(cls, X, y, **params)
-    trees = est.estimators_ if hasattr(est, "estimators_") else [est]
+    trees = trees_of(est) if hasattr(est, "estimators_") else [est]
     assert any(np.isnan(t.tree_.threshold[t.tree_.children_left != -1]).any()
                for t in trees), "no split on a set of categories"
     if rotation:
@@ -245,8 +245,8 @@ def test_no_root_reads_as_a_leaf():
 
     X, y = _data(False, seed=6)
     est = _fit_check(RandomForestClassifier, X, y == 1)
-    first, leaves, _ = _tree_tables(est.estimators_[0].tree_)
-    second, _, _ = _tree_tables(est.estimators_[1].tree_)
+    first, leaves, _ = _tree_tables(trees_of(est)[0].tree_)
+    second, _, _ = _tree_tables(trees_of(est)[1].tree_)
     offset = {0: first["feature"].size, 1: leaves.size}          # nodes, leaves
     assert second["trueleaf"][0] != second["falseleaf"][0]
     assert len({second[side][0] + offset[second[side + "leaf"][0]]

@@ -6,6 +6,7 @@ number of features) mean what the largest useful value means, or get a clear err
 import numpy as np
 import pytest
 
+from helpers import trees_of
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 FORESTS = [RandomForestClassifier, RotationForestClassifier]
@@ -44,7 +45,7 @@ def test_counts_beyond_any_data_mean_what_the_largest_useful_ones_do(cls, binary
     # no split at all
     for param in ("min_samples_leaf", "min_samples_split"):
         single = cls(**kw, **{param: huge}).fit(X, y)
-        for tree in getattr(single, "estimators_", [single]):
+        for tree in (trees_of(single) if hasattr(single, "estimators_") else [single]):
             assert tree.tree_.node_count == 1
 
 

@@ -42,13 +42,13 @@ def test_forest_predicts_through_stored_rotations(data, n_estimators):
     np.testing.assert_allclose(forest.mean_, X.mean(0))
     np.testing.assert_allclose(forest.scale_, X.std(0))
     per_tree = [t.predict_proba(Z @ r.toarray())
-                for t, r in zip(forest.estimators_, forest.rotations_)]
+                for t, r in zip(forest.rotated_estimators_, forest.rotations_)]
     np.testing.assert_allclose(forest.predict_proba(X), np.mean(per_tree, axis=0),
                                atol=1e-12)
     leaves = forest.apply(X)
     assert leaves.shape == (len(y), n_estimators)
     last = n_estimators - 1
-    np.testing.assert_array_equal(leaves[:, last], forest.estimators_[last].apply(
+    np.testing.assert_array_equal(leaves[:, last], forest.rotated_estimators_[last].apply(
         Z @ forest.rotations_[last].toarray()))
     path, ptr = forest.decision_path(X)
     assert path.shape == (len(y), ptr[-1])
@@ -454,7 +454,7 @@ def test_each_tree_rotates_its_own_subset(wide, setting, k):
     Z = (X - forest.mean_) / forest.scale_
     Z[:, 7] = 0.0
     per_tree = [t.predict_proba(Z @ r.toarray())
-                for t, r in zip(forest.estimators_, forest.rotations_)]
+                for t, r in zip(forest.rotated_estimators_, forest.rotations_)]
     np.testing.assert_allclose(forest.predict_proba(X), np.mean(per_tree, axis=0),
                                atol=1e-12)
     # features that no tree rotates get no importance
@@ -481,9 +481,9 @@ def test_auto_max_features(wide, Forest, sampling, rotated, axes):
     subset = axes < 39
     assert auto.estimator_.max_features == (
         "sqrt" if subset and sampling == "uniform" else None)
-    for i, (a, r) in enumerate(zip(auto.estimators_, auto.rotations_)):
+    for i, (a, r) in enumerate(zip(auto.rotated_estimators_, auto.rotations_)):
         uniform = subset and (sampling == "uniform" or (sampling == "mixed" and i % 2))
-        b = (root if uniform else every).estimators_[i]
+        b = (root if uniform else every).rotated_estimators_[i]
         assert r.shape[1] == axes
         assert a.max_features_ == (int(np.sqrt(axes)) if uniform else axes)
         for name in ["feature", "threshold", "children_left", "value"]:
@@ -500,7 +500,7 @@ def test_classifier_defaults_to_auto_axes(data):
     a = RotationForestClassifier(n_estimators=5, random_state=7).fit(X, y)
     b = RotationForestClassifier(n_estimators=5, max_features=None, random_state=7).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
-    assert all(t.max_features_ == X.shape[1] for t in a.estimators_)
+    assert all(t.max_features_ == X.shape[1] for t in a.rotated_estimators_)
     for Forest in [RotationForestClassifier, RotationForestRegressor]:
         forms = "'auto' (the default), an int >= 1, a float in (0, 1], 'sqrt', 'log2'"
         with pytest.raises(ValueError, match=re.escape(f"{forms} or None; got 'Auto'")):
@@ -533,7 +533,7 @@ def test_warm_start_with_another_subset_size(wide, monkeypatch):
     Z = (X - forest.mean_) / forest.scale_
     Z[:, 7] = 0.0
     expected = np.mean([t.predict_proba(Z @ r.toarray())
-                        for t, r in zip(forest.estimators_, forest.rotations_)], axis=0)
+                        for t, r in zip(forest.rotated_estimators_, forest.rotations_)], axis=0)
     np.testing.assert_allclose(forest.predict_proba(X), expected, atol=1e-12)
     monkeypatch.setattr("rotforest.rotation._ONE_PROJECTION_CELLS", 0)
     monkeypatch.setattr("rotforest.rotation._SUM_BLOCK", 2)

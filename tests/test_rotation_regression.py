@@ -33,9 +33,9 @@ def test_prediction_is_the_mean_of_the_trees_on_their_rotations(data, params):
     forest = RotationForestRegressor(n_estimators=9, random_state=1, **params).fit(X, y)
     Xt = X[:50] + 0.1
     mean = np.mean([tree.predict(_projected(forest, Xt, i))
-                    for i, tree in enumerate(forest.estimators_)], axis=0)
+                    for i, tree in enumerate(forest.rotated_estimators_)], axis=0)
     np.testing.assert_allclose(forest.predict(Xt), mean, rtol=1e-10, atol=1e-10)
-    assert all(isinstance(t, DecisionTreeRegressor) for t in forest.estimators_)
+    assert all(isinstance(t, DecisionTreeRegressor) for t in forest.rotated_estimators_)
     for R in forest.rotations_:                          # orthonormal axes
         R = R.toarray()
         np.testing.assert_allclose(R.T @ R, np.eye(R.shape[1]), atol=1e-10)
@@ -64,7 +64,7 @@ def test_oob_prediction_from_the_trees_that_left_a_sample_out(data):
     forest = RotationForestRegressor(n_estimators=25, bootstrap=True, oob_score=True,
                                      random_state=2).fit(X, y)
     sums, counts = np.zeros(len(y)), np.zeros(len(y))
-    for i, tree in enumerate(forest.estimators_):
+    for i, tree in enumerate(forest.rotated_estimators_):
         out = _tree_draws(forest._base_seed, i, len(y), len(y), True)[2] == 0
         sums[out] += tree.predict(_projected(forest, X[out], i))
         counts[out] += 1
@@ -111,7 +111,7 @@ def test_trees_that_drew_no_weight_predict_the_weighted_mean():
              if not (_tree_draws(forest._base_seed, i, 40, 40, True)[2] * w).any()]
     assert empty
     for i in empty:
-        tree = forest.estimators_[i]
+        tree = forest.rotated_estimators_[i]
         assert tree.tree_.node_count == 1
         assert tree.tree_.value[0, 0, 0] == pytest.approx((y[0] + 3 * y[1]) / 4)
 

@@ -75,13 +75,13 @@ def test_trees_hold_the_signal_features(sparse_signal):
     # "mixed": the even-numbered trees are the relevance forest's (the same draws from
     # the same generators, every axis at a node), the odd-numbered ones the uniform
     # forest's (the square root of the axes at a node, max_features="auto")
-    for i, (rotated, tree) in enumerate(zip(mixed.rotations_, mixed.estimators_)):
+    for i, (rotated, tree) in enumerate(zip(mixed.rotations_, mixed.rotated_estimators_)):
         same_as = relevance if i % 2 == 0 else uniform
         np.testing.assert_array_equal(rotated.toarray(), same_as.rotations_[i].toarray())
         assert tree.max_features_ == (30 if i % 2 == 0 else 5)
         for name in ["feature", "threshold", "children_left", "value"]:
             np.testing.assert_array_equal(getattr(tree.tree_, name),
-                                          getattr(same_as.estimators_[i].tree_, name))
+                                          getattr(same_as.rotated_estimators_[i].tree_, name))
 
 
 def test_relevance_sampling_is_more_accurate_on_sparse_signal(sparse_signal):
@@ -217,7 +217,7 @@ def test_narrow_forests_are_those_before_relevance_sampling(Forest):
         assert forest._relevance is None and forest._base_seed == base_seed
         expected = _grown_before_subsets(forest, X, y, groups)
         for (tree, rotation), (ref, ref_rotation) in zip(
-                zip(forest.estimators_, forest.rotations_), expected, strict=True):
+                zip(forest.rotated_estimators_, forest.rotations_), expected, strict=True):
             np.testing.assert_array_equal(rotation.toarray(), ref_rotation.toarray())
             assert tree.max_features_ == 60
             np.testing.assert_array_equal(tree.tree_.nodes, ref.tree_.nodes)

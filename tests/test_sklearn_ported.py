@@ -21,6 +21,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics import r2_score
 from sklearn.utils.class_weight import compute_sample_weight
 
+from helpers import trees_of
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                        ExtraTreeRegressor, ExtraTreesClassifier,
                        ExtraTreesQuantileRegressor, ExtraTreesRegressor,
@@ -73,8 +74,8 @@ def _same_structure(a, b):
 
 
 def _same_forest(a, b, X):
-    assert len(a.estimators_) == len(b.estimators_)
-    for s, t in zip(a.estimators_, b.estimators_):
+    assert len(trees_of(a)) == len(trees_of(b))
+    for s, t in zip(trees_of(a), trees_of(b)):
         _same_structure(s, t)
     pa, pb = a.predict_proba(X), b.predict_proba(X)
     if isinstance(pa, list):
@@ -221,12 +222,12 @@ def test_warm_start_on_another_number_of_outputs_is_refused(cls, n_estimators):
         warnings.filterwarnings("ignore", "class_weight presets", UserWarning)
         forest = cls(n_estimators=3, warm_start=True, random_state=0, **extra)
         forest.fit(TOY_X, y)
-        trees = list(forest.estimators_)
+        trees = list(trees_of(forest))
         before = forest.predict(TOY_T)
         forest.set_params(n_estimators=n_estimators)
         with pytest.raises(ValueError, match=r"warm_start: y has 2 output.*forest 1"):
             forest.fit(TOY_X, two)
-    assert forest.estimators_ == trees and forest.n_outputs_ == 1
+    assert trees_of(forest) == trees and forest.n_outputs_ == 1
     np.testing.assert_array_equal(forest.predict(TOY_T), before)
 
 
@@ -258,17 +259,17 @@ def test_max_samples_above_one_draws_more_samples_than_rows(cls):
     share = cls(max_samples=1.5, **params).fit(X, y)
     count = cls(max_samples=30, **params).fit(X, y)
     plain = cls(**params).fit(X, y)
-    for tree in share.estimators_:
+    for tree in trees_of(share):
         assert tree.tree_.weighted_n_node_samples[0] == 30
         assert tree.tree_.n_node_samples[0] < 20            # distinct rows in the bag
     if hasattr(share, "estimators_samples_"):
-        for tree, drawn in zip(share.estimators_, share.estimators_samples_):
+        for tree, drawn in zip(trees_of(share), share.estimators_samples_):
             assert len(drawn) == 30
             assert len(np.unique(drawn)) == tree.tree_.n_node_samples[0]
-    for a, b in zip(share.estimators_, count.estimators_):
+    for a, b in zip(trees_of(share), trees_of(count)):
         np.testing.assert_array_equal(a.tree_.nodes, b.tree_.nodes)
     assert share.score(X, y) == count.score(X, y)
-    assert [t.tree_.weighted_n_node_samples[0] for t in plain.estimators_] == [20] * 5
+    assert [t.tree_.weighted_n_node_samples[0] for t in trees_of(plain)] == [20] * 5
 
 
 # ======================================================================================
@@ -335,7 +336,7 @@ def test_class_weights_equal_the_sample_weights_they_stand_for(cls, bootstrap, c
         assert any(a.tree_.node_count != b.tree_.node_count
                    or not np.array_equal(a.tree_.threshold, b.tree_.threshold)
                    or not np.array_equal(a.tree_.value, b.tree_.value)
-                   for a, b in zip(plain.estimators_, weighted.estimators_))
+                   for a, b in zip(trees_of(plain), trees_of(weighted)))
 
 
 # ======================================================================================
@@ -374,7 +375,7 @@ def test_balanced_subsample_on_two_outputs_balances_each_trees_draw(cls, iris):
     two = np.column_stack([y - 1, np.where(rng.rand(len(y)) < 0.3, 2, -2)])
     forest = cls(n_estimators=4, bootstrap=True, class_weight="balanced_subsample",
                  random_state=0).fit(X, two)
-    for tree, drawn in zip(forest.estimators_, forest.estimators_samples_):
+    for tree, drawn in zip(trees_of(forest), forest.estimators_samples_):
         weights = np.bincount(drawn, minlength=len(X)) * compute_sample_weight(
             "balanced", two, indices=drawn)
         refit = clone(tree).fit(X, two, sample_weight=weights)
@@ -409,11 +410,11 @@ def _in_bag_counts(forest, n):
     if hasattr(forest, "estimators_samples_"):
         return [np.bincount(s, minlength=n) for s in forest.estimators_samples_]
     if not forest.bootstrap:
-        return [np.ones(n, dtype=np.int64)] * len(forest.estimators_)
+        return [np.ones(n, dtype=np.int64)] * len(trees_of(forest))
     from rotforest.rotation import _tree_draws      # private: no public in-bag record
     counts = [_tree_draws(forest._base_seed, i, n, n, True)[2].astype(np.int64)
-              for i in range(len(forest.estimators_))]
-    for tree, c in zip(forest.estimators_, counts):
+              for i in range(len(trees_of(forest)))]
+    for tree, c in zip(trees_of(forest), counts):
         assert tree.tree_.n_node_samples[0] == np.count_nonzero(c)
     return counts
 
@@ -437,7 +438,7 @@ def test_out_of_bag_prediction_of_integer_targets_of_two_outputs(cls, iris):
     forest.fit(X, y)
     total, times = np.zeros(y.shape), np.zeros(len(X))
     in_bag = _in_bag_counts(forest, len(X))
-    for i, (tree, counts) in enumerate(zip(forest.estimators_, in_bag)):
+    for i, (tree, counts) in enumerate(zip(trees_of(forest), in_bag)):
         out = counts == 0
         total[out] += tree.predict(_tree_rows(forest, X, i)[out])
         times[out] += 1
@@ -476,7 +477,7 @@ def test_rotation_forest_leaves_hold_min_samples_leaf_rotated_rows(
                  max_leaf_nodes=max_leaf_nodes, random_state=0).fit(X, _target(cls, y))
     reached = False
     in_bag = _in_bag_counts(forest, len(X))
-    for i, (tree, counts) in enumerate(zip(forest.estimators_, in_bag)):
+    for i, (tree, counts) in enumerate(zip(trees_of(forest), in_bag)):
         leaves = tree.apply(_tree_rows(forest, X, i))
         rows = np.bincount(leaves[counts > 0], minlength=tree.tree_.node_count)
         is_leaf = tree.tree_.children_left == -1
@@ -502,7 +503,7 @@ def test_rotation_forest_leaves_hold_min_weight_fraction_leaf_rotated(
                  max_leaf_nodes=max_leaf_nodes, random_state=0).fit(
                      X, _target(cls, y), sample_weight=sw)
     in_bag = _in_bag_counts(forest, len(X))
-    for i, (tree, counts) in enumerate(zip(forest.estimators_, in_bag)):
+    for i, (tree, counts) in enumerate(zip(trees_of(forest), in_bag)):
         weights = counts * sw
         leaves = tree.apply(_tree_rows(forest, X, i))
         leaf_weight = np.bincount(leaves, weights=weights,

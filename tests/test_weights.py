@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import sklearn_at_least
+from helpers import sklearn_at_least, trees_of
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 FORESTS = [RandomForestClassifier, RotationForestClassifier]
@@ -103,7 +103,7 @@ def test_random_forest_draws_bootstrap_samples_by_weight_as_scikit_learn_1_9(bin
     # trees take the counts alone: a tree equals one grown on its counts
     counts = np.bincount(forest.estimators_samples_[3], minlength=300).astype(float)
     # (the root holds the counts' total and class shares, not the counts times 5)
-    root = forest.estimators_[3].tree_
+    root = trees_of(forest)[3].tree_
     assert root.weighted_n_node_samples[0] == counts.sum()
     codes = np.searchsorted(forest.classes_, y)
     np.testing.assert_allclose(root.value[0, 0], np.bincount(codes, weights=counts,
@@ -148,9 +148,10 @@ def test_rotation_forest_grows_a_tree_when_a_bootstrap_draws_no_weight(binary_da
         # a tree whose draw had no weight knows nothing: a leaf of equal class shares,
         # which gives no out-of-bag sample its own label (other leaves are draws of one
         # class)
-        values = [t.tree_.value[0, 0] for t in forest.estimators_ if t.tree_.node_count == 1]
+        values = [t.tree_.value[0, 0] for t in trees_of(forest) if t.tree_.node_count == 1]
         knows_nothing = [np.allclose(v, 0.5) for v in values]
-        assert len(forest.estimators_) == 10 and sum(knows_nothing) >= 3
+        drew_nothing = sum(sw[s].sum() == 0 for s in forest.estimators_samples_)
+        assert len(trees_of(forest)) == 10 and sum(knows_nothing) == drew_nothing >= 1
         assert all(k or v.max() == 1.0 for k, v in zip(knows_nothing, values))
 
 
@@ -207,13 +208,13 @@ def test_balanced_class_weight_balances_weighted_totals_in_the_forest():
     sw = np.where(y == 1, 5.0, 1.0)
     kw = dict(n_estimators=2, bootstrap=False, class_weight="balanced", random_state=0)
     ours = RandomForestClassifier(**kw).fit(X, y, sample_weight=sw)
-    np.testing.assert_allclose(ours.estimators_[0].tree_.value[0, 0], [0.5, 0.5])
+    np.testing.assert_allclose(trees_of(ours)[0].tree_.value[0, 0], [0.5, 0.5])
     if sklearn_at_least("1.9"):
         # before 1.9, scikit-learn's forests balanced the class counts, not the
         # weighted totals (the root was then [1/6, 5/6] here)
         sk = SkForest(**kw).fit(X, y, sample_weight=sw)
-        np.testing.assert_allclose(ours.estimators_[0].tree_.value[0, 0],
-                                   sk.estimators_[0].tree_.value[0, 0])
+        np.testing.assert_allclose(trees_of(ours)[0].tree_.value[0, 0],
+                                   trees_of(sk)[0].tree_.value[0, 0])
 
 
 def test_balanced_subsample_without_bootstrap_is_balanced():
@@ -227,6 +228,6 @@ def test_balanced_subsample_without_bootstrap_is_balanced():
                                    random_state=0).fit(X, y, sample_weight=w)
             for cw in ("balanced", "balanced_subsample")]
     for forest in fits:
-        np.testing.assert_allclose(forest.estimators_[0].tree_.value[0, 0], [0.5, 0.5])
-    for a, b in zip(*[f.estimators_ for f in fits]):
+        np.testing.assert_allclose(trees_of(forest)[0].tree_.value[0, 0], [0.5, 0.5])
+    for a, b in zip(*[trees_of(f) for f in fits]):
         np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
