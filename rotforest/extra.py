@@ -37,7 +37,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         it is the tree of :class:`ExtraTreesClassifier`.  No sorted lists are built (see
         the extra trees' guide).
 
-        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
         defaults=_TREE_CLASSIFIER_DEFAULTS,
         see_also="""
         ExtraTreesClassifier : A forest of these trees.
@@ -62,7 +62,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         in the node, and keeps the best of these random cuts; the tree of
         :class:`ExtraTreesRegressor`.
 
-        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
         defaults=_TREE_REGRESSOR_DEFAULTS,
         see_also="""
         ExtraTreesRegressor : A forest of these trees.
@@ -103,7 +103,7 @@ class ExtraTreesClassifier(_ForestClassifier):
         out-of-bag scores with ``bootstrap=True``.  No presort is made (random
         thresholds need no sorted lists) unless a feature is categorical.
 
-        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
         defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT,
         see_also="""
         ExtraTreeClassifier : The trees of this forest.
@@ -135,7 +135,7 @@ class ExtraTreesRegressor(_ForestRegressor):
         :class:`RandomForestRegressor`'s; no presort is made unless a feature is
         categorical or the criterion is the absolute error.
 
-        Read more in the user guide: :doc:`/user_guide/extra_trees`.""",
+        Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
         defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT,
         see_also="""
         ExtraTreeRegressor : The trees of this forest.

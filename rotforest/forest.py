@@ -508,7 +508,7 @@ class RandomForestClassifier(_ForestClassifier):
     threads running the GIL-free builder; for a given ``random_state`` the forest is the
     same whatever ``n_jobs`` is.
 
-    Read more in the user guide: :doc:`/user_guide/forests`.
+    Read more in the user guide: :doc:`Random forests </user_guide/forests>`.
 
     Parameters
     ----------
@@ -576,7 +576,7 @@ default="from_dtype"
         its categories; NaN is missing); in a set split, a category that the node did not
         see in training goes where its missing values go (a code split as a number is
         compared with the thresholds). See
-        :doc:`/user_guide/categorical`.
+        :doc:`Categorical features </user_guide/categorical>`.
     min_category_samples : int, default=10
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
@@ -585,8 +585,9 @@ default="from_dtype"
         The probability that a tree splits a categorical feature on sets of categories,
         drawn for each tree and feature; in the other trees the feature is split on
         thresholds of its codes, as a number. Mixing the two is measured better than
-        either alone (see :doc:`/user_guide/categorical`): the order of the codes, where
-        it means something (months, grades), is not lost, and the trees differ more.
+        either alone (see :doc:`Categorical features </user_guide/categorical>`): the
+        order of the codes, where it means something (months, grades), is not lost, and
+        the trees differ more.
         1.0 splits every categorical feature on sets in every tree.
 
     Attributes
@@ -711,7 +712,7 @@ class RandomForestRegressor(_ForestRegressor):
     forest for a ``random_state`` whatever ``n_jobs`` is), grown with
     :class:`DecisionTreeRegressor` trees; the prediction is the mean of the trees'.
 
-    Read more in the user guide: :doc:`/user_guide/regression`.
+    Read more in the user guide: :doc:`Regression </user_guide/regression>`.
 
     Parameters
     ----------
@@ -775,7 +776,7 @@ default="from_dtype"
         its categories; NaN is missing); in a set split, a category that the node did not
         see in training goes where its missing values go (a code split as a number is
         compared with the thresholds). See
-        :doc:`/user_guide/categorical`.
+        :doc:`Categorical features </user_guide/categorical>`.
     min_category_samples : int, default=10
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
@@ -784,8 +785,9 @@ default="from_dtype"
         The probability that a tree splits a categorical feature on sets of categories,
         drawn for each tree and feature; in the other trees the feature is split on
         thresholds of its codes, as a number. Mixing the two is measured better than
-        either alone (see :doc:`/user_guide/categorical`): the order of the codes, where
-        it means something (months, grades), is not lost, and the trees differ more.
+        either alone (see :doc:`Categorical features </user_guide/categorical>`): the
+        order of the codes, where it means something (months, grades), is not lost, and
+        the trees differ more.
         1.0 splits every categorical feature on sets in every tree.
 
     Attributes

@@ -27,6 +27,7 @@ from rotforest import _quantile
 from rotforest._docs import _sections, derived_init, with_defaults
 from rotforest._ensemble import draw_records
 from rotforest._inputs import predict_input
+from rotforest._quantile_readers import _QuantileReaders
 from rotforest._parallel import _in_workers
 from rotforest.extra import ExtraTreesRegressor
 from rotforest.forest import RandomForestRegressor, _draw_tree, draw_probabilities
@@ -156,7 +157,7 @@ class _LeafLists:
                                       quantiles, method, ytrue, self.unit0)
 
 
-class _QuantileForest:
+class _QuantileForest(_QuantileReaders):
     """What the three quantile forests share: the fit (the base forest's, then the leaf
     lists), quantile and interval prediction, calibration and the pinball score.  A
     subclass puts this before its base regressor; the kind of forest's own parts are
@@ -192,6 +193,14 @@ class _QuantileForest:
             raise ValueError("warm_start is not supported by the quantile forests: the "
                              "leaves' training rows are those of one fit; refit with "
                              "warm_start=False")
+        cst = getattr(self, "monotonic_cst", None)
+        if cst is not None and np.any(np.asarray(cst, dtype=object) != 0):
+            raise ValueError(
+                "monotonic_cst is refused by the quantile forests: the trees' means "
+                "follow it, but quantiles of their leaves' training targets need not (a "
+                "constrained feature raised could lower an upper quantile); for a "
+                "constrained mean fit the base regressor (e.g. "
+                "RandomForestRegressor(monotonic_cst=...))")
         if y is None:           # the base forest's error
             return super().fit(X, y, sample_weight)
         y = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
@@ -250,7 +259,7 @@ class _QuantileForest:
             sw_rank if uses_sw and not np.all(sw == sw[0]) else None,
             [p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts])
         self._train_fingerprint = _fingerprint(Xc)
-        self.calibration_scores_ = (self._scores(Xc, yf, oob=True, leaves=leaves)
+        self.calibration_scores_ = (self._scores(Xc, yf, own=rank, leaves=leaves)
                                     if self.bootstrap else None)
         return self
 
@@ -320,10 +329,11 @@ class _QuantileForest:
         return leaves
 
     # --------------------------------------------------------------- prediction
-    def _weighted(self, Xc, quantiles, method, oob=False, ytrue=None, leaves=None):
+    def _weighted(self, Xc, quantiles, method, own=None, ytrue=None, leaves=None):
         """The kernel's output for the checked rows Xc (or their ``leaves``, rows x
         trees, when known), in tasks of rows run by ``n_jobs`` threads (the same
-        numbers for any n_jobs: each row alone)."""
+        numbers for any n_jobs: each row alone); ``own``: out of bag, each row's own
+        training rank (int32, -1: none), or None."""
         lists = self._leaf_lists
         n = Xc.shape[0]
         n_jobs = effective_n_jobs(self.n_jobs)
@@ -335,12 +345,13 @@ class _QuantileForest:
             rows = (self._leaves(Xc[start:stop]) if leaves is None
                     else leaves[start:stop])
             return lists.predict(rows, q, method,
-                                 lists.rank[start:stop] if oob else None,
+                                 None if own is None else own[start:stop],
                                  None if ytrue is None else ytrue[start:stop])
 
         return np.vstack(_in_workers(run, tasks, n_jobs))
 
-    def predict(self, X, quantiles=None, interpolation="linear", oob_score=False):
+    def predict(self, X, quantiles=None, interpolation="linear", oob_score=False,
+                indices=None, duplicates=None):
         """Quantiles of the target at X: weighted quantiles of the training targets.
 
         Parameters
@@ -357,9 +368,16 @@ default="linear"
             repeated as many times as their weights say (see Notes).
         oob_score : bool, default=False
             Out-of-bag predictions: X must be the training data (the same rows, in the
-            same order), and each row is predicted by the trees that were not grown
-            with it. Needs ``bootstrap=True``. A row that every tree was grown with
-            gets NaN.
+            same order, unless ``indices`` says which they are), and each row is
+            predicted by the trees that were not grown with it. Needs
+            ``bootstrap=True``. A row that every tree was grown with gets NaN.
+        indices : array-like of int of shape (n_samples,), default=None
+            With ``oob_score``: the training row of each row of X (a subset of the
+            training rows, in any order; -1: not a training row, predicted by every
+            tree), as quantile-forest takes it. None: X is the training data.
+        duplicates : None
+            quantile-forest's sets of identical training rows: not supported (must be
+            None).
 
         Returns
         -------
@@ -371,19 +389,36 @@ default="linear"
         quantiles = self.default_quantiles if quantiles is None else quantiles
         levels, single = _check_quantiles(quantiles)
         method = _check_interpolation(interpolation)
-        if not isinstance(oob_score, (bool, np.bool_)):
-            raise TypeError(f"oob_score must be a bool; got {oob_score!r}")
-        if oob_score:
-            Xc = self._check_oob(X)
-        elif isinstance(levels, str):
+        if isinstance(levels, str) and not oob_score:
+            self._reader_checks(oob_score, indices, duplicates)
             return super().predict(X)
-        else:
-            Xc = predict_input(self, X)
+        Xc, own = self._reader_rows(X, oob_score, indices, duplicates)
         if isinstance(levels, str):
-            out = self._weighted(Xc, np.zeros(1), _MEAN, oob=True)
+            out = self._weighted(Xc, np.zeros(1), _MEAN, own=own)
         else:
-            out = self._weighted(Xc, levels, method, oob=bool(oob_score))
+            out = self._weighted(Xc, levels, method, own=own)
         return out[:, 0] if single else out
+
+    def _oob_rows(self, X, indices):
+        """Out of bag: the checked rows of X and each one's own training rank (int32;
+        -1 for ``indices`` -1)."""
+        if indices is None:
+            return self._check_oob(X), self._leaf_lists.rank
+        if not self.bootstrap:
+            self._check_oob(X)                                   # its error
+        Xc = predict_input(self, X)
+        idx = np.asarray(indices)
+        n_train = self._leaf_lists.rank.shape[0]
+        if idx.shape != (Xc.shape[0],) or not (idx.size == 0 or np.issubdtype(
+                idx.dtype, np.integer)):
+            raise ValueError(f"indices must be {Xc.shape[0]} ints, the training row of "
+                             f"each row of X (-1: none); got {np.asarray(indices)!r}")
+        if idx.size and (idx.min() < -1 or idx.max() >= n_train):
+            raise ValueError(f"indices must lie in [-1, {n_train - 1}] (the {n_train} "
+                             "training rows; -1: none)")
+        own = np.full(idx.shape, -1, dtype=np.int32)
+        own[idx >= 0] = self._leaf_lists.rank[idx[idx >= 0]]
+        return Xc, own
 
     def _check_oob(self, X):
         if not self.bootstrap:
@@ -400,10 +435,10 @@ default="linear"
         return Xc
 
     # ----------------------------------------------------------------- intervals
-    def _scores(self, Xc, y, oob=False, leaves=None):
+    def _scores(self, Xc, y, own=None, leaves=None):
         """Every row's conformity score: how far from 1/2 the levels lie whose
         quantile (linear interpolation) is its target (out of bag: training rows)."""
-        return self._weighted(Xc, np.zeros(1), 0, oob=oob, ytrue=y, leaves=leaves)[:, 0]
+        return self._weighted(Xc, np.zeros(1), 0, own=own, ytrue=y, leaves=leaves)[:, 0]
 
     def calibrate(self, X, y):
         """Calibrate ``predict_interval`` on held-out rows.
@@ -638,7 +673,7 @@ _NOTES_DOC = """\
     bootstrap, none without) and one int32 offset per node: measured 8.2 bytes per
     training row per tree with bootstrap and 12.0 without at ``min_samples_leaf=1``
     (4.0 and 5.3 at 5), beside the trees' own 60 to 100 (see the user guide,
-    :doc:`/user_guide/quantile`).
+    :doc:`Quantile forests </user_guide/quantile>`).
 
     References: N. Meinshausen (2006), "Quantile Regression Forests", JMLR 7; V.
     Chernozhukov, K. Wüthrich and Y. Zhu (2021), "Distributional conformal
@@ -677,7 +712,7 @@ class RandomForestQuantileRegressor(_QuantileForest, RandomForestRegressor):
     ``n_jobs`` threads over the rows. Out-of-bag quantiles, calibrated prediction
     intervals (``predict_interval``) and a pinball ``score``. One output.
 
-    Read more in the user guide: :doc:`/user_guide/quantile`.""", """\
+    Read more in the user guide: :doc:`Quantile forests </user_guide/quantile>`.""", """\
     >>> import numpy as np
     >>> from sklearn.datasets import load_diabetes
     >>> from rotforest import RandomForestQuantileRegressor
@@ -718,7 +753,7 @@ class RotationForestQuantileRegressor(_QuantileForest, RotationForestRegressor):
     3.4% below quantile-forest's (the regressor's defaults: 0.4 to 0.9%); the
     regressor's defaults stay better on a few sets (see the user guide).
 
-    Read more in the user guide: :doc:`/user_guide/quantile`.""", """\
+    Read more in the user guide: :doc:`Quantile forests </user_guide/quantile>`.""", """\
     >>> from sklearn.datasets import load_diabetes
     >>> from rotforest import RotationForestQuantileRegressor
     >>> X, y = load_diabetes(return_X_y=True)
@@ -754,7 +789,7 @@ class ExtraTreesQuantileRegressor(_QuantileForest, ExtraTreesRegressor):
     or scores: fit with ``bootstrap=True`` for those, or calibrate intervals on
     held-out rows (``calibrate``). One output.
 
-    Read more in the user guide: :doc:`/user_guide/quantile`.""", """\
+    Read more in the user guide: :doc:`Quantile forests </user_guide/quantile>`.""", """\
     >>> from sklearn.datasets import load_diabetes
     >>> from rotforest import ExtraTreesQuantileRegressor
     >>> X, y = load_diabetes(return_X_y=True)

@@ -774,7 +774,7 @@ class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotatio
     builder on the rotated data, the same axes from root to leaves. Rotating small groups
     keeps irrelevant features from being mixed into every axis.
 
-    Read more in the user guide: :doc:`/user_guide/rotation`.
+    Read more in the user guide: :doc:`Rotation forests </user_guide/rotation>`.
 
     Parameters
     ----------
@@ -875,7 +875,7 @@ default="from_dtype"
         boolean mask, feature indices or feature names. Categories are integer codes
         from 0 to 2**24 - 1 (a pandas ``category`` column is coded by its categories, and a
         category unseen in training is missing; NaN is missing). See
-        :doc:`/user_guide/categorical`.
+        :doc:`Categorical features </user_guide/categorical>`.
     min_category_samples : int or None, default=None
         None: the categorical features are rotated with the others as their codes, and
         no tree splits on sets of categories (measured the more accurate for rotation
@@ -1037,7 +1037,7 @@ class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
     the target's quartiles (75% of their rows in both): rotations of few features then
     still differ from tree to tree.
 
-    Read more in the user guide: :doc:`/user_guide/regression`.
+    Read more in the user guide: :doc:`Regression </user_guide/regression>`.
 
     Parameters
     ----------
@@ -1123,7 +1123,7 @@ default="from_dtype"
         boolean mask, feature indices or feature names. Categories are integer codes
         from 0 to 2**24 - 1 (a pandas ``category`` column is coded by its categories, and a
         category unseen in training is missing; NaN is missing). See
-        :doc:`/user_guide/categorical`.
+        :doc:`Categorical features </user_guide/categorical>`.
     min_category_samples : int or None, default=None
         None: the categorical features are rotated with the others as their codes, and
         no tree splits on sets of categories (measured the more accurate for rotation

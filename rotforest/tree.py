@@ -359,7 +359,7 @@ class DecisionTreeClassifier(_LogProba, ClassifierMixin, _BaseDecisionTree):
     distinct values, at a threshold that reproduces the training partition exactly
     (``x <= threshold`` goes left).  X is kept in float64 throughout.
 
-    Read more in the user guide: :doc:`/user_guide/trees`.
+    Read more in the user guide: :doc:`Decision trees </user_guide/trees>`.
 
     Parameters
     ----------
@@ -415,7 +415,7 @@ default="from_dtype"
         feature names. Categories are integer codes from 0 to 2**24 - 1 (a pandas
         ``category`` column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
-        :doc:`/user_guide/categorical`.
+        :doc:`Categorical features </user_guide/categorical>`.
     min_category_samples : int, default=10
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
@@ -608,7 +608,7 @@ class DecisionTreeRegressor(RecursionDependence, RegressorMixin, _BaseDecisionTr
     weights and of the weighted targets.  Leaves hold the weighted mean of their
     samples' targets (the weighted median with ``criterion="absolute_error"``).
 
-    Read more in the user guide: :doc:`/user_guide/regression`.
+    Read more in the user guide: :doc:`Regression </user_guide/regression>`.
 
     Parameters
     ----------
@@ -668,7 +668,7 @@ default="from_dtype"
         feature names. Categories are integer codes from 0 to 2**24 - 1 (a pandas
         ``category`` column is coded by its categories; NaN is missing); a category that a node did
         not see in training goes where the node's missing values go. See
-        :doc:`/user_guide/categorical`.
+        :doc:`Categorical features </user_guide/categorical>`.
     min_category_samples : int, default=10
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits

@@ -188,3 +188,33 @@ def test_numpydoc_validation():
         problems.extend(f"{name}: {code} {message}" for code, message in result["errors"]
                         if code in checks or (code == "EX01" and name in PUBLIC))
     assert not problems, "\n".join(problems)
+
+
+def _all_docstrings():
+    """Every docstring of the public objects, their methods and properties, and of
+    the rotation forest's tree wrappers."""
+    rotation = importlib.import_module("rotforest.rotation")
+    objects = dict(PUBLIC, **{f"rotforest.rotation.{n}": getattr(rotation, n)
+                              for n in ("RotatedTreeClassifier", "RotatedTreeRegressor")})
+    for name, obj in objects.items():
+        yield name, inspect.getdoc(obj) or ""
+        if inspect.isclass(obj):
+            for method, member in _public_methods(obj):
+                target = member.fget if isinstance(member, property) else member
+                yield f"{name}.{method}", inspect.getdoc(target) or ""
+
+
+def test_doc_references_name_their_page_for_help_readers():
+    """In ``help()`` a Sphinx reference is plain text: each ``:doc:`` names its page
+    (``:doc:`Title </path>```), and the page exists (built docs would warn, help() would
+    not)."""
+    root = __import__("pathlib").Path(__file__).resolve().parents[1] / "docs"
+    found = 0
+    for name, doc in _all_docstrings():
+        for ref in re.findall(r":doc:`([^`]*)`", doc):
+            found += 1
+            m = re.fullmatch(r"([^<>]+\S) <(/[\w/]+)>", ref)
+            assert m, f"{name}: :doc:`{ref}` does not name its page"
+            assert (root / (m.group(2).lstrip("/") + ".md")).exists() or \
+                (root / (m.group(2).lstrip("/") + ".rst")).exists(), (name, ref)
+    assert found >= 10

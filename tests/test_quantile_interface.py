@@ -1,0 +1,143 @@
+"""quantile-forest's interface on our quantile forests: quantile_ranks,
+proximity_counts and out-of-bag reading of a subset of the training rows
+(``indices``), each against a brute-force computation from the forest's leaves
+(``apply``) and in-bag counts (``estimators_samples_``), not from its leaf lists."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_regression
+
+from rotforest import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
+                       RotationForestQuantileRegressor)
+
+QUANTILE_FORESTS = [RandomForestQuantileRegressor, ExtraTreesQuantileRegressor,
+                    RotationForestQuantileRegressor]
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_regression(160, 4, noise=15.0, random_state=0)
+    y = np.round(y, 0)                                       # some tied targets
+    return X, y
+
+
+def _fitted(cls, data, weighted=False):
+    X, y = data
+    sw = np.random.default_rng(1).uniform(0.5, 2.0, len(y)) if weighted else None
+    forest = cls(n_estimators=12, bootstrap=True, min_samples_leaf=3, random_state=0)
+    return forest.fit(X, y, sample_weight=sw), sw
+
+
+def _brute(forest, X_train, sw, X, own=None):
+    """Each row's copies of every training row (N times its weight, see the Notes)
+    and its multiplicities summed over the trees that predict it."""
+    n = X_train.shape[0]
+    # (the random forests drew their bootstrap rows by weight: the counts alone weigh
+    # the rows, see the Notes; the rotation forest multiplies counts by weights)
+    if sw is None or not isinstance(forest, RotationForestQuantileRegressor):
+        sw = np.ones(n)
+    inbag = np.array([np.bincount(s, minlength=n) for s in forest.estimators_samples_],
+                     dtype=float)
+    train_leaves, leaves = forest.apply(X_train), forest.apply(X)
+    copies = np.zeros((len(X), n))
+    mult = np.zeros((len(X), n))
+    for i in range(len(X)):
+        weights, N, used = np.zeros(n), 0.0, 0
+        for t in range(inbag.shape[0]):
+            same = train_leaves[:, t] == leaves[i, t]
+            if own is not None and own[i] >= 0 and inbag[t, own[i]] > 0:
+                continue
+            c = inbag[t] * same
+            if c.sum() == 0:
+                continue
+            weights += c * sw / (c * sw).sum()
+            N += c.sum()
+            used += 1
+            mult[i] += c
+        copies[i] = weights / max(used, 1) * N
+    return copies, mult
+
+
+@pytest.mark.parametrize("cls", QUANTILE_FORESTS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_quantile_ranks_are_the_shares_of_the_weighted_targets(cls, weighted, data):
+    X, y = data
+    forest, sw = _fitted(cls, data, weighted)
+    Xt, yt = X[:25] + 0.05, y[:25] + np.r_[np.zeros(10), np.full(15, 3.0)]
+    copies, _ = _brute(forest, X, sw, Xt)
+    N = copies.sum(1)
+    L = (copies * (y[None, :] < yt[:, None])).sum(1)
+    R = (copies * (y[None, :] <= yt[:, None])).sum(1)
+    match = ((copies > 0) & (y[None, :] == yt[:, None])).any(1)
+    expected = {"weak": R / N, "strict": L / N, "mean": (L + R) / (2 * N),
+                "rank": (L + R + match) / (2 * N)}
+    for kind, value in expected.items():
+        np.testing.assert_allclose(forest.quantile_ranks(Xt, yt, kind=kind), value,
+                                   rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", QUANTILE_FORESTS)
+def test_proximity_counts_are_shared_leaves_times_multiplicities(cls, data):
+    X, y = data
+    forest, sw = _fitted(cls, data)
+    _, mult = _brute(forest, X, sw, X[:8])
+    got = forest.proximity_counts(X[:8])
+    for i, pairs in enumerate(got):
+        assert dict(pairs) == {j: int(c) for j, c in enumerate(mult[i]) if c > 0}
+        counts = [c for _, c in pairs]
+        assert counts == sorted(counts, reverse=True)
+    top = forest.proximity_counts(X[:8], max_proximities=3)
+    assert all(t == g[:3] for t, g in zip(top, got))
+    unsorted = forest.proximity_counts(X[:8], return_sorted=False)
+    assert all([j for j, _ in p] == sorted(j for j, _ in p) for p in unsorted)
+    _, oob_mult = _brute(forest, X, sw, X[:8], own=np.arange(8))
+    oob = forest.proximity_counts(X[:8], oob_score=True, indices=np.arange(8))
+    for i, pairs in enumerate(oob):
+        assert dict(pairs) == {j: int(c) for j, c in enumerate(oob_mult[i]) if c > 0}
+        assert i not in dict(pairs)            # no tree grown with the row predicts it
+
+
+@pytest.mark.parametrize("cls", QUANTILE_FORESTS)
+def test_out_of_bag_on_a_subset_of_the_training_rows(cls, data):
+    X, y = data
+    forest, _ = _fitted(cls, data)
+    q = [0.2, 0.5, 0.8]
+    full = forest.predict(X, quantiles=q, oob_score=True)
+    pick = np.array([5, 77, 3, 150, 3])
+    np.testing.assert_array_equal(
+        forest.predict(X[pick], quantiles=q, oob_score=True, indices=pick), full[pick])
+    np.testing.assert_array_equal(
+        forest.predict(X[pick], quantiles="mean", oob_score=True, indices=pick),
+        forest.predict(X, quantiles="mean", oob_score=True)[pick])
+    # -1: not a training row, predicted by every tree
+    rows = np.vstack([X[:2], X[:1] + 1.0])
+    np.testing.assert_array_equal(
+        forest.predict(rows, quantiles=q, oob_score=True, indices=[-1, 1, -1])[[0, 2]],
+        forest.predict(rows, quantiles=q)[[0, 2]])
+    copies, _ = _brute(forest, X, None, X[pick], own=pick)
+    ranks = forest.quantile_ranks(X[pick], y[pick], kind="weak", oob_score=True,
+                                  indices=pick)
+    np.testing.assert_allclose(
+        ranks, (copies * (y[None, :] <= y[pick][:, None])).sum(1) / copies.sum(1),
+        rtol=1e-10)
+
+
+def test_bad_out_of_bag_arguments_say_what_is_wrong(data):
+    X, y = data
+    forest, _ = _fitted(RandomForestQuantileRegressor, data)
+    with pytest.raises(ValueError, match="indices is read only with oob_score"):
+        forest.predict(X[:3], indices=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"indices must lie in \[-1, 159\]"):
+        forest.predict(X[:2], oob_score=True, indices=[0, 160])
+    with pytest.raises(ValueError, match="indices must be 2 ints"):
+        forest.predict(X[:2], oob_score=True, indices=[0.5, 1])
+    with pytest.raises(ValueError, match="duplicates is not supported"):
+        forest.quantile_ranks(X[:2], y[:2], oob_score=True, duplicates=[[0, 1]])
+    with pytest.raises(ValueError, match="kind must be one of"):
+        forest.quantile_ranks(X[:2], y[:2], kind="median")
+    with pytest.raises(ValueError, match="one target for each of the 2 rows"):
+        forest.quantile_ranks(X[:2], y[:3])
+    with pytest.raises(ValueError, match="max_proximities must be an int >= 1"):
+        forest.proximity_counts(X[:2], max_proximities=0)
+    unbagged = RandomForestQuantileRegressor(n_estimators=3, bootstrap=False).fit(X, y)
+    with pytest.raises(ValueError, match="bootstrap=True"):
+        unbagged.proximity_counts(X[:2], oob_score=True, indices=[0, 1])
