@@ -178,18 +178,19 @@ cdef void _rows_kernel(const int64_t[:, ::1] leaves, const int64_t[::1] node_bas
                        const double[::1] ys, const double[::1] sw, bint has_sw,
                        const int32_t[::1] oob_rank, bint oob,
                        const double[::1] quantiles, int method,
-                       const double[::1] ytrue, bint pit, double unit0,
+                       const double[::1] ytrue, bint pit, double unit0, bint normalise,
                        double[:, ::1] out, double* acc, int32_t* touched, double* vals,
                        double* cum) noexcept nogil:
     cdef Py_ssize_t n_rows = leaves.shape[0], n_trees = leaves.shape[1]
     cdef Py_ssize_t i, t, j, a, b, lo, hi, mid, m, k, n_q = quantiles.shape[0]
     cdef int32_t r, own
-    cdef double S, cnt, inv, s, Nsum, N, scale, run
+    cdef double S, cnt, inv, s, Nsum, N, scale, run, total
     cdef int64_t used
     cdef bint skip
     for i in range(n_rows):
         m = 0
         Nsum = 0.0
+        total = 0.0
         used = 0
         own = oob_rank[i] if oob else -1
         for t in range(n_trees):
@@ -218,7 +219,10 @@ cdef void _rows_kernel(const int64_t[:, ::1] leaves, const int64_t[::1] node_bas
                 S += s
             if not S > 0:
                 continue
-            inv = 1.0 / S
+            # normalised: each tree adds its leaf's weights scaled to 1 (Meinshausen);
+            # else the copies pooled, each weighing its sample weight
+            inv = 1.0 / S if normalise else 1.0
+            total += 1.0 if normalise else S
             for j in range(a, b):
                 r = rows[j]
                 s = counts[j] if has_counts else 1.0
@@ -236,7 +240,7 @@ cdef void _rows_kernel(const int64_t[:, ::1] leaves, const int64_t[::1] node_bas
             continue
         qsort(touched, m, sizeof(int32_t), _cmp_int32)
         N = Nsum                        # the copies: all the leaves' counts, pooled
-        scale = N / used                # copies per unit of acc (each tree adds 1)
+        scale = N / total               # copies per unit of acc
         run = 0.0
         for j in range(m):
             r = touched[j]
@@ -255,13 +259,14 @@ def predict_rows(const int64_t[:, ::1] leaves, const int64_t[::1] node_base,
                  const int64_t[::1] row_base, const int32_t[::1] offsets,
                  const int32_t[::1] rows, counts, const double[::1] ys, sw,
                  oob_rank, const double[::1] quantiles, int method, ytrue=None,
-                 double unit0=1.0):
+                 double unit0=1.0, bint normalise=True):
     """The weighted quantiles (rows x quantiles), or with ``ytrue`` the distance of each
     target's levels from 1/2 (see _pit_distance; one column), of the rows whose leaves
     are ``leaves`` (rows x trees).  ``counts`` None: every multiplicity is 1; ``sw``
     None: no weights beyond the counts; ``oob_rank`` (the rows' own ranks, training
     rows): each row is predicted by the trees that did not grow with it; ``unit0``: see
-    _pit_distance."""
+    _pit_distance; ``normalise`` False: the leaves' copies pooled, not each tree's
+    weights scaled to 1."""
     cdef Py_ssize_t n_train = ys.shape[0], n_rows = leaves.shape[0]
     cdef Py_ssize_t width = 1 if ytrue is not None else quantiles.shape[0]
     out_a = np.empty((n_rows, width))
@@ -288,19 +293,19 @@ def predict_rows(const int64_t[:, ::1] leaves, const int64_t[::1] node_base,
             with nogil:
                 _rows_kernel(leaves, node_base, row_base, offsets, rows, c8, has_counts,
                              ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit, unit0,
-                             out, acc, touched, vals, cum)
+                             normalise, out, acc, touched, vals, cum)
         elif counts.dtype == np.uint16:
             c16 = counts
             with nogil:
                 _rows_kernel(leaves, node_base, row_base, offsets, rows, c16, has_counts,
                              ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit, unit0,
-                             out, acc, touched, vals, cum)
+                             normalise, out, acc, touched, vals, cum)
         else:
             c32 = counts
             with nogil:
                 _rows_kernel(leaves, node_base, row_base, offsets, rows, c32, has_counts,
                              ys, sw_v, has_sw, oob_v, oob, quantiles, method, y_v, pit, unit0,
-                             out, acc, touched, vals, cum)
+                             normalise, out, acc, touched, vals, cum)
     finally:
         free(acc); free(touched); free(vals); free(cum)
     return out_a

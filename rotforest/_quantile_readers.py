@@ -17,10 +17,12 @@ def leaf_entries(lists, leaves, own):
     """The training rows in the leaves of a batch of rows, one entry per (row, tree,
     training row) of the trees each row is predicted by (those whose leaf holds the
     row's own rank ``own[i]`` are skipped: out of bag; -1 or ``own`` None: none is):
-    ``(row, rank, count, copies, N)``: the row of each entry, its training row's rank
-    (target order), its multiplicity in the tree, its copies in the row's weighted
-    distribution (see the quantile forests' Notes: N copies in all, each tree adding
-    its leaf's weights normalised to 1), and each row's N (0: no tree predicts it)."""
+    ``(row, rank, count, copies, N, pair, share)``: the row of each entry, its training
+    row's rank (target order), its multiplicity in the tree, its copies in the row's
+    weighted distribution (see the quantile forests' Notes: N copies in all, each tree
+    adding its leaf's weights normalised to 1), each row's N (0: no tree predicts it),
+    each entry's (row, tree) pair (``row * n_trees + tree``) and its share of its
+    pair's weight."""
     n, T = leaves.shape
     nodes = lists.node_base[:T][None, :] + leaves
     base = lists.row_base[:T][None, :]
@@ -43,8 +45,20 @@ def leaf_entries(lists, leaves, own):
     row = pair // T
     N = np.bincount(row, weights=count, minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
-        copies = s / S[pair] * (N / np.maximum(used, 1))[row]
-    return row, rank, count, copies, N
+        share = s / S[pair]
+        copies = share * (N / np.maximum(used, 1))[row]
+    return row, rank, count, copies, N, pair, share
+
+
+def _ranks(group, copies, N, vals, target, n, kind):
+    """The rank of each group's target among its copies (see quantile_ranks)."""
+    L = np.bincount(group, weights=copies * (vals < target), minlength=n)
+    R = np.bincount(group, weights=copies * (vals <= target), minlength=n)
+    match = np.bincount(group, weights=(vals == target), minlength=n) > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = {"weak": R / N, "strict": L / N, "mean": (L + R) / (2 * N),
+                 "rank": (L + R + match) / (2 * N)}[kind]
+    return np.where(N > 0, np.clip(share, 0.0, 1.0), np.nan)
 
 
 class _QuantileReaders:
@@ -63,8 +77,8 @@ class _QuantileReaders:
             yield (start, stop, self._leaves(Xc[start:stop]),
                    None if own is None else own[start:stop])
 
-    def quantile_ranks(self, X, y, kind="rank", oob_score=False, indices=None,
-                       duplicates=None):
+    def quantile_ranks(self, X, y, kind="rank", aggregate_leaves_first=True,
+                       oob_score=False, indices=None, duplicates=None):
         """Where each target falls in its row's predicted distribution.
 
         The share of the row's weighted training targets (the distribution ``predict``
@@ -83,6 +97,9 @@ class _QuantileReaders:
             the share < y; "mean": their mean; "rank": the mean position of the
             copies equal to y, ``(L + R + 1) / 2N`` with L copies below and R at or
             below (``L / N`` when none equals y).
+        aggregate_leaves_first : bool, default=True
+            False: each tree's rank of y in its own leaf (its copies), averaged over
+            the trees.
         oob_score : bool, default=False
             Out of bag, as ``predict(..., oob_score=True)``.
         indices : array-like of int of shape (n_samples,), default=None
@@ -107,20 +124,26 @@ class _QuantileReaders:
         if y.shape != (Xc.shape[0],):
             raise ValueError(f"y must hold one target for each of the {Xc.shape[0]} rows "
                              f"of X; got shape {y.shape}")
+        if not isinstance(aggregate_leaves_first, (bool, np.bool_)):
+            raise TypeError("aggregate_leaves_first must be a bool; got "
+                            f"{aggregate_leaves_first!r}")
         out = np.empty(Xc.shape[0])
         ys = self._leaf_lists.ys
+        T = len(self._trees())
         for start, stop, leaves, own_b in self._batches(Xc, own):
-            row, rank, _, copies, N = leaf_entries(self._leaf_lists, leaves, own_b)
-            target = y[start:stop][row]
-            vals = ys[rank]
+            row, rank, count, copies, N, pair, share = leaf_entries(
+                self._leaf_lists, leaves, own_b)
             n = stop - start
-            L = np.bincount(row, weights=copies * (vals < target), minlength=n)
-            R = np.bincount(row, weights=copies * (vals <= target), minlength=n)
-            match = np.bincount(row, weights=(vals == target), minlength=n) > 0
-            with np.errstate(invalid="ignore", divide="ignore"):
-                share = {"weak": R / N, "strict": L / N, "mean": (L + R) / (2 * N),
-                         "rank": (L + R + match) / (2 * N)}[kind]
-            out[start:stop] = np.where(N > 0, np.clip(share, 0.0, 1.0), np.nan)
+            if aggregate_leaves_first:
+                out[start:stop] = _ranks(row, copies, N, ys[rank], y[start:stop][row],
+                                         n, kind)
+            else:       # each tree's copies in its own leaf, the ranks averaged
+                N_pair = np.bincount(pair, weights=count, minlength=n * T)
+                ranks = _ranks(pair, share * N_pair[pair], N_pair, ys[rank],
+                               y[start:stop][row], n * T, kind).reshape(n, T)
+                with np.errstate(invalid="ignore"):
+                    out[start:stop] = (np.nansum(ranks, axis=1)
+                                       / np.sum(~np.isnan(ranks), axis=1))
         return out
 
     def proximity_counts(self, X, max_proximities=None, return_sorted=True,
@@ -167,7 +190,7 @@ class _QuantileReaders:
         index_of[lists.rank] = np.arange(lists.rank.size)       # rank -> training row
         out = []
         for start, stop, leaves, own_b in self._batches(Xc, own):
-            row, rank, count, _, _ = leaf_entries(lists, leaves, own_b)
+            row, rank, count = leaf_entries(lists, leaves, own_b)[:3]
             key = row * lists.rank.size + index_of[rank]
             keys, inverse = np.unique(key, return_inverse=True)
             totals = np.bincount(inverse, weights=count).astype(np.int64)

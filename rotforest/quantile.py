@@ -80,6 +80,12 @@ def _check_quantiles(quantiles, name="quantiles"):
     return arr, arr.size == 1
 
 
+def _check_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool; got {value!r}")
+    return bool(value)
+
+
 def _check_interpolation(interpolation):
     if not isinstance(interpolation, str) or interpolation not in _METHODS:
         raise ValueError(f"interpolation must be one of {', '.join(map(repr, _METHODS))} "
@@ -151,10 +157,31 @@ class _LeafLists:
                 + (0 if self.counts is None else self.counts.nbytes)
                 + self.node_base.nbytes + self.row_base.nbytes)
 
-    def predict(self, leaves, quantiles, method, oob_rank=None, ytrue=None):
-        return _quantile.predict_rows(leaves, self.node_base, self.row_base, self.offsets,
-                                      self.rows, self.counts, self.ys, self.sw, oob_rank,
-                                      quantiles, method, ytrue, self.unit0)
+    def predict(self, leaves, quantiles, method, oob_rank=None, ytrue=None,
+                weighting=(True, True, True)):
+        """The kernel on ``leaves`` (rows x trees); ``weighting``: (weighted quantile,
+        weighted leaves, leaves aggregated first), quantile-forest's options (see
+        _QuantileForest.predict)."""
+        weighted, by_leaf, pooled = weighting
+        sw = self.sw if weighted else None
+        normalise = weighted and by_leaf
+        if pooled:
+            return _quantile.predict_rows(leaves, self.node_base, self.row_base,
+                                          self.offsets, self.rows, self.counts, self.ys,
+                                          sw, oob_rank, quantiles, method, ytrue,
+                                          self.unit0, normalise)
+        # each tree's own quantile, then their mean over the trees that predict the row
+        total = count = 0
+        for t in range(leaves.shape[1]):
+            out = _quantile.predict_rows(
+                np.ascontiguousarray(leaves[:, t:t + 1]), self.node_base[t:t + 1],
+                self.row_base[t:t + 1], self.offsets, self.rows, self.counts, self.ys,
+                sw, oob_rank, quantiles, method, ytrue, self.unit0, normalise)
+            seen = ~np.isnan(out)
+            total = total + np.where(seen, out, 0.0)
+            count = count + seen
+        with np.errstate(invalid="ignore"):
+            return total / count
 
 
 class _QuantileForest(_QuantileReaders):
@@ -329,7 +356,8 @@ class _QuantileForest(_QuantileReaders):
         return leaves
 
     # --------------------------------------------------------------- prediction
-    def _weighted(self, Xc, quantiles, method, own=None, ytrue=None, leaves=None):
+    def _weighted(self, Xc, quantiles, method, own=None, ytrue=None, leaves=None,
+                  weighting=(True, True, True)):
         """The kernel's output for the checked rows Xc (or their ``leaves``, rows x
         trees, when known), in tasks of rows run by ``n_jobs`` threads (the same
         numbers for any n_jobs: each row alone); ``own``: out of bag, each row's own
@@ -346,12 +374,13 @@ class _QuantileForest(_QuantileReaders):
                     else leaves[start:stop])
             return lists.predict(rows, q, method,
                                  None if own is None else own[start:stop],
-                                 None if ytrue is None else ytrue[start:stop])
+                                 None if ytrue is None else ytrue[start:stop], weighting)
 
         return np.vstack(_in_workers(run, tasks, n_jobs))
 
-    def predict(self, X, quantiles=None, interpolation="linear", oob_score=False,
-                indices=None, duplicates=None):
+    def predict(self, X, quantiles=None, interpolation="linear", *,
+                weighted_quantile=True, weighted_leaves=True, aggregate_leaves_first=True,
+                oob_score=False, indices=None, duplicates=None):
         """Quantiles of the target at X: weighted quantiles of the training targets.
 
         Parameters
@@ -366,6 +395,17 @@ default="linear"
             How a quantile between two of the (weighted) training targets is taken, as
             ``numpy.quantile``'s ``method`` of the same name does on the targets
             repeated as many times as their weights say (see Notes).
+        weighted_quantile : bool, default=True
+            False: every copy of a training row in x's leaves counts once, sample
+            weights ignored (quantile-forest's unweighted quantile).
+        weighted_leaves : bool, default=True
+            True: each tree's leaf weights sum to 1 (Meinshausen's weights, see
+            Notes); False: the leaves' copies pooled, each weighing its sample weight
+            (quantile-forest's default).
+        aggregate_leaves_first : bool, default=True
+            True: one quantile of the trees' leaves pooled as the weights say; False:
+            each tree's quantile of its own leaf, averaged over the trees
+            (quantile-forest's option of the same name).
         oob_score : bool, default=False
             Out-of-bag predictions: X must be the training data (the same rows, in the
             same order, unless ``indices`` says which they are), and each row is
@@ -389,14 +429,17 @@ default="linear"
         quantiles = self.default_quantiles if quantiles is None else quantiles
         levels, single = _check_quantiles(quantiles)
         method = _check_interpolation(interpolation)
-        if isinstance(levels, str) and not oob_score:
+        weighting = tuple(_check_bool(name, value) for name, value in (
+            ("weighted_quantile", weighted_quantile), ("weighted_leaves", weighted_leaves),
+            ("aggregate_leaves_first", aggregate_leaves_first)))
+        if isinstance(levels, str) and not oob_score and weighting == (True, True, True):
             self._reader_checks(oob_score, indices, duplicates)
-            return super().predict(X)
+            return super().predict(X)          # the forest's mean (the same numbers)
         Xc, own = self._reader_rows(X, oob_score, indices, duplicates)
         if isinstance(levels, str):
-            out = self._weighted(Xc, np.zeros(1), _MEAN, own=own)
+            out = self._weighted(Xc, np.zeros(1), _MEAN, own=own, weighting=weighting)
         else:
-            out = self._weighted(Xc, levels, method, own=own)
+            out = self._weighted(Xc, levels, method, own=own, weighting=weighting)
         return out[:, 0] if single else out
 
     def _oob_rows(self, X, indices):

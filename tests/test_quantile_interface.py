@@ -141,3 +141,60 @@ def test_bad_out_of_bag_arguments_say_what_is_wrong(data):
     unbagged = RandomForestQuantileRegressor(n_estimators=3, bootstrap=False).fit(X, y)
     with pytest.raises(ValueError, match="bootstrap=True"):
         unbagged.proximity_counts(X[:2], oob_score=True, indices=[0, 1])
+
+
+def _tree_counts(forest, X_train, x):
+    """Each tree's multiplicities of the training rows in x's leaf (trees x rows)."""
+    n = X_train.shape[0]
+    inbag = np.array([np.bincount(s, minlength=n) for s in forest.estimators_samples_])
+    same = forest.apply(X_train) == forest.apply(x[None, :])[0][None, :]
+    return inbag * same.T
+
+
+@pytest.mark.parametrize("cls", QUANTILE_FORESTS)
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "midpoint", "nearest"])
+def test_quantile_forests_options_are_numpys_quantiles_of_the_copies(cls, method, data):
+    """weighted_leaves=False pools the leaves' copies; weighted_quantile=False also
+    ignores the sample weights; aggregate_leaves_first=False averages each tree's
+    quantile of its own leaf: with whole copies, numpy's quantiles of the targets
+    repeated."""
+    X, y = data
+    forest, sw = _fitted(cls, data, weighted=True)
+    q = np.array([0.0, 0.1, 0.37, 0.5, 0.9, 1.0])
+    Xt = X[:6] + 0.05
+    pooled = forest.predict(Xt, q, method, weighted_quantile=False)
+    per_tree = forest.predict(Xt, q, method, weighted_quantile=False,
+                              aggregate_leaves_first=False)
+    ranks = forest.quantile_ranks(Xt, y[:6], kind="weak", aggregate_leaves_first=False)
+    for i, x in enumerate(Xt):
+        counts = _tree_counts(forest, X, x)
+        np.testing.assert_allclose(
+            pooled[i], np.quantile(np.repeat(y, counts.sum(0)), q, method=method),
+            rtol=1e-12)
+        trees = [np.repeat(y, c) for c in counts if c.sum() > 0]
+        np.testing.assert_allclose(
+            per_tree[i], np.mean([np.quantile(v, q, method=method) for v in trees], 0),
+            rtol=1e-12)
+        w = sw if isinstance(forest, RotationForestQuantileRegressor) else np.ones(len(y))
+        np.testing.assert_allclose(
+            ranks[i], np.mean([np.average(y <= y[i], weights=c * w)
+                               for c in counts if c.sum() > 0]), rtol=1e-12)
+    if not isinstance(forest, RotationForestQuantileRegressor):
+        # the random forests' rows weigh their counts alone: the sample weights change
+        # nothing (see the Notes)
+        np.testing.assert_array_equal(forest.predict(Xt, q, method, weighted_leaves=False),
+                                      pooled)
+    np.testing.assert_allclose(forest.predict(Xt, "mean", weighted_quantile=False),
+                               [np.average(y, weights=_tree_counts(forest, X, x).sum(0))
+                                for x in Xt], rtol=1e-12)
+
+
+def test_pooled_leaves_weigh_the_rotation_forests_sample_weights(data):
+    X, y = data
+    forest, sw = _fitted(RotationForestQuantileRegressor, data, weighted=True)
+    x = X[3] + 0.05
+    copies = _tree_counts(forest, X, x).sum(0) * sw
+    np.testing.assert_allclose(forest.predict(x[None, :], "mean", weighted_leaves=False),
+                               [np.average(y, weights=copies)], rtol=1e-12)
+    with pytest.raises(TypeError, match="weighted_leaves must be a bool"):
+        forest.predict(X[:2], weighted_leaves=None)
