@@ -27,7 +27,7 @@ def leaf_entries(lists, leaves, own):
     nodes = lists.node_base[:T][None, :] + leaves
     base = lists.row_base[:T][None, :]
     a = (base + lists.offsets[nodes]).ravel()
-    lengths = (base + lists.offsets[nodes + 1]).ravel() - a
+    lengths = np.maximum((base + lists.offsets[nodes + 1]).ravel() - a, 0)
     pair = np.repeat(np.arange(n * T), lengths)
     entry = np.repeat(a, lengths) + (np.arange(pair.size)
                                      - np.repeat(np.cumsum(lengths) - lengths, lengths))
@@ -74,8 +74,8 @@ class _QuantileReaders:
         step = max(1, int(_ENTRIES_PER_BATCH // per_row))
         for start in range(0, Xc.shape[0], step):
             stop = min(Xc.shape[0], start + step)
-            yield (start, stop, self._leaves(Xc[start:stop]),
-                   None if own is None else own[start:stop])
+            yield (start, stop, *self._excluding(self._leaves(Xc[start:stop]),
+                                                 None if own is None else own[start:stop]))
 
     def quantile_ranks(self, X, y, kind="rank", aggregate_leaves_first=True,
                        oob_score=False, indices=None, duplicates=None):
@@ -128,18 +128,17 @@ class _QuantileReaders:
             raise TypeError("aggregate_leaves_first must be a bool; got "
                             f"{aggregate_leaves_first!r}")
         out = np.empty(Xc.shape[0])
-        ys = self._leaf_lists.ys
+        lists = self._value_lists()
         T = len(self._trees())
         for start, stop, leaves, own_b in self._batches(Xc, own):
-            row, rank, count, copies, N, pair, share = leaf_entries(
-                self._leaf_lists, leaves, own_b)
+            row, rank, count, copies, N, pair, share = leaf_entries(lists, leaves, own_b)
             n = stop - start
             if aggregate_leaves_first:
-                out[start:stop] = _ranks(row, copies, N, ys[rank], y[start:stop][row],
+                out[start:stop] = _ranks(row, copies, N, lists.ys[rank], y[start:stop][row],
                                          n, kind)
             else:       # each tree's copies in its own leaf, the ranks averaged
                 N_pair = np.bincount(pair, weights=count, minlength=n * T)
-                ranks = _ranks(pair, share * N_pair[pair], N_pair, ys[rank],
+                ranks = _ranks(pair, share * N_pair[pair], N_pair, lists.ys[rank],
                                y[start:stop][row], n * T, kind).reshape(n, T)
                 with np.errstate(invalid="ignore"):
                     out[start:stop] = (np.nansum(ranks, axis=1)

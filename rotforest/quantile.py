@@ -27,6 +27,8 @@ from rotforest import _quantile
 from rotforest._docs import _sections, derived_init, with_defaults
 from rotforest._ensemble import draw_records
 from rotforest._inputs import predict_input
+from rotforest._quantile_leaves import (clipped_values, resolve_max_samples_leaf,
+                                        subsample_leaves)
 from rotforest._quantile_readers import _QuantileReaders
 from rotforest._parallel import _in_workers
 from rotforest.extra import ExtraTreesRegressor
@@ -141,13 +143,28 @@ class _LeafLists:
                                         ).astype(np.int64)
         self.row_base = np.concatenate([[0], np.cumsum([r.size for r in rows])]
                                        ).astype(np.int64)
-        self.offsets = np.concatenate(offsets).astype(np.int32, copy=False)
+        # (a trailing 0: a leaf index one past a tree's last node reads an empty list,
+        # see _QuantileForest._excluding)
+        self.offsets = np.concatenate(list(offsets) + [[0]]).astype(np.int32, copy=False)
         self.rows = np.concatenate(rows).astype(np.int32, copy=False)
         self.counts = _narrowest(np.concatenate(counts))
         # the calibration scores' unit beyond a row's range of targets: that range plus
         # a hundredth of the training targets' (see _quantile._pit_distance)
         spread = float(ys[-1] - ys[0]) if ys.size else 0.0
         self.unit0 = 0.01 * spread if spread > 0 else 1.0
+
+    def with_values(self, values):
+        """These lists with every entry's value ``values`` (parallel to ``rows``) in
+        place of its training target: the entries become rows of their own (no
+        multiplicities, no weights), ranked by value."""
+        out = object.__new__(type(self))
+        vars(out).update(vars(self))
+        order = np.argsort(values, kind="stable")
+        out.ys = np.ascontiguousarray(values[order])
+        out.rows = np.empty(values.size, dtype=np.int32)
+        out.rows[order] = np.arange(values.size, dtype=np.int32)
+        out.counts, out.sw = None, None
+        return out
 
     @property
     def nbytes(self):
@@ -220,14 +237,6 @@ class _QuantileForest(_QuantileReaders):
             raise ValueError("warm_start is not supported by the quantile forests: the "
                              "leaves' training rows are those of one fit; refit with "
                              "warm_start=False")
-        cst = getattr(self, "monotonic_cst", None)
-        if cst is not None and np.any(np.asarray(cst, dtype=object) != 0):
-            raise ValueError(
-                "monotonic_cst is refused by the quantile forests: the trees' means "
-                "follow it, but quantiles of their leaves' training targets need not (a "
-                "constrained feature raised could lower an upper quantile); for a "
-                "constrained mean fit the base regressor (e.g. "
-                "RandomForestRegressor(monotonic_cst=...))")
         if y is None:           # the base forest's error
             return super().fit(X, y, sample_weight)
         y = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
@@ -240,6 +249,16 @@ class _QuantileForest(_QuantileReaders):
                           "Please change the shape of y to (n_samples,), for example "
                           "using ravel().", DataConversionWarning, stacklevel=3)
             y = y[:, 0]
+        k = resolve_max_samples_leaf(self.max_samples_leaf, y.shape[0])
+        cst = getattr(self, "monotonic_cst", None)
+        constrained = cst is not None and np.any(np.asarray(cst, dtype=object) != 0)
+        if constrained and k != 1:
+            raise ValueError(
+                "monotonic_cst needs max_samples_leaf=1 in a quantile forest: the trees' "
+                "means follow the constraints, but quantiles of several training "
+                "targets a leaf need not (a constrained feature raised could lower an "
+                "upper quantile); with one row a leaf, clipped to bounds that follow "
+                "them, every quantile does")
         super().fit(X, y, sample_weight)
         Xc = predict_input(self, X)
         yf = np.ascontiguousarray(y, dtype=np.float64)
@@ -256,9 +275,11 @@ class _QuantileForest(_QuantileReaders):
         sw_rank = sw[order]
 
         draws = self._draws(n)
-        keep = n * len(self._trees()) <= _KEEP_LEAVES      # for the scores below
-        leaves = (np.empty((n, len(self._trees())), dtype=np.int64) if keep
-                  else None)
+        T = len(self._trees())
+        keep = n * T <= _KEEP_LEAVES      # for the scores below
+        leaves = np.empty((n, T), dtype=np.int64) if keep else None
+        # subsampled leaves: out of bag, the trees grown with a row are known from this
+        inbag = np.zeros((n, T), dtype=bool) if k is not None and self.bootstrap else None
 
         def lists(chunk):
             out = []
@@ -273,10 +294,13 @@ class _QuantileForest(_QuantileReaders):
                     np.ascontiguousarray(weight[order]),
                     np.ascontiguousarray(count[order], dtype=np.int64),
                     self._trees()[t].tree_.node_count)
+                if k is not None:
+                    o, r, c = subsample_leaves(o, r, c, k, self._trees()[t].random_state)
+                    if inbag is not None:
+                        inbag[:, t] = count > 0
                 out.append((o, r, c))
             return out
 
-        T = len(self._trees())
         step = -(-T // max(1, min(n_jobs, T)))
         chunks = [range(a, min(T, a + step)) for a in range(0, T, step)]
         parts = [part for chunk in _in_workers(lists, [(c,) for c in chunks], n_jobs)
@@ -285,6 +309,10 @@ class _QuantileForest(_QuantileReaders):
             yf[order], rank,
             sw_rank if uses_sw and not np.all(sw == sw[0]) else None,
             [p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts])
+        self._subsampled = k is not None
+        self._inbag_bits = None if inbag is None else np.packbits(inbag, axis=1)
+        self._values = (self._leaf_lists.with_values(clipped_values(
+            self._leaf_lists, self._trees(), np.asarray(cst))) if constrained else None)
         self._train_fingerprint = _fingerprint(Xc)
         self.calibration_scores_ = (self._scores(Xc, yf, own=rank, leaves=leaves)
                                     if self.bootstrap else None)
@@ -362,7 +390,7 @@ class _QuantileForest(_QuantileReaders):
         trees, when known), in tasks of rows run by ``n_jobs`` threads (the same
         numbers for any n_jobs: each row alone); ``own``: out of bag, each row's own
         training rank (int32, -1: none), or None."""
-        lists = self._leaf_lists
+        lists = self._value_lists()
         n = Xc.shape[0]
         n_jobs = effective_n_jobs(self.n_jobs)
         step = max(1, min(_ROWS_PER_TASK, -(-n // max(1, n_jobs))))
@@ -372,8 +400,8 @@ class _QuantileForest(_QuantileReaders):
         def run(start, stop):
             rows = (self._leaves(Xc[start:stop]) if leaves is None
                     else leaves[start:stop])
-            return lists.predict(rows, q, method,
-                                 None if own is None else own[start:stop],
+            rows, own_b = self._excluding(rows, None if own is None else own[start:stop])
+            return lists.predict(rows, q, method, own_b,
                                  None if ytrue is None else ytrue[start:stop], weighting)
 
         return np.vstack(_in_workers(run, tasks, n_jobs))
@@ -441,6 +469,31 @@ default="linear"
         else:
             out = self._weighted(Xc, levels, method, own=own, weighting=weighting)
         return out[:, 0] if single else out
+
+    def _value_lists(self):
+        """The lists whose values the quantiles read: the leaves' training targets, or
+        with monotonic constraints their clipped values (see _quantile_leaves)."""
+        values = getattr(self, "_values", None)
+        return self._leaf_lists if values is None else values
+
+    def _excluding(self, leaves, own):
+        """Out of bag, the leaves and own ranks the kernel reads: as they are, or with
+        subsampled leaves (``max_samples_leaf``, which may have left a row out of its
+        leaf's list) each row's leaf in every tree grown with its own training row
+        replaced by an empty one (one past the tree's last node), and no own ranks."""
+        if own is None or not getattr(self, "_subsampled", False):
+            return leaves, own
+        lists = self._leaf_lists
+        index_of = np.empty(lists.rank.size, dtype=np.int64)
+        index_of[lists.rank] = np.arange(lists.rank.size)
+        T = leaves.shape[1]
+        grown = np.zeros(leaves.shape, dtype=bool)
+        known = own >= 0
+        if self._inbag_bits is not None:
+            grown[known] = np.unpackbits(self._inbag_bits[index_of[own[known]]], axis=1,
+                                         count=T).astype(bool)
+        empty = np.array([tree.tree_.node_count for tree in self._trees()])
+        return np.ascontiguousarray(np.where(grown, empty[None, :], leaves)), None
 
     def _oob_rows(self, X, indices):
         """Out of bag: the checked rows of X and each one's own training rank (int32;
@@ -670,13 +723,22 @@ default="linear"
 def _with_default_quantiles(base, defaults=None):
     """The quantile forest's ``__init__``: ``base``'s parameters with ``defaults`` in
     place of its own, and ``default_quantiles`` after them (see derived_init)."""
-    return derived_init(base, defaults, added=[("default_quantiles", 0.5)])
+    return derived_init(base, defaults, added=[("default_quantiles", 0.5),
+                                               ("max_samples_leaf", None)])
 
 
 _DEFAULT_QUANTILES_DOC = """\
     default_quantiles : float, list of float or "mean", default=0.5
         The quantiles that ``predict`` returns when it is given none, and that
         ``score`` scores.
+    max_samples_leaf : int, float or None, default=None
+        The most training rows' copies a leaf keeps (a float: that share of the
+        training rows, rounded up), drawn at random from each leaf's copies (seeded by
+        the tree's ``random_state``); None keeps them all (quantile-forest's default
+        is 1). Fewer copies take less memory and time and give coarser
+        distributions. ``monotonic_cst`` needs 1: each leaf's one value is then
+        clipped to bounds along the constrained features, and every quantile follows
+        the constraints.
 """
 
 _QUANTILE_ATTRIBUTES_DOC = """\
@@ -745,6 +807,8 @@ def _quantile_doc(base, summary, examples, defaults=None):
 
 
 class RandomForestQuantileRegressor(_QuantileForest, RandomForestRegressor):
+    # pickled before max_samples_leaf: every row kept
+    _pickle_defaults = dict(RandomForestRegressor._pickle_defaults, max_samples_leaf=None)
     __init__ = _with_default_quantiles(RandomForestRegressor)
     __doc__ = _quantile_doc(RandomForestRegressor, """A quantile regression forest on
     :class:`RandomForestRegressor`: any quantile of the target at prediction time.
@@ -776,6 +840,8 @@ _ROTATION_QUANTILE_DEFAULTS = {"min_samples_leaf": 2, "group_size": 2}
 
 
 class RotationForestQuantileRegressor(_QuantileForest, RotationForestRegressor):
+    # pickled before max_samples_leaf: every row kept
+    _pickle_defaults = dict(RotationForestRegressor._pickle_defaults, max_samples_leaf=None)
     __init__ = _with_default_quantiles(RotationForestRegressor,
                                        _ROTATION_QUANTILE_DEFAULTS)
     __doc__ = _quantile_doc(RotationForestRegressor, """A quantile regression forest on
@@ -820,6 +886,8 @@ class RotationForestQuantileRegressor(_QuantileForest, RotationForestRegressor):
 
 
 class ExtraTreesQuantileRegressor(_QuantileForest, ExtraTreesRegressor):
+    # pickled before max_samples_leaf: every row kept
+    _pickle_defaults = dict(ExtraTreesRegressor._pickle_defaults, max_samples_leaf=None)
     __init__ = _with_default_quantiles(ExtraTreesRegressor)
     __doc__ = _quantile_doc(ExtraTreesRegressor, """A quantile regression forest on
     :class:`ExtraTreesRegressor`: any quantile of the target at prediction time.

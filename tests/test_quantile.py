@@ -119,7 +119,7 @@ def test_rotation_quantile_defaults():
     base = RotationForestRegressor().get_params()
     assert base["min_samples_leaf"] == 1 and base["group_size"] == 3
     assert {k: v for k, v in params.items() if k not in (
-        "min_samples_leaf", "group_size", "default_quantiles")} == {
+        "min_samples_leaf", "group_size", "default_quantiles", "max_samples_leaf")} == {
         k: v for k, v in base.items() if k not in ("min_samples_leaf", "group_size")}
     copy = clone(RotationForestQuantileRegressor(group_size=3, min_samples_leaf=1))
     assert copy.group_size == 3 and copy.min_samples_leaf == 1
@@ -183,7 +183,8 @@ def test_weights_are_meinshausens(cls, params, weighted, data):
 def test_mean_is_the_base_forest(cls, base, data):
     X, y = data
     q = cls(n_estimators=10, random_state=0).fit(X, y)
-    params = {k: v for k, v in q.get_params().items() if k != "default_quantiles"}
+    params = {k: v for k, v in q.get_params().items()
+              if k not in ("default_quantiles", "max_samples_leaf")}
     b = base(**params).fit(X, y)          # the quantile forest's defaults, where its own
     np.testing.assert_array_equal(q.predict(X[:50], quantiles="mean"), b.predict(X[:50]))
     q.set_params(default_quantiles="mean")

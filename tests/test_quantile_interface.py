@@ -198,3 +198,95 @@ def test_pooled_leaves_weigh_the_rotation_forests_sample_weights(data):
                                [np.average(y, weights=copies)], rtol=1e-12)
     with pytest.raises(TypeError, match="weighted_leaves must be a bool"):
         forest.predict(X[:2], weighted_leaves=None)
+
+
+@pytest.mark.parametrize("cls", QUANTILE_FORESTS)
+@pytest.mark.parametrize("max_samples_leaf", [1, 3, 0.02])
+def test_max_samples_leaf_keeps_that_many_copies_of_the_leaves_rows(
+        cls, max_samples_leaf, data):
+    """Each leaf keeps at most k of its copies, drawn from its own (so every kept
+    row was in the leaf and in the tree's bag); out of bag still leaves out every tree
+    grown with the row, kept in its leaf or not."""
+    X, y = data
+    k = max_samples_leaf if isinstance(max_samples_leaf, int) else int(
+        np.ceil(max_samples_leaf * len(y)))
+    forest = cls(n_estimators=8, bootstrap=True, max_samples_leaf=max_samples_leaf,
+                 random_state=0).fit(X, y)
+    full = cls(n_estimators=8, bootstrap=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest.apply(X), full.apply(X))     # the same trees
+    for i, x in enumerate(X[:10]):
+        counts = _tree_counts(full, X, x)
+        kept = forest.proximity_counts(x[None, :])[0]
+        per_tree = [dict() for _ in range(8)]
+        leaves = forest.apply(x[None, :])[0]
+        lists = forest._leaf_lists
+        index_of = np.argsort(lists.rank)
+        for t in range(8):
+            a = lists.row_base[t] + lists.offsets[lists.node_base[t] + leaves[t]]
+            b = lists.row_base[t] + lists.offsets[lists.node_base[t] + leaves[t] + 1]
+            c = np.ones(b - a) if lists.counts is None else lists.counts[a:b]
+            per_tree[t] = dict(zip(index_of[lists.rows[a:b]].tolist(), c.tolist()))
+            assert sum(per_tree[t].values()) == min(k, counts[t].sum())
+            assert all(counts[t][j] >= m for j, m in per_tree[t].items())
+        total = {}
+        for d in per_tree:
+            for j, m in d.items():
+                total[j] = total.get(j, 0) + m
+        assert dict(kept) == total
+    # out of bag: a tree grown with row 0 does not predict it even where its leaf
+    # kept other rows
+    inbag = np.array([np.bincount(s, minlength=len(y)) for s in full.estimators_samples_])
+    oob = forest.proximity_counts(X[:1], oob_score=True, indices=[0])[0]
+    grown = set(np.flatnonzero(inbag[:, 0] > 0))
+    expected = {}
+    leaves = forest.apply(X[:1])[0]
+    for t in range(8):
+        if t in grown:
+            continue
+        same = np.flatnonzero(forest.apply(X)[:, t] == leaves[t])
+        expected.update({j: expected.get(j, 0) for j in same})
+    assert 0 not in dict(oob) and set(dict(oob)) <= set(expected)
+
+
+def test_max_samples_leaf_refuses_what_it_cannot_read(data):
+    X, y = data
+    for bad in (0, 1.5, -2, "one", True):
+        with pytest.raises(ValueError, match="max_samples_leaf"):
+            RandomForestQuantileRegressor(n_estimators=2, max_samples_leaf=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [RandomForestQuantileRegressor, ExtraTreesQuantileRegressor])
+def test_monotonic_constraints_hold_for_every_quantile_with_one_row_a_leaf(cls):
+    """With max_samples_leaf=1 each tree's clipped values follow the constraints, and
+    so does every quantile of them; with more rows a leaf the constraint is refused
+    (a quantile of several targets need not follow it), leaving the model as it was."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (400, 3))
+    y = 2 * X[:, 0] - 3 * X[:, 1] + rng.normal(0, 1.5, 400)
+    forest = cls(n_estimators=20, max_samples_leaf=1, monotonic_cst=[1, -1, 0],
+                 bootstrap=True, random_state=0).fit(X, y)
+    q = [0.05, 0.25, 0.5, 0.75, 0.95]
+    base = rng.uniform(-1, 1, (300, 3))
+    for feature, sign in ((0, 1), (1, -1)):
+        moved = base.copy()
+        moved[:, feature] += rng.uniform(0, 0.5, 300)
+        for method in ("linear", "lower", "nearest"):
+            diff = (forest.predict(moved, q, method) - forest.predict(base, q, method)) * sign
+            assert diff.min() >= -1e-12
+        # the clipped values are the trees' own: each tree follows the constraint
+        for t in range(3):
+            one = forest._value_lists()
+            vals = lambda Z: one.ys[one.rows[one.row_base[t] + one.offsets[
+                one.node_base[t] + forest.apply(Z)[:, t]]]]
+            assert ((vals(moved) - vals(base)) * sign).min() >= -1e-12
+    oob = forest.predict(X, q, oob_score=True)
+    assert np.all(np.diff(oob[~np.isnan(oob).any(1)], axis=1) >= -1e-12)
+    # unconstrained, leaves of one row break it: the refusal is for a reason
+    free = cls(n_estimators=20, max_samples_leaf=1, bootstrap=True, random_state=0).fit(X, y)
+    moved = base.copy()
+    moved[:, 0] += 0.3
+    assert (free.predict(moved, q) - free.predict(base, q)).min() < 0
+    before = forest.predict(base, q)
+    with pytest.raises(ValueError, match="monotonic_cst needs max_samples_leaf=1"):
+        forest.set_params(max_samples_leaf=None).fit(X, y)
+    np.testing.assert_array_equal(forest.predict(base, q), before)

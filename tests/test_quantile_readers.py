@@ -171,17 +171,3 @@ def test_partial_dependence_auto_never_gives_the_mean(fitted):
     grid = result["grid_values"][0]
     np.testing.assert_allclose(result["average"][0], _by_hand(forest, X, 1, grid),
                                rtol=0, atol=1e-12)
-
-
-@pytest.mark.parametrize("cls", [RandomForestQuantileRegressor, ExtraTreesQuantileRegressor])
-def test_monotonic_constraints_are_refused_with_the_reason(cls):
-    """A quantile of the leaves' targets need not follow a constraint that the trees'
-    means follow: refused, and a failed fit leaves a fitted forest as it was."""
-    X, y = make_regression(200, 4, noise=20.0, random_state=0)
-    forest = cls(n_estimators=5, random_state=0).fit(X, y)
-    before = forest.predict(X, quantiles=[0.1, 0.9])
-    with pytest.raises(ValueError, match="monotonic_cst is refused.*RandomForestRegressor"):
-        forest.set_params(monotonic_cst=[1, 0, 0, -1]).fit(X, y)
-    np.testing.assert_array_equal(forest.predict(X, quantiles=[0.1, 0.9]), before)
-    free = cls(n_estimators=5, random_state=0, monotonic_cst=[0, 0, 0, 0]).fit(X, y)
-    np.testing.assert_array_equal(free.predict(X, quantiles=[0.1, 0.9]), before)
