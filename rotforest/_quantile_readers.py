@@ -3,6 +3,8 @@
 ``proximity_counts`` (which training rows share the leaves of a row), both from the
 forest's leaf lists (see quantile._LeafLists), in or out of bag, on all the training
 rows or on a subset of them (``indices``)."""
+import warnings
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -48,6 +50,14 @@ def leaf_entries(lists, leaves, own):
         share = s / S[pair]
         copies = share * (N / np.maximum(used, 1))[row]
     return row, rank, count, copies, N, pair, share
+
+
+def warn_without_oob(missing):
+    """Warns when some rows (``missing``, a mask) have no out-of-bag tree."""
+    if np.any(missing):
+        warnings.warn(f"{int(np.sum(missing))} rows were drawn by every tree and have no "
+                      "out-of-bag prediction (NaN): grow more trees", UserWarning,
+                      stacklevel=3)
 
 
 def _ranks(group, copies, N, vals, target, n, kind):
@@ -143,6 +153,8 @@ class _QuantileReaders:
                 with np.errstate(invalid="ignore"):
                     out[start:stop] = (np.nansum(ranks, axis=1)
                                        / np.sum(~np.isnan(ranks), axis=1))
+        if own is not None:
+            warn_without_oob(np.isnan(out))
         return out
 
     def proximity_counts(self, X, max_proximities=None, return_sorted=True,

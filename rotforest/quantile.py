@@ -29,7 +29,7 @@ from rotforest._ensemble import draw_records
 from rotforest._inputs import predict_input
 from rotforest._quantile_leaves import (clipped_values, resolve_max_samples_leaf,
                                         subsample_leaves)
-from rotforest._quantile_readers import _QuantileReaders
+from rotforest._quantile_readers import _QuantileReaders, warn_without_oob
 from rotforest._parallel import _in_workers
 from rotforest.extra import ExtraTreesRegressor
 from rotforest.forest import RandomForestRegressor, _draw_tree, draw_probabilities
@@ -209,7 +209,7 @@ class _QuantileForest(_QuantileReaders):
     leaves of rows in every tree)."""
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sparse_pickle=False):
         """Build the forest on (X, y), then keep the training rows of every leaf.
 
         Parameters
@@ -223,16 +223,20 @@ class _QuantileForest(_QuantileReaders):
             Non-negative weights, used as the base forest uses them; a training row's
             weight in the quantiles is the weight its trees were grown with (see the
             class's Notes).
+        sparse_pickle : bool, default=False
+            quantile-forest's option to pickle its leaf matrix sparse; accepted for its
+            users, with no effect: these leaf lists are always compact.
 
         Returns
         -------
         self : object
             The fitted forest.
         """
+        _check_bool("sparse_pickle", sparse_pickle)
         return self._atomic(self._fit_quantiles, X, y, sample_weight)
 
     def _fit_quantiles(self, X, y, sample_weight):
-        _check_quantiles(self.default_quantiles, "default_quantiles")
+        _check_quantiles(self._default_quantiles(), "default_quantiles")
         if self.warm_start:
             raise ValueError("warm_start is not supported by the quantile forests: the "
                              "leaves' training rows are those of one fit; refit with "
@@ -454,7 +458,7 @@ default="linear"
             (a float, or a list of one) or "mean".
         """
         check_is_fitted(self)
-        quantiles = self.default_quantiles if quantiles is None else quantiles
+        quantiles = self._default_quantiles() if quantiles is None else quantiles
         levels, single = _check_quantiles(quantiles)
         method = _check_interpolation(interpolation)
         weighting = tuple(_check_bool(name, value) for name, value in (
@@ -468,7 +472,22 @@ default="linear"
             out = self._weighted(Xc, np.zeros(1), _MEAN, own=own, weighting=weighting)
         else:
             out = self._weighted(Xc, levels, method, own=own, weighting=weighting)
+        if own is not None:
+            warn_without_oob(np.isnan(out).any(axis=1))
         return out[:, 0] if single else out
+
+    def _default_quantiles(self):
+        # None: the mean, as quantile-forest reads it
+        return "mean" if self.default_quantiles is None else self.default_quantiles
+
+    def _get_unsampled_indices(self, estimator, duplicates=None, sample_weight=None):
+        """The training rows that ``estimator`` (one of this forest's trees) was not
+        grown with: quantile-forest's (private) reader, which its tests use."""
+        if duplicates is not None:
+            self._reader_checks(True, None, duplicates)          # its error
+        t = next(i for i, tree in enumerate(self._trees()) if tree is estimator)
+        count = self._draws(self._leaf_lists.rank.size)(t, np.random.RandomState(0))
+        return np.flatnonzero(count == 0)
 
     def _value_lists(self):
         """The lists whose values the quantiles read: the leaves' training targets, or
@@ -505,6 +524,8 @@ default="linear"
         Xc = predict_input(self, X)
         idx = np.asarray(indices)
         n_train = self._leaf_lists.rank.shape[0]
+        if idx.dtype.kind == "f" and np.all(idx == np.round(idx)):
+            idx = idx.astype(np.int64)                   # (-np.ones(n), say)
         if idx.shape != (Xc.shape[0],) or not (idx.size == 0 or np.issubdtype(
                 idx.dtype, np.integer)):
             raise ValueError(f"indices must be {Xc.shape[0]} ints, the training row of "
@@ -639,7 +660,7 @@ default="linear"
         return float(np.partition(scores, k - 1)[k - 1])
 
     # ------------------------------------------------------------------ scoring
-    def score(self, X, y, sample_weight=None):
+    def score(self, X, y, sample_weight=None, *, quantiles=None):
         """The pinball skill of ``default_quantiles`` on (X, y): higher is better.
 
         For each default quantile q, scikit-learn's ``d2_pinball_score`` (1 - the
@@ -655,13 +676,17 @@ default="linear"
             True targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the samples in the score.
+        quantiles : float, list of float, "mean" or None, default=None
+            The quantiles scored in place of ``default_quantiles`` (quantile-forest's
+            argument; keyword only).
 
         Returns
         -------
         score : float
             Mean D² pinball score over the default quantiles.
         """
-        levels, _ = _check_quantiles(self.default_quantiles, "default_quantiles")
+        levels, _ = (_check_quantiles(self._default_quantiles(), "default_quantiles")
+                     if quantiles is None else _check_quantiles(quantiles))
         if isinstance(levels, str):
             return float(r2_score(y, self.predict(X, "mean"), sample_weight=sample_weight))
         pred = self.predict(X, quantiles=levels).reshape(-1, levels.size)
@@ -728,9 +753,9 @@ def _with_default_quantiles(base, defaults=None):
 
 
 _DEFAULT_QUANTILES_DOC = """\
-    default_quantiles : float, list of float or "mean", default=0.5
+    default_quantiles : float, list of float, "mean" or None, default=0.5
         The quantiles that ``predict`` returns when it is given none, and that
-        ``score`` scores.
+        ``score`` scores (None: the mean, as quantile-forest reads it).
     max_samples_leaf : int, float or None, default=None
         The most training rows' copies a leaf keeps (a float: that share of the
         training rows, rounded up), drawn at random from each leaf's copies (seeded by

@@ -290,3 +290,30 @@ def test_monotonic_constraints_hold_for_every_quantile_with_one_row_a_leaf(cls):
     with pytest.raises(ValueError, match="monotonic_cst needs max_samples_leaf=1"):
         forest.set_params(max_samples_leaf=None).fit(X, y)
     np.testing.assert_array_equal(forest.predict(base, q), before)
+
+
+def test_quantile_forests_smaller_options_read_as_quantile_forest_reads_them(data):
+    """default_quantiles=None is the mean; score(quantiles=) scores other levels;
+    fit(sparse_pickle=) is accepted (the lists are compact either way); integral float
+    indices are taken; rows that every tree drew warn out of bag."""
+    from sklearn.metrics import d2_pinball_score, r2_score
+    X, y = data
+    forest = RandomForestQuantileRegressor(n_estimators=4, bootstrap=True,
+                                           default_quantiles=None, random_state=0)
+    forest.fit(X, y, sparse_pickle=True)
+    np.testing.assert_array_equal(forest.predict(X[:5]), forest.predict(X[:5], "mean"))
+    assert forest.score(X, y) == pytest.approx(r2_score(y, forest.predict(X, "mean")))
+    assert forest.score(X, y, quantiles=0.9) == pytest.approx(
+        d2_pinball_score(y, forest.predict(X, 0.9), alpha=0.9))
+    np.testing.assert_array_equal(
+        forest.predict(X[:3], 0.5, oob_score=True, indices=np.array([0.0, 1.0, 2.0])),
+        forest.predict(X[:3], 0.5, oob_score=True, indices=[0, 1, 2]))
+    with pytest.warns(UserWarning, match="no out-of-bag prediction"):
+        oob = forest.predict(X, 0.5, oob_score=True)
+    inbag = np.array([np.bincount(s, minlength=len(y)) for s in forest.estimators_samples_])
+    np.testing.assert_array_equal(np.isnan(oob), (inbag > 0).all(0))
+    for t, tree in enumerate(forest.estimators_):
+        np.testing.assert_array_equal(forest._get_unsampled_indices(tree),
+                                      np.flatnonzero(inbag[t] == 0))
+    with pytest.raises(TypeError, match="sparse_pickle must be a bool"):
+        forest.fit(X, y, sparse_pickle="yes")
