@@ -75,7 +75,7 @@ class _QuantileReaders:
     """quantile_ranks and proximity_counts (mixed into _QuantileForest, which provides
     ``_leaf_lists``, ``_leaves``, ``_oob_rows``)."""
 
-    def _batches(self, Xc, own):
+    def _batches(self, Xc, own, lists):
         """(start, stop, leaves, own) of batches of rows holding about
         _ENTRIES_PER_BATCH entries of the leaf lists."""
         lists = self._leaf_lists
@@ -85,7 +85,8 @@ class _QuantileReaders:
         for start in range(0, Xc.shape[0], step):
             stop = min(Xc.shape[0], start + step)
             yield (start, stop, *self._excluding(self._leaves(Xc[start:stop]),
-                                                 None if own is None else own[start:stop]))
+                                                 None if own is None else own[start:stop],
+                                                 lists))
 
     def quantile_ranks(self, X, y, kind="rank", aggregate_leaves_first=True,
                        oob_score=False, indices=None, duplicates=None):
@@ -100,8 +101,8 @@ class _QuantileReaders:
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
-        y : array-like of shape (n_samples,)
-            One target for each row.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            One target for each row (of each output).
         kind : {"rank", "weak", "strict", "mean"}, default="rank"
             "weak": the share of copies <= y (the distribution function); "strict":
             the share < y; "mean": their mean; "rank": the mean position of the
@@ -121,7 +122,7 @@ class _QuantileReaders:
 
         Returns
         -------
-        ranks : ndarray of shape (n_samples,)
+        ranks : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             NaN for a row that no tree predicts (out of bag: drawn by every tree).
         """
         check_is_fitted(self)
@@ -129,18 +130,27 @@ class _QuantileReaders:
             raise ValueError(f"kind must be one of {_KINDS}; got {kind!r}")
         Xc, own = self._reader_rows(X, oob_score, indices, duplicates)
         y = np.asarray(y, dtype=np.float64)
-        if y.ndim == 2 and y.shape[1] == 1:
+        k = self.n_outputs_
+        if y.ndim == 2 and y.shape[1] == 1 and k == 1:
             y = y[:, 0]
-        if y.shape != (Xc.shape[0],):
+        if y.shape != ((Xc.shape[0],) if k == 1 else (Xc.shape[0], k)):
             raise ValueError(f"y must hold one target for each of the {Xc.shape[0]} rows "
-                             f"of X; got shape {y.shape}")
+                             f"of X (and each of the {k} outputs); got shape {y.shape}")
         if not isinstance(aggregate_leaves_first, (bool, np.bool_)):
             raise TypeError("aggregate_leaves_first must be a bool; got "
                             f"{aggregate_leaves_first!r}")
+        if k > 1:
+            return np.column_stack([self._ranks_of(Xc, y[:, o], own, kind,
+                                                   aggregate_leaves_first, o)
+                                    for o in range(k)])
+        return self._ranks_of(Xc, y, own, kind, aggregate_leaves_first, 0)
+
+    def _ranks_of(self, Xc, y, own, kind, aggregate_leaves_first, output):
+        """quantile_ranks of one output."""
         out = np.empty(Xc.shape[0])
-        lists = self._value_lists()
+        lists = self._value_lists(output)
         T = len(self._trees())
-        for start, stop, leaves, own_b in self._batches(Xc, own):
+        for start, stop, leaves, own_b in self._batches(Xc, own, lists):
             row, rank, count, copies, N, pair, share = leaf_entries(lists, leaves, own_b)
             n = stop - start
             if aggregate_leaves_first:
@@ -200,7 +210,7 @@ class _QuantileReaders:
         index_of = np.empty(lists.rank.size, dtype=np.int64)
         index_of[lists.rank] = np.arange(lists.rank.size)       # rank -> training row
         out = []
-        for start, stop, leaves, own_b in self._batches(Xc, own):
+        for start, stop, leaves, own_b in self._batches(Xc, own, lists):
             row, rank, count = leaf_entries(lists, leaves, own_b)[:3]
             key = row * lists.rank.size + index_of[rank]
             keys, inverse = np.unique(key, return_inverse=True)

@@ -82,6 +82,27 @@ def _check_quantiles(quantiles, name="quantiles"):
     return arr, arr.size == 1
 
 
+def _reordered(lists, order, y, sw):
+    """The leaf lists ``lists`` (of the first output, whose rank order is ``order``)
+    for another output's targets ``y``: the same rows and multiplicities in each leaf,
+    named and sorted by this output's ranks (``sw``: the weights, or None)."""
+    out = object.__new__(type(lists))
+    vars(out).update(vars(lists))
+    o = np.argsort(y, kind="stable")
+    rank = np.empty(y.size, dtype=np.int32)
+    rank[o] = np.arange(y.size, dtype=np.int32)
+    rows = rank[order[lists.rows]]
+    sizes = np.diff(lists.offsets[:-1])
+    sizes[sizes < 0] = 0                      # (between trees: one offset ends, 0 begins)
+    node = np.repeat(np.arange(sizes.size), sizes)
+    perm = np.lexsort((rows, node))
+    out.rows = np.ascontiguousarray(rows[perm])
+    out.counts = None if lists.counts is None else np.ascontiguousarray(lists.counts[perm])
+    out.ys, out.rank = np.ascontiguousarray(y[o]), rank
+    out.sw = None if sw is None or np.all(sw == sw[0]) else np.ascontiguousarray(sw[o])
+    return out
+
+
 def _check_bool(name, value):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool; got {value!r}")
@@ -216,9 +237,11 @@ class _QuantileForest(_QuantileReaders):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data (converted to float64; NaN marks a missing value).
-        y : array-like of shape (n_samples,)
-            Numeric targets (one output: a 2-D y of one column is taken as 1-D, with a
-            ``DataConversionWarning``; several columns are refused).
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Numeric targets (a 2-D y of one column is taken as 1-D, with a
+            ``DataConversionWarning``; several columns are several outputs, the trees
+            grown on them together and each output's quantiles taken of its own
+            targets).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, used as the base forest uses them; a training row's
             weight in the quantiles is the weight its trees were grown with (see the
@@ -244,11 +267,10 @@ class _QuantileForest(_QuantileReaders):
         if y is None:           # the base forest's error
             return super().fit(X, y, sample_weight)
         y = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
-        if y.ndim == 2:
-            if y.shape[1] != 1:
-                raise ValueError(f"{type(self).__name__} supports a single output: y must "
-                                 f"be 1-D (or one column); got {y.shape[1]} columns. Fit "
-                                 "one forest per output.")
+        Y = None
+        if y.ndim == 2 and y.shape[1] > 1:     # several outputs: lists for each
+            Y, y = np.asarray(y, dtype=np.float64), y[:, 0]
+        elif y.ndim == 2:
             warnings.warn("A column-vector y was passed when a 1d array was expected. "
                           "Please change the shape of y to (n_samples,), for example "
                           "using ravel().", DataConversionWarning, stacklevel=3)
@@ -256,6 +278,8 @@ class _QuantileForest(_QuantileReaders):
         k = resolve_max_samples_leaf(self.max_samples_leaf, y.shape[0])
         cst = getattr(self, "monotonic_cst", None)
         constrained = cst is not None and np.any(np.asarray(cst, dtype=object) != 0)
+        if constrained and Y is not None:
+            raise ValueError("monotonic_cst takes one output")
         if constrained and k != 1:
             raise ValueError(
                 "monotonic_cst needs max_samples_leaf=1 in a quantile forest: the trees' "
@@ -263,7 +287,7 @@ class _QuantileForest(_QuantileReaders):
                 "targets a leaf need not (a constrained feature raised could lower an "
                 "upper quantile); with one row a leaf, clipped to bounds that follow "
                 "them, every quantile does")
-        super().fit(X, y, sample_weight)
+        super().fit(X, y if Y is None else Y, sample_weight)
         Xc = predict_input(self, X)
         yf = np.ascontiguousarray(y, dtype=np.float64)
         n = yf.shape[0]
@@ -313,13 +337,17 @@ class _QuantileForest(_QuantileReaders):
             yf[order], rank,
             sw_rank if uses_sw and not np.all(sw == sw[0]) else None,
             [p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts])
+        if Y is not None:
+            self._output_lists = [self._leaf_lists] + [
+                _reordered(self._leaf_lists, order, Y[:, o], sw if uses_sw else None)
+                for o in range(1, Y.shape[1])]
         self._subsampled = k is not None
         self._inbag_bits = None if inbag is None else np.packbits(inbag, axis=1)
         self._values = (self._leaf_lists.with_values(clipped_values(
             self._leaf_lists, self._trees(), np.asarray(cst))) if constrained else None)
         self._train_fingerprint = _fingerprint(Xc)
-        self.calibration_scores_ = (self._scores(Xc, yf, own=rank, leaves=leaves)
-                                    if self.bootstrap else None)
+        self.calibration_scores_ = (self._scores(Xc, yf, own=np.arange(n), leaves=leaves)
+                                    if self.bootstrap and Y is None else None)
         return self
 
     def _draws(self, n):
@@ -389,12 +417,12 @@ class _QuantileForest(_QuantileReaders):
 
     # --------------------------------------------------------------- prediction
     def _weighted(self, Xc, quantiles, method, own=None, ytrue=None, leaves=None,
-                  weighting=(True, True, True)):
+                  weighting=(True, True, True), output=0):
         """The kernel's output for the checked rows Xc (or their ``leaves``, rows x
         trees, when known), in tasks of rows run by ``n_jobs`` threads (the same
-        numbers for any n_jobs: each row alone); ``own``: out of bag, each row's own
-        training rank (int32, -1: none), or None."""
-        lists = self._value_lists()
+        numbers for any n_jobs: each row alone); ``own``: out of bag, each row's
+        training row (-1: none), or None; ``output``: the lists of that output."""
+        lists = self._value_lists(output)
         n = Xc.shape[0]
         n_jobs = effective_n_jobs(self.n_jobs)
         step = max(1, min(_ROWS_PER_TASK, -(-n // max(1, n_jobs))))
@@ -404,7 +432,8 @@ class _QuantileForest(_QuantileReaders):
         def run(start, stop):
             rows = (self._leaves(Xc[start:stop]) if leaves is None
                     else leaves[start:stop])
-            rows, own_b = self._excluding(rows, None if own is None else own[start:stop])
+            rows, own_b = self._excluding(rows, None if own is None else own[start:stop],
+                                          lists)
             return lists.predict(rows, q, method, own_b,
                                  None if ytrue is None else ytrue[start:stop], weighting)
 
@@ -453,9 +482,11 @@ default="linear"
 
         Returns
         -------
-        y : ndarray of shape (n_samples,) or (n_samples, n_quantiles)
-            One column per quantile, in the order given; (n_samples,) for one quantile
-            (a float, or a list of one) or "mean".
+        y : ndarray of shape (n_samples,), (n_samples, n_quantiles) or \
+(n_samples, n_outputs, n_quantiles)
+            One column per quantile, in the order given, without that axis for one
+            quantile (a float, or a list of one) or "mean"; several outputs: one row of
+            them per sample.
         """
         check_is_fitted(self)
         quantiles = self._default_quantiles() if quantiles is None else quantiles
@@ -468,13 +499,19 @@ default="linear"
             self._reader_checks(oob_score, indices, duplicates)
             return super().predict(X)          # the forest's mean (the same numbers)
         Xc, own = self._reader_rows(X, oob_score, indices, duplicates)
-        if isinstance(levels, str):
-            out = self._weighted(Xc, np.zeros(1), _MEAN, own=own, weighting=weighting)
-        else:
-            out = self._weighted(Xc, levels, method, own=own, weighting=weighting)
+        q, method = (np.zeros(1), _MEAN) if isinstance(levels, str) else (levels, method)
+        outs = [self._weighted(Xc, q, method, own=own, weighting=weighting, output=o)
+                for o in range(self.n_outputs_)]
         if own is not None:
-            warn_without_oob(np.isnan(out).any(axis=1))
-        return out[:, 0] if single else out
+            warn_without_oob(np.any([np.isnan(o).any(axis=1) for o in outs], axis=0))
+        out = outs[0] if len(outs) == 1 else np.stack(outs, axis=1)
+        return out[..., 0] if single else out
+
+    def _one_output(self, what):
+        if self.n_outputs_ > 1:
+            raise ValueError(f"{what} takes a forest of one output (the calibration "
+                             f"scores are one output's); this one has {self.n_outputs_}: "
+                             "predict each output's quantiles with predict")
 
     def _default_quantiles(self):
         # None: the mean, as quantile-forest reads it
@@ -489,36 +526,41 @@ default="linear"
         count = self._draws(self._leaf_lists.rank.size)(t, np.random.RandomState(0))
         return np.flatnonzero(count == 0)
 
-    def _value_lists(self):
-        """The lists whose values the quantiles read: the leaves' training targets, or
-        with monotonic constraints their clipped values (see _quantile_leaves)."""
+    def _value_lists(self, output=0):
+        """The lists whose values the quantiles of ``output`` read: the leaves'
+        training targets (ranked by that output's), or with monotonic constraints their
+        clipped values (see _quantile_leaves)."""
         values = getattr(self, "_values", None)
-        return self._leaf_lists if values is None else values
+        if values is not None:
+            return values
+        return self._leaf_lists if output == 0 else self._output_lists[output]
 
-    def _excluding(self, leaves, own):
-        """Out of bag, the leaves and own ranks the kernel reads: as they are, or with
-        subsampled leaves (``max_samples_leaf``, which may have left a row out of its
-        leaf's list) each row's leaf in every tree grown with its own training row
-        replaced by an empty one (one past the tree's last node), and no own ranks."""
-        if own is None or not getattr(self, "_subsampled", False):
-            return leaves, own
-        lists = self._leaf_lists
-        index_of = np.empty(lists.rank.size, dtype=np.int64)
-        index_of[lists.rank] = np.arange(lists.rank.size)
+    def _excluding(self, leaves, own, lists):
+        """Out of bag (``own``: each row's training row, -1: none), the leaves and own
+        ranks (in ``lists``) that the kernel reads: the rows' ranks, or with subsampled
+        leaves (``max_samples_leaf``, which may have left a row out of its leaf's list)
+        each row's leaf in every tree grown with its own training row replaced by an
+        empty one (one past the tree's last node), and no own ranks."""
+        if own is None:
+            return leaves, None
+        known = own >= 0
+        if not getattr(self, "_subsampled", False):
+            ranks = np.full(own.shape, -1, dtype=np.int32)
+            ranks[known] = lists.rank[own[known]]
+            return leaves, ranks
         T = leaves.shape[1]
         grown = np.zeros(leaves.shape, dtype=bool)
-        known = own >= 0
         if self._inbag_bits is not None:
-            grown[known] = np.unpackbits(self._inbag_bits[index_of[own[known]]], axis=1,
+            grown[known] = np.unpackbits(self._inbag_bits[own[known]], axis=1,
                                          count=T).astype(bool)
         empty = np.array([tree.tree_.node_count for tree in self._trees()])
         return np.ascontiguousarray(np.where(grown, empty[None, :], leaves)), None
 
     def _oob_rows(self, X, indices):
-        """Out of bag: the checked rows of X and each one's own training rank (int32;
-        -1 for ``indices`` -1)."""
+        """Out of bag: the checked rows of X and each one's training row (-1 for
+        ``indices`` -1)."""
         if indices is None:
-            return self._check_oob(X), self._leaf_lists.rank
+            return self._check_oob(X), np.arange(self._leaf_lists.rank.size)
         if not self.bootstrap:
             self._check_oob(X)                                   # its error
         Xc = predict_input(self, X)
@@ -533,9 +575,7 @@ default="linear"
         if idx.size and (idx.min() < -1 or idx.max() >= n_train):
             raise ValueError(f"indices must lie in [-1, {n_train - 1}] (the {n_train} "
                              "training rows; -1: none)")
-        own = np.full(idx.shape, -1, dtype=np.int32)
-        own[idx >= 0] = self._leaf_lists.rank[idx[idx >= 0]]
-        return Xc, own
+        return Xc, idx.astype(np.int64)
 
     def _check_oob(self, X):
         if not self.bootstrap:
@@ -578,6 +618,7 @@ default="linear"
             The forest, with new ``calibration_scores_``.
         """
         check_is_fitted(self)
+        self._one_output("calibrate")
         Xc = predict_input(self, X)
         y = np.asarray(y, dtype=np.float64)
         if y.ndim == 2 and y.shape[1] == 1:
@@ -631,6 +672,7 @@ default="linear"
             raise ValueError(f"coverage must be a float in (0, 1); got {coverage!r}")
         if not isinstance(calibrated, (bool, np.bool_)):
             raise TypeError(f"calibrated must be a bool; got {calibrated!r}")
+        self._one_output("predict_interval")
         if not calibrated:
             return self.predict(X, quantiles=[(1 - coverage) / 2, (1 + coverage) / 2])
         scores = getattr(self, "calibration_scores_", None)
@@ -689,9 +731,11 @@ default="linear"
                      if quantiles is None else _check_quantiles(quantiles))
         if isinstance(levels, str):
             return float(r2_score(y, self.predict(X, "mean"), sample_weight=sample_weight))
-        pred = self.predict(X, quantiles=levels).reshape(-1, levels.size)
-        return float(np.mean([d2_pinball_score(y, pred[:, k], alpha=q,
-                                               sample_weight=sample_weight)
+        pred = self.predict(X, quantiles=levels)
+        pred = pred.reshape(pred.shape[0], -1, levels.size)       # rows x outputs x q
+        y = np.asarray(y)
+        return float(np.mean([d2_pinball_score(y, pred[:, :, k].reshape(y.shape),
+                                               alpha=q, sample_weight=sample_weight)
                               for k, q in enumerate(levels)]))
 
     @property
@@ -842,7 +886,7 @@ class RandomForestQuantileRegressor(_QuantileForest, RandomForestRegressor):
     ``random_state``); it also keeps every leaf's training rows, and ``predict``
     returns weighted quantiles of their targets (Meinshausen, 2006), in compiled code,
     ``n_jobs`` threads over the rows. Out-of-bag quantiles, calibrated prediction
-    intervals (``predict_interval``) and a pinball ``score``. One output.
+    intervals (``predict_interval``, one output) and a pinball ``score``.
 
     Read more in the user guide: :doc:`Quantile forests </user_guide/quantile>`.""", """\
     >>> import numpy as np
@@ -878,7 +922,7 @@ class RotationForestQuantileRegressor(_QuantileForest, RotationForestRegressor):
     ``n_jobs`` threads over the rows. With ``bootstrap=False`` (the rotation forest's
     default) every tree holds every row once, and there are no out-of-bag predictions
     or scores: fit with ``bootstrap=True`` for those, or calibrate intervals on
-    held-out rows (``calibrate``). One output.
+    held-out rows (``calibrate``; intervals take one output).
 
     Two defaults differ from :class:`RotationForestRegressor`'s, for quantiles:
     ``min_samples_leaf=2`` (its 1: leaves of one row, on trees without bootstrap, make
@@ -923,7 +967,7 @@ class ExtraTreesQuantileRegressor(_QuantileForest, ExtraTreesRegressor):
     ``n_jobs`` threads over the rows. With ``bootstrap=False`` (the extra trees'
     default) every tree holds every row once, and there are no out-of-bag predictions
     or scores: fit with ``bootstrap=True`` for those, or calibrate intervals on
-    held-out rows (``calibrate``). One output.
+    held-out rows (``calibrate``; intervals take one output).
 
     Read more in the user guide: :doc:`Quantile forests </user_guide/quantile>`.""", """\
     >>> from sklearn.datasets import load_diabetes

@@ -353,8 +353,9 @@ def test_other_errors(data):
     with pytest.raises(ValueError, match="y must"):
         forest.calibrate(X[:10], y[:9])
     # a failed fit leaves the forest as it was
-    with pytest.raises(ValueError, match="single output"):
-        forest.fit(X, np.column_stack([y, y]))
+    with pytest.raises(ValueError, match="max_samples_leaf"):
+        forest.set_params(max_samples_leaf=0).fit(X, np.column_stack([y, y]))
+    forest.set_params(max_samples_leaf=None)
     with pytest.raises(ValueError, match="warm_start"):
         forest.set_params(warm_start=True).fit(X, y)
     forest.set_params(warm_start=False)
@@ -375,3 +376,44 @@ def test_column_vector_y_is_one_output(data):
             X, y[:, None])
     one = RandomForestQuantileRegressor(n_estimators=3, random_state=0).fit(X, y)
     np.testing.assert_array_equal(one.predict(X[:10]), two.predict(X[:10]))
+
+
+@pytest.mark.parametrize("cls", QUANTILE_CLASSES)
+def test_several_outputs_each_take_their_own_quantiles(cls, data):
+    """One forest on two outputs: each output's quantiles are the documented weighted
+    quantiles of its own targets with the forest's weights (one set of leaves for
+    both), in and out of bag; the mean is the base forest's; ranks and scores by
+    output; intervals, calibrated on one output's scores, are refused."""
+    X, y = data
+    Y = np.column_stack([y, np.sin(y / 40.0) * 10 + X[:, 0]])
+    forest = cls(n_estimators=6, bootstrap=True, random_state=0).fit(X, Y)
+    q = np.array([0.1, 0.5, 0.9])
+    Xt = X[:12] + 0.05
+    got = forest.predict(Xt, q)
+    assert got.shape == (12, 2, 3) and forest.predict(Xt, 0.5).shape == (12, 2)
+    W, N = _brute_weights(forest, X, Xt)
+    for o in range(2):
+        expected = [[_weighted_quantile(Y[:, o], W[i], N[i], level) for level in q]
+                    for i in range(12)]
+        np.testing.assert_allclose(got[:, o, :], expected, rtol=1e-9, atol=1e-9)
+        ranks = forest.quantile_ranks(Xt, Y[:12] + 1.0, kind="weak")[:, o]
+        np.testing.assert_allclose(ranks, (W * (Y[None, :, o] <= Y[:12, o, None] + 1.0)
+                                           ).sum(1) / W.sum(1), rtol=1e-10)
+    Wo, No = _brute_weights(forest, X, X[:15], oob=True)
+    oob = forest.predict(X, 0.5, oob_score=True)
+    for o in range(2):
+        for i in range(15):
+            if No[i] > 0:
+                assert oob[i, o] == pytest.approx(
+                    _weighted_quantile(Y[:, o], Wo[i], No[i], 0.5), rel=1e-9, abs=1e-9)
+    base = forest.predict(Xt, "mean")
+    assert base.shape == (12, 2)
+    _assert_weighted_means(base[:, 1], W, Y[:, 1])
+    from sklearn.metrics import d2_pinball_score
+    assert forest.score(Xt, Y[:12], quantiles=0.5) == pytest.approx(
+        d2_pinball_score(Y[:12], got[:, :, 1], alpha=0.5))
+    assert forest.calibration_scores_ is None
+    with pytest.raises(ValueError, match="one output"):
+        forest.predict_interval(Xt, calibrated=False)
+    with pytest.raises(ValueError, match="one output"):
+        forest.calibrate(Xt, Y[:12])
