@@ -116,9 +116,9 @@ class _QuantileReaders:
         indices : array-like of int of shape (n_samples,), default=None
             With ``oob_score``: the training row of each row of X (-1: not a training
             row, predicted by every tree); None: X is the training data.
-        duplicates : None
-            quantile-forest's sets of identical training rows: not supported (must be
-            None).
+        duplicates : list of list of int, default=None
+            With ``oob_score``: sets of training rows that are copies of one another;
+            a row is then left out of the trees grown with any of its copies.
 
         Returns
         -------
@@ -188,8 +188,9 @@ class _QuantileReaders:
             Only the trees that were not grown with the row (see ``predict``).
         indices : array-like of int of shape (n_samples,), default=None
             With ``oob_score``: the training row of each row of X (-1: none).
-        duplicates : None
-            Not supported (must be None).
+        duplicates : list of list of int, default=None
+            With ``oob_score``: sets of training rows that are copies of one another
+            (see ``predict``).
 
         Returns
         -------
@@ -231,16 +232,13 @@ class _QuantileReaders:
         """The checked rows and each one's own rank (out of bag), or None."""
         if not self._reader_checks(oob_score, indices, duplicates):
             return predict_input(self, X), None
-        return self._oob_rows(X, indices)
+        return self._oob_rows(X, indices, duplicates)
 
     @staticmethod
     def _reader_checks(oob_score, indices, duplicates):
         """The checks of the out-of-bag arguments; whether out of bag."""
-        if duplicates is not None:
-            raise ValueError("duplicates is not supported: out of bag, a row is left "
-                             "out of the trees grown with its own training row only")
         if not isinstance(oob_score, (bool, np.bool_)):
             raise TypeError(f"oob_score must be a bool; got {oob_score!r}")
-        if not oob_score and indices is not None:
-            raise ValueError("indices is read only with oob_score=True")
+        if not oob_score and (indices is not None or duplicates is not None):
+            raise ValueError("indices and duplicates are read only with oob_score=True")
         return bool(oob_score)

@@ -476,9 +476,10 @@ default="linear"
             With ``oob_score``: the training row of each row of X (a subset of the
             training rows, in any order; -1: not a training row, predicted by every
             tree), as quantile-forest takes it. None: X is the training data.
-        duplicates : None
-            quantile-forest's sets of identical training rows: not supported (must be
-            None).
+        duplicates : list of list of int, default=None
+            With ``oob_score``: sets of training rows that are copies of one another
+            (quantile-forest's argument); a row is then predicted only by the trees
+            grown with none of its copies.
 
         Returns
         -------
@@ -520,11 +521,14 @@ default="linear"
     def _get_unsampled_indices(self, estimator, duplicates=None, sample_weight=None):
         """The training rows that ``estimator`` (one of this forest's trees) was not
         grown with: quantile-forest's (private) reader, which its tests use."""
-        if duplicates is not None:
-            self._reader_checks(True, None, duplicates)          # its error
         t = next(i for i, tree in enumerate(self._trees()) if tree is estimator)
         count = self._draws(self._leaf_lists.rank.size)(t, np.random.RandomState(0))
-        return np.flatnonzero(count == 0)
+        if duplicates is None:
+            return np.flatnonzero(count == 0)
+        group = self._duplicate_groups(duplicates)
+        drawn = np.zeros(count.size, dtype=bool)
+        np.logical_or.at(drawn, group, count > 0)
+        return np.flatnonzero(~drawn[group])
 
     def _value_lists(self, output=0):
         """The lists whose values the quantiles of ``output`` read: the leaves'
@@ -543,22 +547,66 @@ default="linear"
         empty one (one past the tree's last node), and no own ranks."""
         if own is None:
             return leaves, None
+        T = leaves.shape[1]
+        empty = np.array([tree.tree_.node_count for tree in self._trees()])
+        if lists.offsets.size == lists.node_base[-1]:     # (pickled before the sentinel)
+            lists.offsets = np.append(lists.offsets, np.int32(0))
+        if own.ndim == 2:                      # the trees grown with each row, known
+            return np.ascontiguousarray(np.where(own, empty[None, :], leaves)), None
         known = own >= 0
         if not getattr(self, "_subsampled", False):
             ranks = np.full(own.shape, -1, dtype=np.int32)
             ranks[known] = lists.rank[own[known]]
             return leaves, ranks
-        T = leaves.shape[1]
         grown = np.zeros(leaves.shape, dtype=bool)
         if self._inbag_bits is not None:
             grown[known] = np.unpackbits(self._inbag_bits[own[known]], axis=1,
                                          count=T).astype(bool)
-        empty = np.array([tree.tree_.node_count for tree in self._trees()])
         return np.ascontiguousarray(np.where(grown, empty[None, :], leaves)), None
 
-    def _oob_rows(self, X, indices):
+    def _oob_rows(self, X, indices, duplicates=None):
         """Out of bag: the checked rows of X and each one's training row (-1 for
-        ``indices`` -1)."""
+        ``indices`` -1), or with ``duplicates`` the trees grown with each row or one of
+        its copies (rows x trees, bool)."""
+        Xc, idx = self._oob_indices(X, indices)
+        return Xc, idx if duplicates is None else self._grown_with(idx, duplicates)
+
+    def _grown_with(self, idx, duplicates):
+        """Whether each tree was grown with the training row ``idx[i]`` or any row in a
+        set of ``duplicates`` with it (rows x trees)."""
+        n_train = self._leaf_lists.rank.size
+        group = self._duplicate_groups(duplicates)
+        T = len(self._trees())
+        draws, state = self._draws(n_train), np.random.RandomState(0)
+        inbag = np.empty((n_train, T), dtype=bool)
+        for t in range(T):
+            inbag[:, t] = draws(t, state) > 0
+        by_group = np.zeros((n_train, T), dtype=bool)
+        np.logical_or.at(by_group, group, inbag)
+        grown = np.zeros((idx.size, T), dtype=bool)
+        known = idx >= 0
+        grown[known] = by_group[group[idx[known]]]
+        return grown
+
+    def _duplicate_groups(self, duplicates):
+        """Each training row's set of copies, named by its least index."""
+        n_train = self._leaf_lists.rank.size
+        try:
+            sets = [np.asarray(list(d), dtype=np.int64).ravel() for d in duplicates]
+        except (TypeError, ValueError):
+            raise ValueError("duplicates must be a list of lists of training row indices; "
+                             f"got {duplicates!r}") from None
+        group = np.arange(n_train)
+        for members in sets:
+            if members.size and (members.min() < 0 or members.max() >= n_train):
+                raise ValueError(f"duplicates must hold training row indices in [0, "
+                                 f"{n_train - 1}]; got {members.tolist()}")
+            if members.size:
+                joined = np.isin(group, group[members])
+                group[joined] = group[joined].min()
+        return group
+
+    def _oob_indices(self, X, indices):
         if indices is None:
             return self._check_oob(X), np.arange(self._leaf_lists.rank.size)
         if not self.bootstrap:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_regression
 
+from helpers import trees_of
 from rotforest import (ExtraTreesQuantileRegressor, RandomForestQuantileRegressor,
                        RotationForestQuantileRegressor)
 
@@ -27,7 +28,7 @@ def _fitted(cls, data, weighted=False):
     return forest.fit(X, y, sample_weight=sw), sw
 
 
-def _brute(forest, X_train, sw, X, own=None):
+def _brute(forest, X_train, sw, X, own=None, copies_of=None):
     """Each row's copies of every training row (N times its weight, see the Notes)
     and its multiplicities summed over the trees that predict it."""
     n = X_train.shape[0]
@@ -45,6 +46,9 @@ def _brute(forest, X_train, sw, X, own=None):
         for t in range(inbag.shape[0]):
             same = train_leaves[:, t] == leaves[i, t]
             if own is not None and own[i] >= 0 and inbag[t, own[i]] > 0:
+                continue
+            if copies_of is not None and own[i] >= 0 and np.any(
+                    inbag[t, list(copies_of.get(own[i], ()))] > 0):
                 continue
             c = inbag[t] * same
             if c.sum() == 0:
@@ -124,14 +128,18 @@ def test_out_of_bag_on_a_subset_of_the_training_rows(cls, data):
 def test_bad_out_of_bag_arguments_say_what_is_wrong(data):
     X, y = data
     forest, _ = _fitted(RandomForestQuantileRegressor, data)
-    with pytest.raises(ValueError, match="indices is read only with oob_score"):
+    with pytest.raises(ValueError, match="indices and duplicates are read only"):
         forest.predict(X[:3], indices=[0, 1, 2])
     with pytest.raises(ValueError, match=r"indices must lie in \[-1, 159\]"):
         forest.predict(X[:2], oob_score=True, indices=[0, 160])
     with pytest.raises(ValueError, match="indices must be 2 ints"):
         forest.predict(X[:2], oob_score=True, indices=[0.5, 1])
-    with pytest.raises(ValueError, match="duplicates is not supported"):
-        forest.quantile_ranks(X[:2], y[:2], oob_score=True, duplicates=[[0, 1]])
+    with pytest.raises(ValueError, match="read only with oob_score=True"):
+        forest.quantile_ranks(X[:2], y[:2], duplicates=[[0, 1]])
+    with pytest.raises(ValueError, match=r"duplicates must hold training row indices"):
+        forest.predict(X, 0.5, oob_score=True, duplicates=[[0, 400]])
+    with pytest.raises(ValueError, match="duplicates must be a list of lists"):
+        forest.predict(X, 0.5, oob_score=True, duplicates=[["a"]])
     with pytest.raises(ValueError, match="kind must be one of"):
         forest.quantile_ranks(X[:2], y[:2], kind="median")
     with pytest.raises(ValueError, match="one target for each of the 2 rows"):
@@ -317,3 +325,39 @@ def test_quantile_forests_smaller_options_read_as_quantile_forest_reads_them(dat
                                       np.flatnonzero(inbag[t] == 0))
     with pytest.raises(TypeError, match="sparse_pickle must be a bool"):
         forest.fit(X, y, sparse_pickle="yes")
+
+
+@pytest.mark.parametrize("cls", QUANTILE_FORESTS)
+@pytest.mark.parametrize("max_samples_leaf", [None, 2])
+def test_duplicates_leave_out_the_trees_grown_with_any_copy(cls, max_samples_leaf, data):
+    """quantile-forest's duplicates: out of bag, a row is predicted only by the trees
+    grown with none of its copies (sets joined where they share a row)."""
+    X, y = data
+    forest = cls(n_estimators=10, bootstrap=True, max_samples_leaf=max_samples_leaf,
+                 random_state=0).fit(X, y)
+    duplicates = [[0, 1], [1, 7], [20, 21, 22]]
+    copies_of = {0: {0, 1, 7}, 1: {0, 1, 7}, 7: {0, 1, 7}, 20: {20, 21, 22},
+                 21: {20, 21, 22}, 22: {20, 21, 22}}
+    rows = np.array([0, 1, 7, 20, 22, 30])
+    _, mult = _brute(forest, X, None, X[rows], own=rows, copies_of=copies_of)
+    got = forest.proximity_counts(X[rows], oob_score=True, indices=rows,
+                                  duplicates=duplicates)
+    for i, pairs in enumerate(got):
+        expected = {j: int(c) for j, c in enumerate(mult[i]) if c > 0}
+        if max_samples_leaf is None:
+            assert dict(pairs) == expected
+        else:       # some of the leaves' copies kept: never a tree grown with a copy
+            assert all(0 < c <= expected.get(j, 0) for j, c in pairs)
+    full = forest.predict(X, [0.3, 0.7], oob_score=True, duplicates=duplicates)
+    np.testing.assert_array_equal(
+        full[rows], forest.predict(X[rows], [0.3, 0.7], oob_score=True, indices=rows,
+                                   duplicates=duplicates))
+    plain = forest.predict(X, [0.3, 0.7], oob_score=True)
+    others = np.setdiff1d(np.arange(len(y)), [0, 1, 7, 20, 21, 22])
+    np.testing.assert_array_equal(full[others], plain[others])
+    inbag = np.array([np.bincount(s, minlength=len(y)) for s in forest.estimators_samples_])
+    for t, tree in enumerate(trees_of(forest)):
+        unsampled = forest._get_unsampled_indices(tree, duplicates=duplicates)
+        expected = [j for j in range(len(y))
+                    if not any(inbag[t, k] > 0 for k in copies_of.get(j, {j}))]
+        np.testing.assert_array_equal(unsampled, expected)
