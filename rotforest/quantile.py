@@ -801,11 +801,6 @@ default="linear"
         return int(lists.nbytes + lists.ys.nbytes + lists.rank.nbytes
                    + (0 if lists.sw is None else lists.sw.nbytes))
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = False
-        return tags
-
     def _compute_partial_dependence_recursion(self, grid, target_features):
         """Refused: the "recursion" method would give the dependence of the mean.
 
