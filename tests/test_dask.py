@@ -15,7 +15,7 @@ from joblib import parallel_backend
 from sklearn.datasets import make_classification
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from helpers import optional_module
+from helpers import optional_module, trees_of
 from rotforest import DecisionTreeClassifier, RandomForestClassifier, RotationForestClassifier
 
 
@@ -91,8 +91,8 @@ def data():
 
 
 def _same_trees(a, b):
-    assert len(a.estimators_) == len(b.estimators_)
-    for ta, tb in zip(a.estimators_, b.estimators_):
+    assert len(trees_of(a)) == len(trees_of(b))
+    for ta, tb in zip(trees_of(a), trees_of(b)):
         np.testing.assert_array_equal(ta.tree_.nodes, tb.tree_.nodes)
         np.testing.assert_array_equal(ta.tree_.value, tb.tree_.value)
 
