@@ -729,3 +729,23 @@ def test_native_against_one_hot_benchmark(capsys):
     assert scores.shape == (2, 3) and np.all((scores > 30) & (scores <= 100))
     out = capsys.readouterr().out
     assert "native - one-hot:" in out and "sets - one-hot:" in out
+
+
+def test_bench_large_quick_times_ours_beside_the_installed_peers(capsys):
+    """bench_large.py --quick: a table row per model that is installed (rotforest
+    always; XGBoost's and LightGBM's random forests when present, with the ratio to the
+    faster of them), each from its own process, with a held-out accuracy."""
+    bench = _load("bench_large")
+    bench.main(["--quick", "--models", "rotforest", "xgboost", "lightgbm"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_large.py: ") and "5,000 rows" in out
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines()
+            if line.startswith("| ") and not line.startswith("| model")}
+    assert "rotforest" in rows
+    accuracy = float(rows["rotforest"].split("|")[5])
+    assert 0.7 < accuracy <= 1.0
+    peers = [p for p in ("xgboost", "lightgbm")
+             if importlib.util.find_spec(p) is not None]
+    assert sorted(set(rows) - {"rotforest"}) == sorted(peers)
+    if not peers:
+        assert "not installed, left out: lightgbm, xgboost" in out
