@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest._inputs import predict_input
+from rotforest._validation import check_bool
 
 # entries of the leaf lists gathered at once (bounds the memory of one batch of rows)
 _ENTRIES_PER_BATCH = 1 << 21
@@ -136,9 +137,7 @@ class _QuantileReaders:
         if y.shape != ((Xc.shape[0],) if k == 1 else (Xc.shape[0], k)):
             raise ValueError(f"y must hold one target for each of the {Xc.shape[0]} rows "
                              f"of X (and each of the {k} outputs); got shape {y.shape}")
-        if not isinstance(aggregate_leaves_first, (bool, np.bool_)):
-            raise TypeError("aggregate_leaves_first must be a bool; got "
-                            f"{aggregate_leaves_first!r}")
+        check_bool("aggregate_leaves_first", aggregate_leaves_first)
         if k > 1:
             return np.column_stack([self._ranks_of(Xc, y[:, o], own, kind,
                                                    aggregate_leaves_first, o)
@@ -204,8 +203,7 @@ class _QuantileReaders:
                 or max_proximities < 1):
             raise ValueError("max_proximities must be an int >= 1 or None; got "
                              f"{max_proximities!r}")
-        if not isinstance(return_sorted, (bool, np.bool_)):
-            raise TypeError(f"return_sorted must be a bool; got {return_sorted!r}")
+        check_bool("return_sorted", return_sorted)
         Xc, own = self._reader_rows(X, oob_score, indices, duplicates)
         lists = self._leaf_lists
         index_of = np.empty(lists.rank.size, dtype=np.int64)
@@ -237,8 +235,7 @@ class _QuantileReaders:
     @staticmethod
     def _reader_checks(oob_score, indices, duplicates):
         """The checks of the out-of-bag arguments; whether out of bag."""
-        if not isinstance(oob_score, (bool, np.bool_)):
-            raise TypeError(f"oob_score must be a bool; got {oob_score!r}")
+        oob_score = check_bool("oob_score", oob_score)
         if not oob_score and (indices is not None or duplicates is not None):
             raise ValueError("indices and duplicates are read only with oob_score=True")
         return bool(oob_score)

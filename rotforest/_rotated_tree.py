@@ -127,9 +127,7 @@ class _RotatedTree(BaseEstimator):
         axis' importance shared among the features by the squares of its loadings, as
         the forest's ``feature_importances_``), summing to 1 (all zero for a leaf)."""
         check_is_fitted(self)
-        total = self.forest._tree_importances(self.estimator_, self.rotation_)
-        s = total.sum()
-        return total / s if s > 0 else total
+        return self.forest._tree_importances(self.estimator_, self.rotation_)
 
 
 class RotatedTreeClassifier(ClassifierMixin, _RotatedTree):

@@ -96,6 +96,13 @@ def check_class_weight(class_weight, presets, n_outputs=1):
                      f"or None; got {class_weight!r}")
 
 
+def check_bool(name, value):
+    """``value`` as a bool (a bool or numpy bool; anything else: TypeError)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool; got {value!r}")
+    return bool(value)
+
+
 def check_int(name, value, low, allow_none=False):
     if value is None and allow_none:
         return None

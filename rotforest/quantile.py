@@ -31,6 +31,7 @@ from rotforest._quantile_leaves import (clipped_values, resolve_max_samples_leaf
                                         subsample_leaves)
 from rotforest._quantile_readers import _QuantileReaders, warn_without_oob
 from rotforest._parallel import _in_workers
+from rotforest._validation import check_bool
 from rotforest.extra import ExtraTreesRegressor
 from rotforest.forest import RandomForestRegressor, _draw_tree, draw_probabilities
 from rotforest.rotation import _BATCH_CELLS, RotationForestRegressor, _BaseRotationForest
@@ -82,31 +83,29 @@ def _check_quantiles(quantiles, name="quantiles"):
     return arr, arr.size == 1
 
 
+def _ranked(values):
+    """The order that sorts ``values`` (stable) and each value's rank (int32)."""
+    order = np.argsort(values, kind="stable")
+    rank = np.empty(values.size, dtype=np.int32)
+    rank[order] = np.arange(values.size, dtype=np.int32)
+    return order, rank
+
+
 def _reordered(lists, order, y, sw):
     """The leaf lists ``lists`` (of the first output, whose rank order is ``order``)
     for another output's targets ``y``: the same rows and multiplicities in each leaf,
     named and sorted by this output's ranks (``sw``: the weights, or None)."""
-    out = object.__new__(type(lists))
-    vars(out).update(vars(lists))
-    o = np.argsort(y, kind="stable")
-    rank = np.empty(y.size, dtype=np.int32)
-    rank[o] = np.arange(y.size, dtype=np.int32)
+    o, rank = _ranked(y)
     rows = rank[order[lists.rows]]
     sizes = np.diff(lists.offsets[:-1])
     sizes[sizes < 0] = 0                      # (between trees: one offset ends, 0 begins)
     node = np.repeat(np.arange(sizes.size), sizes)
     perm = np.lexsort((rows, node))
-    out.rows = np.ascontiguousarray(rows[perm])
-    out.counts = None if lists.counts is None else np.ascontiguousarray(lists.counts[perm])
-    out.ys, out.rank = np.ascontiguousarray(y[o]), rank
-    out.sw = None if sw is None or np.all(sw == sw[0]) else np.ascontiguousarray(sw[o])
-    return out
-
-
-def _check_bool(name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool; got {value!r}")
-    return bool(value)
+    return lists.replaced(
+        rows=np.ascontiguousarray(rows[perm]),
+        counts=None if lists.counts is None else np.ascontiguousarray(lists.counts[perm]),
+        ys=np.ascontiguousarray(y[o]), rank=rank,
+        sw=None if sw is None or np.all(sw == sw[0]) else np.ascontiguousarray(sw[o]))
 
 
 def _check_interpolation(interpolation):
@@ -178,13 +177,15 @@ class _LeafLists:
         """These lists with every entry's value ``values`` (parallel to ``rows``) in
         place of its training target: the entries become rows of their own (no
         multiplicities, no weights), ranked by value."""
+        order, rows = _ranked(values)
+        return self.replaced(ys=np.ascontiguousarray(values[order]), rows=rows,
+                             counts=None, sw=None)
+
+    def replaced(self, **fields):
+        """A copy of these lists with ``fields`` in place of their own (the other
+        arrays shared)."""
         out = object.__new__(type(self))
-        vars(out).update(vars(self))
-        order = np.argsort(values, kind="stable")
-        out.ys = np.ascontiguousarray(values[order])
-        out.rows = np.empty(values.size, dtype=np.int32)
-        out.rows[order] = np.arange(values.size, dtype=np.int32)
-        out.counts, out.sw = None, None
+        vars(out).update(vars(self), **fields)
         return out
 
     @property
@@ -255,7 +256,7 @@ class _QuantileForest(_QuantileReaders):
         self : object
             The fitted forest.
         """
-        _check_bool("sparse_pickle", sparse_pickle)
+        check_bool("sparse_pickle", sparse_pickle)
         return self._atomic(self._fit_quantiles, X, y, sample_weight)
 
     def _fit_quantiles(self, X, y, sample_weight):
@@ -295,9 +296,7 @@ class _QuantileForest(_QuantileReaders):
               else np.asarray(sample_weight, dtype=np.float64).reshape(-1))
         if sw.shape[0] != n:        # (a scalar weight: as the base forest took it)
             sw = np.broadcast_to(sw, (n,)).astype(np.float64)
-        order = np.argsort(yf, kind="stable")
-        rank = np.empty(n, dtype=np.int32)
-        rank[order] = np.arange(n, dtype=np.int32)
+        order, rank = _ranked(yf)
         n_jobs = effective_n_jobs(self.n_jobs)
         uses_sw = self._uses_weights(sw)
         sw_rank = sw[order]
@@ -493,7 +492,7 @@ default="linear"
         quantiles = self._default_quantiles() if quantiles is None else quantiles
         levels, single = _check_quantiles(quantiles)
         method = _check_interpolation(interpolation)
-        weighting = tuple(_check_bool(name, value) for name, value in (
+        weighting = tuple(check_bool(name, value) for name, value in (
             ("weighted_quantile", weighted_quantile), ("weighted_leaves", weighted_leaves),
             ("aggregate_leaves_first", aggregate_leaves_first)))
         if isinstance(levels, str) and not oob_score and weighting == (True, True, True):
@@ -547,21 +546,19 @@ default="linear"
         empty one (one past the tree's last node), and no own ranks."""
         if own is None:
             return leaves, None
-        T = leaves.shape[1]
-        empty = np.array([tree.tree_.node_count for tree in self._trees()])
+        if own.ndim == 1 and not getattr(self, "_subsampled", False):
+            ranks = np.full(own.shape, -1, dtype=np.int32)
+            ranks[own >= 0] = lists.rank[own[own >= 0]]
+            return leaves, ranks
+        grown = own                            # the trees grown with each row (or a copy)
+        if own.ndim == 1:
+            grown = np.zeros(leaves.shape, dtype=bool)
+            if self._inbag_bits is not None:
+                grown[own >= 0] = np.unpackbits(self._inbag_bits[own[own >= 0]], axis=1,
+                                                count=leaves.shape[1]).astype(bool)
         if lists.offsets.size == lists.node_base[-1]:     # (pickled before the sentinel)
             lists.offsets = np.append(lists.offsets, np.int32(0))
-        if own.ndim == 2:                      # the trees grown with each row, known
-            return np.ascontiguousarray(np.where(own, empty[None, :], leaves)), None
-        known = own >= 0
-        if not getattr(self, "_subsampled", False):
-            ranks = np.full(own.shape, -1, dtype=np.int32)
-            ranks[known] = lists.rank[own[known]]
-            return leaves, ranks
-        grown = np.zeros(leaves.shape, dtype=bool)
-        if self._inbag_bits is not None:
-            grown[known] = np.unpackbits(self._inbag_bits[own[known]], axis=1,
-                                         count=T).astype(bool)
+        empty = np.array([tree.tree_.node_count for tree in self._trees()])
         return np.ascontiguousarray(np.where(grown, empty[None, :], leaves)), None
 
     def _oob_rows(self, X, indices, duplicates=None):

@@ -49,7 +49,7 @@ from rotforest._ensemble import (
     warn_balanced_warm_start,
 )
 # (the screening forest of wide data: see screen_relevance)
-from rotforest.forest import RandomForestClassifier, RandomForestRegressor
+from rotforest.forest import RandomForestClassifier, RandomForestRegressor, _in_bag
 from rotforest._inputs import predict_input, training_data
 from rotforest.tree import DecisionTreeRegressor
 from rotforest._categorical import check_categorical_params
@@ -92,6 +92,11 @@ _SCREEN_SHARE = 0.1
 _RELEVANT_SHARE = 0.8
 _UNIFORM_FLOOR = 0.01
 
+def _sklearn_draw(random_state, n, n_draws):
+    """A tree's bootstrap sample by scikit-learn's forests' rule for its seed."""
+    return np.random.RandomState(random_state).randint(0, n, n_draws)
+
+
 def _tree_draws(base_seed, index, n, n_draws, bootstrap, as_sklearn=True, drawn=False):
     """Tree ``index``'s generator, the draw its seeds are made from (see _TreeSeeds) and
     its bootstrap counts (None without bootstrap; ``drawn``: the drawn indices instead,
@@ -105,7 +110,7 @@ def _tree_draws(base_seed, index, n, n_draws, bootstrap, as_sklearn=True, drawn=
     counts = None
     if bootstrap:
         if as_sklearn:
-            indices = np.random.RandomState(first % _TREE_SEED_BOUND).randint(0, n, n_draws)
+            indices = _sklearn_draw(first % _TREE_SEED_BOUND, n, n_draws)
         else:
             indices = rng.integers(0, n, n_draws)
         counts = (indices if drawn
@@ -524,11 +529,11 @@ class _BaseRotationForest(_BaseForest):
         """Tree t's bootstrap counts of the n training rows (``drawn``: the drawn
         indices, with repeats), regenerated as it drew them."""
         record = draw_records(self)[t]
-        if record.size > 3 and record[3] == 1:      # from the tree's seed alone
-            seed = self.rotated_estimators_[t].random_state
-            indices = np.random.RandomState(seed).randint(0, n, int(record[1]))
-            return indices if drawn else np.bincount(indices, minlength=n).astype(np.float64)
-        return _tree_draws(self._base_seed, t, n, int(record[1]), True, False, drawn)[2]
+        if not (record.size > 3 and record[3] == 1):        # drawn before these rules
+            return _tree_draws(self._base_seed, t, n, int(record[1]), True, False, drawn)[2]
+        # from the tree's seed alone (so a subset of the trees keeps its samples)
+        indices = _sklearn_draw(self.rotated_estimators_[t].random_state, n, int(record[1]))
+        return indices if drawn else np.bincount(indices, minlength=n).astype(np.float64)
 
     @property
     def estimators_samples_(self):
@@ -541,18 +546,15 @@ class _BaseRotationForest(_BaseForest):
             when ``bootstrap=False``), as scikit-learn's forests give them.
         """
         check_is_fitted(self)
-        dtype = np.int32
         out = []
         for t, (n, _, boot) in enumerate(draw_records(self)[:, :3]):
             if n < 0:
                 raise AttributeError("this forest was pickled before its trees' samples "
                                      "were recorded")
             boot = bool(self.bootstrap if boot < 0 else boot)
-            drawn = self._drawn(t, int(n), drawn=True) if boot else np.arange(n)
-            if n > np.iinfo(np.int32).max:
-                dtype = np.int64
-            out.append(drawn)
-        return [d.astype(dtype, copy=False) for d in out]
+            out.append(_in_bag(self._drawn(t, int(n), drawn=True) if boot
+                               else np.arange(n), int(n)))
+        return out
 
     @property
     def estimators_(self):
