@@ -41,12 +41,15 @@ def with_defaults(parameters, defaults, base):
     return parameters
 
 
-def derived_init(base, defaults=None, added=()):
-    """An ``__init__`` taking ``base``'s parameters, with the defaults of ``defaults``
-    (name: value) in place of the base's, and the keyword-only parameters ``added``
-    ((name, default) pairs) after them, with that signature (scikit-learn's get_params
-    reads it); it stores its arguments as they are."""
+def derived_init(base, defaults=None, added=(), removed=()):
+    """An ``__init__`` taking ``base``'s parameters but those named in ``removed``, with
+    the defaults of ``defaults`` (name: value) in place of the base's, and the
+    keyword-only parameters ``added`` ((name, default) pairs) after them, with that
+    signature (scikit-learn's get_params reads it); it stores its arguments as they
+    are."""
     signature = inspect.signature(base.__init__)
+    signature = signature.replace(parameters=[
+        p for p in signature.parameters.values() if p.name not in removed])
     defaults = dict(defaults or {})
     unknown = set(defaults) - set(signature.parameters)
     if unknown:
@@ -66,19 +69,31 @@ def derived_init(base, defaults=None, added=()):
     return __init__
 
 
+def without_entries(text, names):
+    """A Parameters or Attributes section without the entries ``names`` (each entry's
+    line and its indented description)."""
+    for name in names:
+        text = re.sub(rf"^{re.escape(name)} : [^\n]*\n(?:(?: {{4}}[^\n]*)?\n)*?"
+                      rf"(?=\S|\Z)", "", text, flags=re.MULTILINE)
+    return text
+
+
 def derived_docstring(base, summary, *, defaults=None, replace=(), see_also="",
-                      examples=""):
+                      examples="", removed=()):
     """The docstring of a variant of ``base`` (a class): ``summary`` (its own text
     before the sections), ``base``'s Parameters and Attributes with each parameter of
     ``defaults`` (name: value, as derived_init takes them) given that default, and the
     (old, new) pairs of ``replace`` applied to them; then ``see_also`` and
-    ``examples`` (their sections' text)."""
+    ``examples`` (their sections' text); the parameters ``removed`` (and their fitted
+    attributes, the names with a trailing underscore) are left out."""
     parts = _sections(base.__doc__)
     body = {}
     for title in ("Parameters", "Attributes"):
         text = parts[title]
         if title == "Parameters":
             text = with_defaults(text, defaults, base)
+        text = without_entries(text, removed if title == "Parameters"
+                               else [name + "_" for name in removed])
         for old, new in replace:
             text = text.replace(old, new)
         body[title] = text

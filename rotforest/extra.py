@@ -24,6 +24,9 @@ __all__ = ["ExtraTreeClassifier", "ExtraTreeRegressor", "ExtraTreesClassifier",
 _TREE_CLASSIFIER_DEFAULTS = {"splitter": "random", "max_features": "sqrt"}
 _TREE_REGRESSOR_DEFAULTS = {"splitter": "random", "max_features": 1.0}
 _FOREST_DEFAULTS = {"bootstrap": False}
+# the random forests' parameters that the extra trees (random cuts on the values, no
+# search to bin) do not take
+_NOT_EXTRA = ("max_bins",)
 
 
 class ExtraTreeClassifier(DecisionTreeClassifier):
@@ -104,7 +107,7 @@ class ExtraTreesClassifier(_ForestClassifier):
         thresholds need no sorted lists) unless a feature is categorical.
 
         Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
-        defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT,
+        defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT, removed=_NOT_EXTRA,
         see_also="""
         ExtraTreeClassifier : The trees of this forest.
         RandomForestClassifier : Bagged trees that search every threshold.
@@ -120,7 +123,7 @@ class ExtraTreesClassifier(_ForestClassifier):
         ...                               random_state=0).fit(X, y)
         >>> 0.9 < forest.oob_score_ < 1.0
         True""")
-    __init__ = derived_init(RandomForestClassifier, _FOREST_DEFAULTS)
+    __init__ = derived_init(RandomForestClassifier, _FOREST_DEFAULTS, removed=_NOT_EXTRA)
 
     _tree_class = ExtraTreeClassifier
 
@@ -136,7 +139,7 @@ class ExtraTreesRegressor(_ForestRegressor):
         categorical or the criterion is the absolute error.
 
         Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
-        defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT,
+        defaults=_FOREST_DEFAULTS, replace=_FOREST_TEXT, removed=_NOT_EXTRA,
         see_also="""
         ExtraTreeRegressor : The trees of this forest.
         RandomForestRegressor : Bagged trees that search every threshold.
@@ -149,7 +152,7 @@ class ExtraTreesRegressor(_ForestRegressor):
         ...                                                                   y[:300])
         >>> round(forest.score(X[300:], y[300:]), 2) > 0.3
         True""")
-    __init__ = derived_init(RandomForestRegressor, _FOREST_DEFAULTS)
+    __init__ = derived_init(RandomForestRegressor, _FOREST_DEFAULTS, removed=_NOT_EXTRA)
 
     _tree_class = ExtraTreeRegressor
 

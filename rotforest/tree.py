@@ -8,7 +8,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from rotforest import _builder
+from rotforest import _builder, _hist
 from rotforest._inputs import (_check_sample_weight, category_table, check_targets,
                                predict_input, regression_data, training_data,
                                weight_scale)
@@ -37,6 +37,21 @@ def builder_seed(rng):
     RandomState): what a tree's fit passes to the builder, and what a forest passes for
     a tree of ``random_state`` s (see _ensemble._TreeSeeds), so that the tree refits."""
     return int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
+
+
+def _grow_binned(binned, codes, numeric, sw, n_values, settings, seed,
+                 min_weight_leaf, criterion):
+    """The binned builder's tree (see _hist.pyx) on ``binned`` (_bins.binned_features'
+    for X, and optionally a _hist.Workspace to reuse): ``(nodes, value, depth, None)``."""
+    bin_codes, edges, offsets = binned[:3]
+    return _hist.build_tree(
+        bin_codes, edges, offsets, codes, numeric, sw,
+        1 if numeric is not None else n_values, _hist.CRITERIA[criterion],
+        settings["max_depth"], settings["min_samples_split"],
+        settings["min_samples_leaf"], min_weight_leaf, settings["max_features"],
+        settings["min_impurity_decrease"], seed,
+        shuffle_features=settings.get("shuffle_features", False),
+        workspace=binned[3] if len(binned) > 3 else None)
 
 
 class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
@@ -157,7 +172,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         )
 
     def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None,
-              categories=None, value_codes=None, sparse=None, floats=None, bits=None):
+              categories=None, value_codes=None, sparse=None, floats=None, bits=None,
+              binned=None):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them, and their dense ``ranks``, between its trees).  ``target``: class
         codes (int32) or numeric targets (float64); ``scaled_by``: the power of two by
@@ -165,7 +181,9 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         for X, or None; ``value_codes``: _builder.integer_codes' for X, or None, and
         ``floats`` _builder.float_copy's, or None, and ``bits`` _builder.code_bits'
         for the codes, or None (keys None: random cuts on the values).  A sparse X (canonical_csc's) is grown on its
-        ``sparse_columns`` (``sparse``, computed here when None)."""
+        ``sparse_columns`` (``sparse``, computed here when None).  ``binned``:
+        _bins.binned_features' for X: the tree grows on the bins (keys None; see
+        _hist.pyx)."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
@@ -185,20 +203,15 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             codes, numeric = target, None
         else:
             codes, numeric = None, target
-        X_build = X
-        if issparse(X):
-            sparse = sparse_columns(X) if sparse is None else sparse
-            X_build = np.broadcast_to(np.zeros(1), X.shape)   # the shape alone
-            keys = value_codes = floats = bits = None
-        nodes, value, depth, left_codes = _builder.build_tree(
-            X_build, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
-            sparse=sparse,
-            output_classes=outputs, codes=value_codes, floats=floats, bits=bits,
-            min_weight_leaf=frac * float(sw.sum()), ranks=ranks, target=numeric,
-            categories=categories,
-            # (more than the samples: the same as n + 1, which fits the builder's int64)
-            min_category_samples=min(self.min_category_samples, X.shape[0] + 1),
-            **settings)
+        if binned is not None:
+            nodes, value, depth, left_codes = _grow_binned(
+                binned, codes, numeric, sw, n_values, settings, seed,
+                frac * float(sw.sum()), self.criterion)
+        else:
+            nodes, value, depth, left_codes = self._grow_exact(
+                X, keys, codes, numeric, sw, n_values, outputs, settings, seed,
+                frac * float(sw.sum()), ranks, categories, value_codes, sparse, floats,
+                bits)
         # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
         # would be subnormal and round), then the node weights scaled back
         tree = prune_cost_complexity(Tree(X.shape[1], n_values, nodes, value, depth,
@@ -215,6 +228,25 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                         tree.code_sets)
         self.tree_ = tree
         return self
+
+    def _grow_exact(self, X, keys, codes, numeric, sw, n_values, outputs, settings,
+                    seed, min_weight_leaf, ranks, categories, value_codes, sparse, floats,
+                    bits):
+        """The exact builder's tree (see _grow): ``(nodes, value, depth, left_codes)``."""
+        X_build = X
+        if issparse(X):
+            sparse = sparse_columns(X) if sparse is None else sparse
+            X_build = np.broadcast_to(np.zeros(1), X.shape)   # the shape alone
+            keys = value_codes = floats = bits = None
+        return _builder.build_tree(
+            X_build, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
+            sparse=sparse,
+            output_classes=outputs, codes=value_codes, floats=floats, bits=bits,
+            min_weight_leaf=min_weight_leaf, ranks=ranks, target=numeric,
+            categories=categories,
+            # (more than the samples: the same as n + 1, which fits the builder's int64)
+            min_category_samples=min(self.min_category_samples, X.shape[0] + 1),
+            **settings)
 
     # ------------------------------------------------------------------ pruning
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):

@@ -749,3 +749,22 @@ def test_bench_large_quick_times_ours_beside_the_installed_peers(capsys):
     assert sorted(set(rows) - {"rotforest"}) == sorted(peers)
     if not peers:
         assert "not installed, left out: lightgbm, xgboost" in out
+
+
+def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
+    """bench_binned.py --quick: the crossover table (both builders' fit times and their
+    ratio, per task) and the accuracy table of the synthetic families (the exact
+    forest's score, the binned ones' paired differences, a mean row)."""
+    bench = _load("bench_binned")
+    bench.main(["--quick"])
+    out = capsys.readouterr().out
+    assert out.startswith("# bench_binned.py: ")
+    crossover = [line for line in out.splitlines()
+                 if line.startswith("| classification") or line.startswith("| regression")]
+    assert len(crossover) == 2
+    for line in crossover:
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        assert cells[1] == "600" and cells[2].endswith(" s") and cells[3].endswith(" s")
+        assert float(cells[4]) > 0     # (times of tiny fits: their rounding, no ratio)
+    assert "| fine-periodic |" in out and "| rare-threshold |" in out
+    assert "| mean over 2 |" in out

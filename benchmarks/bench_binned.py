@@ -1,0 +1,209 @@
+"""The binned builder (``max_bins``) against the exact one: where each is faster, and
+what binning costs in accuracy.
+
+``--crossover``: fit times of the random forests grown exact (``max_bins=None``) and
+binned (``max_bins=255``) on ``make_classification`` / ``make_regression`` data of
+``--features`` features, at each of ``--rows``, side by side in this process (the best of
+``--repeats``), with their ratio: the evidence for the rows from which ``"auto"`` bins.
+
+``--accuracy``: repeated stratified K-fold (``bench_accuracy.cross_validate_models``:
+the same folds for every model, paired differences with Nadeau and Bengio's corrected
+standard errors) of the exact forest against the binned ones (255 bins, and 32), on the
+shared classification and regression sets (``../shared``, skipped when absent) and on
+synthetic families for the kinds of data a user may hold: fine periodic structure in one
+continuous feature (where bins are coarser than the signal), a threshold at a rare
+value, counts, few-valued columns, sparse signal among noise, and a smooth regression.
+
+    python benchmarks/bench_binned.py --crossover
+    python benchmarks/bench_binned.py --accuracy --folds 3 --repeats 2
+    python benchmarks/bench_binned.py --quick           # small, for the tests
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_accuracy import cross_validate_models, paired  # noqa: E402
+from common import header, iter_folder, markdown_table  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(REPO), "shared")
+
+
+def forest(regression, max_bins, trees, n_jobs=2, **params):
+    """A factory of our random forest with ``max_bins``."""
+    from rotforest import RandomForestClassifier, RandomForestRegressor
+    cls = RandomForestRegressor if regression else RandomForestClassifier
+    return lambda: cls(n_estimators=trees, max_bins=max_bins, n_jobs=n_jobs,
+                       random_state=0, **params)
+
+
+def crossover(args):
+    from sklearn.datasets import make_classification, make_regression
+    rows_out = []
+    for task in args.tasks:
+        regression = task == "regression"
+        for rows in args.rows:
+            if regression:
+                X, y = make_regression(rows, args.features, n_informative=10, noise=10.0,
+                                       random_state=0)
+            else:
+                X, y = make_classification(rows, args.features, random_state=0)
+            times = {}
+            for key, bins in (("exact", None), ("binned", 255)):
+                make = forest(regression, bins, args.trees, max_depth=args.depth)
+                best = np.inf
+                for _ in range(args.repeats):
+                    model = make()
+                    start = time.perf_counter()
+                    model.fit(X, y)
+                    best = min(best, time.perf_counter() - start)
+                times[key] = best
+            rows_out.append([task, f"{rows:,}", f"{times['exact']:.2f} s",
+                             f"{times['binned']:.2f} s",
+                             f"{times['binned'] / times['exact']:.2f}"])
+            print(rows_out[-1], file=sys.stderr, flush=True)
+    depth = "full depth" if args.depth is None else f"depth {args.depth}"
+    print(f"{args.features} features, {args.trees} trees of {depth}, n_jobs=2, best of "
+          f"{args.repeats}\n")
+    print(markdown_table(["task", "rows", "exact", "binned (255)", "binned / exact"],
+                         rows_out))
+
+
+# ------------------------------------------------------------------ synthetic families
+
+
+def families(n, seed=0):
+    """name -> (X, y, task): the synthetic kinds of data the accuracy study covers."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    u = rng.random((n, 6))
+    # fine periodic structure: the class flips every 1/120 of one feature's range
+    out["fine-periodic"] = (u, (np.sin(2 * np.pi * 60 * u[:, 0]) > 0).astype(int),
+                            "classification")
+    # a threshold at a rare value of a long-tailed feature (beyond the 99.7th percentile)
+    x = rng.lognormal(size=(n, 5))
+    cut = np.quantile(x[:, 0], 0.997)
+    flip = rng.random(n) < 0.05
+    out["rare-threshold"] = (x, ((x[:, 0] > cut) ^ flip).astype(int), "classification")
+    # counts: Poisson features, the class by a count sum
+    c = rng.poisson(3.0, (n, 20)).astype(float)
+    out["counts"] = (c, (c[:, :4].sum(axis=1) + rng.normal(0, 2, n) > 12).astype(int),
+                     "classification")
+    # few-valued columns (five levels), interaction
+    f = rng.integers(0, 5, (n, 30)).astype(float)
+    out["few-valued"] = (f, ((f[:, 0] - 2) * (f[:, 1] - 2) + rng.normal(0, 1, n) > 0)
+                         .astype(int), "classification")
+    # sparse signal among noise: 5 informative of 200
+    s = rng.normal(size=(n, 200))
+    out["sparse-signal"] = (s, (s[:, :5].sum(axis=1) + rng.normal(0, 1, n) > 0)
+                            .astype(int), "classification")
+    # smooth regression (Friedman #1)
+    from sklearn.datasets import make_friedman1
+    Xf, yf = make_friedman1(n, 10, noise=1.0, random_state=seed)
+    out["friedman1"] = (Xf, yf, "regression")
+    return out
+
+
+def shared_sets(kind, max_rows):
+    folder = os.path.join(SHARED, kind)
+    if not os.path.isdir(folder):
+        return {}
+    out = {}
+    rng = np.random.default_rng(0)
+    for name, X, y in iter_folder(folder):
+        if len(y) > max_rows:
+            keep = np.sort(rng.choice(len(y), max_rows, replace=False))
+            X, y = X[keep], y[keep]
+        out[name] = (X, y)
+    return out
+
+
+def shared_groups(max_rows):
+    """The shared classification and regression sets (empty where absent)."""
+    return [("shared classification",
+             {k: (X, y, "classification")
+              for k, (X, y) in shared_sets("datasets", max_rows).items()}),
+            ("shared regression",
+             {k: (X, y, "regression")
+              for k, (X, y) in shared_sets("datasets_regression", max_rows).items()})]
+
+
+def accuracy(args):
+    keys = ("exact", "binned-255", "binned-32")
+    bins = {"exact": None, "binned-255": 255, "binned-32": 32}
+    groups = [("synthetic", {k: v for k, v in families(args.synthetic_rows).items()})]
+    if args.quick:      # (the tests: the synthetic families only)
+        groups = [("synthetic", dict(list(groups[0][1].items())[:2]))]
+    else:
+        groups += shared_groups(args.max_rows)
+    for title, sets in groups:
+        if not sets:
+            print(f"\n({title}: not found, skipped)")
+            continue
+        rows = []
+        diffs = {k: [] for k in keys[1:]}
+        for name, (X, y, task) in sets.items():
+            regression = task == "regression"
+            models = {k: forest(regression, bins[k], args.trees) for k in keys}
+            result = cross_validate_models({name: (X, y)}, models, folds=args.folds,
+                                           repeats=args.repeats, task=task)[name]
+            cells = [name, f"{len(y):,} x {X.shape[1]}",
+                     f"{result['score']['exact'].mean():.4f}"]
+            for k in keys[1:]:
+                _, mean, se = paired(result, k, "exact")
+                diffs[k].append((mean, se))
+                mark = " *" if abs(mean) > 2 * se else ""
+                cells.append(f"{100 * mean:+.2f} ± {100 * se:.2f}{mark}")
+            ratio = result["fit"]["binned-255"].sum() / result["fit"]["exact"].sum()
+            cells.append(f"{ratio:.2f}")
+            rows.append(cells)
+            print(cells, file=sys.stderr, flush=True)
+        summary = []
+        for k in keys[1:]:
+            means = np.array([m for m, _ in diffs[k]])
+            worse = sum(m < -2 * se for m, se in diffs[k])
+            better = sum(m > 2 * se for m, se in diffs[k])
+            summary.append(f"{100 * means.mean():+.2f} (worse {worse}, better {better})")
+        rows.append([f"mean over {len(rows)}", "", "", *summary, ""])
+        score = "accuracy" if "regression" not in title else "R^2"
+        print(f"\n{title}: {score} of the exact forest, and the binned ones' paired "
+              f"differences (points; * beyond 2 corrected SE), {args.trees} trees, "
+              f"{args.folds}-fold x {args.repeats}\n")
+        print(markdown_table(["data set", "rows x features", "exact",
+                              "binned 255 - exact", "binned 32 - exact",
+                              "fit binned 255 / exact"], rows))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--crossover", action="store_true")
+    parser.add_argument("--accuracy", action="store_true")
+    parser.add_argument("--rows", type=int, nargs="+",
+                        default=[50_000, 100_000, 200_000, 400_000, 1_000_000])
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"])
+    parser.add_argument("--trees", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=None)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--folds", type=int, default=3)
+    parser.add_argument("--max-rows", type=int, default=5000)
+    parser.add_argument("--synthetic-rows", type=int, default=4000)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.crossover = args.accuracy = True
+        args.rows, args.trees, args.repeats, args.folds = [600], 3, 1, 2
+        args.max_rows, args.synthetic_rows = 300, 300
+    print(header("bench_binned.py"))
+    if args.crossover:
+        crossover(args)
+    if args.accuracy:
+        accuracy(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Binned features for the binned builder (``_hist.pyx``): when a forest grows on bins
+(``max_bins``), the bins' thresholds, and every row's codes, made once per fit."""
+import numbers
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from scipy.sparse import issparse
+
+from rotforest import _hist
+
+# "auto" grows on bins from this many rows on: below it the exact builder is faster
+# (measured with benchmarks/bench_large.py --rows, see the forests' guide)
+AUTO_ROWS = 200_000
+# the rows sampled, at most, for each feature's thresholds (a fixed draw per size)
+EDGE_SAMPLE = 200_000
+# rows of codes per thread's share
+_CHUNK = 65_536
+
+
+def check_max_bins(max_bins):
+    """max_bins as the forests take it: "auto", None, or an int from 2 to 255."""
+    if max_bins is None or (isinstance(max_bins, str) and max_bins == "auto"):
+        return
+    if isinstance(max_bins, (bool, np.bool_)) or not isinstance(max_bins,
+                                                                numbers.Integral):
+        raise TypeError(f'max_bins must be "auto", None or an int; got {max_bins!r}')
+    if not 2 <= max_bins <= 255:
+        raise ValueError(f"max_bins must be from 2 to 255; got {max_bins}")
+
+
+def why_not_binned(forest, X, n_outputs, n_classes):
+    """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
+    the binned builder takes dense numeric features, one output, the Gini, entropy and
+    squared-error criteria, no monotonic constraints, depth-first growth."""
+    if issparse(X):
+        return "X is sparse"
+    if getattr(forest, "is_categorical_", None) is not None:
+        return "X has categorical features"
+    if n_outputs > 1:
+        return "y has several outputs"
+    if forest.criterion not in _hist.CRITERIA:
+        return f"the criterion {forest.criterion!r} has no binned scan"
+    if forest.monotonic_cst is not None:
+        return "monotonic constraints are set"
+    if forest.max_leaf_nodes is not None:
+        return "max_leaf_nodes grows best-first"
+    if n_classes > 512:
+        return "there are more than 512 classes"
+    return None
+
+
+def resolve_max_bins(forest, X, n_outputs, n_classes):
+    """The bins the fit grows on (an int), or None for the exact builder; an explicit
+    max_bins that cannot be honoured is refused."""
+    max_bins = forest.max_bins
+    if max_bins is None:
+        return None
+    reason = why_not_binned(forest, X, n_outputs, n_classes)
+    if isinstance(max_bins, str):       # "auto"
+        return 255 if reason is None and X.shape[0] >= AUTO_ROWS else None
+    if reason is not None:
+        raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
+                         "builder takes dense numeric features, one output, the gini, "
+                         "entropy and squared_error criteria, no monotonic constraints "
+                         "and max_leaf_nodes=None); use max_bins=None")
+    return int(max_bins)
+
+
+def _edge_rows(n):
+    """The rows whose values set the thresholds: all, or a fixed draw of EDGE_SAMPLE."""
+    if n <= EDGE_SAMPLE:
+        return None
+    return np.sort(np.random.RandomState(0).choice(n, EDGE_SAMPLE, replace=False))
+
+
+def binned_features(X, max_bins, n_threads):
+    """``(codes, edges, offsets)``: each row's codes (uint8, n x p, row by row; 255 a
+    missing value), and the features' thresholds (feature f's are
+    ``edges[offsets[f]:offsets[f + 1]]``), read only."""
+    n, p = X.shape
+    rows = _edge_rows(n)
+    sample = X if rows is None else X[rows]
+    edges = [_hist.bin_edges(np.ascontiguousarray(sample[:, j]), max_bins)
+             for j in range(p)]
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([e.size for e in edges])
+    flat = np.concatenate(edges) if offsets[-1] else np.zeros(0)
+    codes = np.empty((n, p), dtype=np.uint8)
+    bounds = list(range(0, n, _CHUNK)) + [n]
+    parts = list(zip(bounds[:-1], bounds[1:]))
+    if n_threads > 1 and len(parts) > 1:
+        with ThreadPoolExecutor(min(n_threads, len(parts))) as pool:
+            list(pool.map(lambda ab: _hist.bin_codes(X, flat, offsets, codes, *ab), parts))
+    else:
+        for a, b in parts:
+            _hist.bin_codes(X, flat, offsets, codes, a, b)
+    for part in (codes, flat, offsets):
+        part.setflags(write=False)
+    return codes, flat, offsets

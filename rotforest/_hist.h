@@ -1,0 +1,110 @@
+/* The binned builder's partition of a node's samples (see _hist.pyx).
+ *
+ * A tree's samples are records of `stride` bytes (a multiple of 8): a header of `hdr`
+ * bytes (the sample's codes, side by side, when `compact`; otherwise its row of
+ * `codes`, an int64) and the payload: the weight (a double) and the class (an int64)
+ * or the target (a double); for two classes with integer weights (mode 2) one uint64,
+ * w + (w * class << 32).  A node's records are the slice [s, e) of the buffer of its
+ * depth's parity; its children's are the same slice of the other buffer: the left side
+ * from s forward, the right side from e backward (so that no record is copied twice).
+ * Every record is written to both ends and the count of its side advances (no branch
+ * on the side).  Each side's statistics are summed on the way: class weights (mode 0),
+ * the sums of w*y and w*y*y (mode 1), or for two classes with integer weights the sums
+ * of w + (w * class << 32), in registers (mode 2).  Returns the left side's size.
+ */
+#include <stdint.h>
+#include <string.h>
+
+static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restrict dst,
+                                    int64_t stride, int64_t hdr, const uint8_t *codes,
+                                    int64_t p, int64_t s, int64_t e, int64_t f,
+                                    int64_t cut, int mleft, double *left, double *right,
+                                    double *wl, double *wr, const int compact,
+                                    const int mode, const int64_t words) {
+    double *st[2] = {right, left};
+    double side[2] = {0.0, 0.0};
+    double ly = 0.0, ly2 = 0.0, ry = 0.0, ry2 = 0.0, lw = 0.0, rw = 0.0;
+    uint64_t lv = 0, rv = 0;
+    int64_t l = s, r = e, t, j;
+    for (t = s; t < e; t++) {
+        const uint8_t *rec = src + t * stride;
+        const uint8_t code = compact ? rec[f] : codes[*(const int64_t *)rec * p + f];
+        const int64_t go = code == 255 ? mleft : code <= cut;
+        const uint64_t *from = (const uint64_t *)rec;
+        uint64_t *a = (uint64_t *)(dst + l * stride);
+        uint64_t *b = (uint64_t *)(dst + (r - 1) * stride);
+        for (j = 0; j < words; j++) {
+            const uint64_t v = from[j];
+            a[j] = v;
+            b[j] = v;
+        }
+        if (mode == 1) {
+            const double wt = *(const double *)(rec + hdr);
+            const double yv = *(const double *)(rec + hdr + 8);
+            const double m = wt * yv, q = m * yv, g = (double)go;
+            ly += g * m;
+            ly2 += g * q;
+            lw += g * wt;
+            ry += m - g * m;
+            ry2 += q - g * q;
+            rw += wt - g * wt;
+        } else if (mode == 2) {
+            const uint64_t v = *(const uint64_t *)(rec + hdr);
+            const uint64_t mask = (uint64_t)0 - (uint64_t)go;
+            lv += v & mask;
+            rv += v & ~mask;
+        } else {
+            const double wt = *(const double *)(rec + hdr);
+            const int64_t k = *(const int64_t *)(rec + hdr + 8);
+            st[go][k] += wt;
+            side[go] += wt;
+        }
+        l += go;
+        r -= 1 - go;
+    }
+    if (mode == 1) {
+        left[0] = ly;
+        left[1] = ly2;
+        right[0] = ry;
+        right[1] = ry2;
+        *wl = lw;
+        *wr = rw;
+    } else if (mode == 2) {
+        const uint64_t low = ((uint64_t)1 << 32) - 1;
+        left[1] = (double)(lv >> 32);
+        left[0] = (double)((lv & low) - (lv >> 32));
+        right[1] = (double)(rv >> 32);
+        right[0] = (double)((rv & low) - (rv >> 32));
+        *wl = (double)(lv & low);
+        *wr = (double)(rv & low);
+    } else {
+        *wl = side[1];
+        *wr = side[0];
+    }
+    return l - s;
+}
+
+/* one loop specialised for each layout and task (and the common record sizes) */
+#define RF_HPART(C, M, W) rf_hpart_impl(src, dst, stride, hdr, codes, p, s, e, f, cut, \
+                                        mleft, left, right, wl, wr, C, M, W)
+
+static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_t hdr,
+                        const uint8_t *codes, int64_t p, int64_t s, int64_t e, int64_t f,
+                        int64_t cut, int mleft, double *left, double *right, double *wl,
+                        double *wr, int compact, int mode) {
+    const int64_t words = stride >> 3;
+    if (!compact) {
+        if (mode == 1) return RF_HPART(0, 1, 3);
+        if (mode == 2) return RF_HPART(0, 2, 2);
+        return RF_HPART(0, 0, 3);
+    }
+    if (words == 4 && mode == 2)     /* 17 to 24 features, two classes */
+        return RF_HPART(1, 2, 4);
+    if (words == 5) {                /* 9 to 24 features */
+        if (mode == 1) return RF_HPART(1, 1, 5);
+        return RF_HPART(1, 0, 5);
+    }
+    if (mode == 1) return RF_HPART(1, 1, words);
+    if (mode == 2) return RF_HPART(1, 2, words);
+    return RF_HPART(1, 0, words);
+}

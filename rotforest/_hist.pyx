@@ -1,0 +1,960 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The binned builder: split searches on histograms of binned features.
+
+Large data is grown on bins instead of presorted lists.  Each feature's values are
+mapped once per fit to at most 255 bins (``bin_edges``, ``bin_codes``): ``edges[f]``
+holds increasing thresholds, and a value's code is the number of thresholds below it
+(so ``x <= edges[f][k]`` exactly when its code is at most ``k``); a missing value's code
+is 255.  The codes are stored a row at a time (row ``i``'s codes are ``p`` consecutive
+bytes), so that the few features a node draws are read from one cache line per sample.
+
+``build_tree`` grows one tree depth-first (nodes numbered in pre-order, as the exact
+builder and scikit-learn number them).  A node is a slice ``[start, end)`` of the tree's
+samples (those of non-zero weight), kept with their weights and targets side by side
+(no gather of weights or targets in the hot loop).  To split a node, the drawn features'
+histograms (per bin: the class weights, or the weight and the weighted target sum; the
+sample counts only when ``min_samples_leaf`` > 1) are built in one pass over the slice,
+and every cut between two non-empty bins is scored as the exact scans score a cut
+(scikit-learn's proxies; with missing values, both sides for them and the cut that sends
+only them right).  Features are drawn as the exact builder draws them (uniformly without
+replacement, until ``max_features`` are drawn and one is not constant; features constant
+in a node are not drawn below it).  The winner partitions the slice stably and the
+children's statistics are summed exactly on the way.
+
+A node of few samples does not clear or read 256 bins per feature: its histograms are
+filled lazily behind a bitmap of the bins it touches, and only those are scanned.
+
+Threshold of a cut between the node's non-empty bins ``a < b``: the middle one of the
+edges between them, ``edges[f][(a + b - 1) // 2]`` (the edge of ``a`` when they are
+neighbours).  When every feature has at most 255 distinct values, the edges are the
+midpoints between neighbouring values and the tree makes the exact builder's partitions
+(its thresholds may differ between values no training sample holds).
+"""
+import numpy as np
+
+from libc.math cimport INFINITY, NAN, isnan, log
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+from ._tree cimport Node
+from ._tree import NODE_DTYPE
+
+cdef extern from "_hist.h":
+    int64_t rf_hpart(const uint8_t* src, uint8_t* dst, int64_t stride, int64_t hdr,
+                     const uint8_t* codes, int64_t p, int64_t s, int64_t e, int64_t f,
+                     int64_t cut, int mleft, double* left, double* right, double* wl,
+                     double* wr, int compact, int mode) noexcept nogil
+
+cdef extern from "_platform.h":
+    uint64_t rf_rng_next(uint64_t* s) noexcept nogil
+    int rf_ctz64(uint64_t x) noexcept nogil
+
+cdef double EPSILON = 2.220446049250313e-16
+cdef double LN2 = 0.6931471805599453
+DEF MISSING = 255           # the code of a missing value
+DEF NBINS = 256             # bins per feature's histogram (the missing one included)
+DEF SMALL = 96              # nodes of fewer samples fill their histograms lazily
+cdef int64_t MAX_NODES = 2147483647
+cdef uint64_t LOW32 = 4294967295
+# the widest data whose samples' codes are carried side by side (partitioned with them)
+COMPACT = 64
+
+# the criteria the binned builder takes (the exact builder's numbers, see _builder)
+cdef enum:
+    CRIT_GINI_B = 0
+    CRIT_ENTROPY_B = 1
+    CRIT_SQUARED_B = 2
+
+CRITERIA = {"gini": CRIT_GINI_B, "entropy": CRIT_ENTROPY_B, "log_loss": CRIT_ENTROPY_B,
+            "squared_error": CRIT_SQUARED_B}
+
+
+# ----------------------------------------------------------------------------------------
+# Binning
+# ----------------------------------------------------------------------------------------
+
+def bin_edges(const double[:] column, int64_t max_bins):
+    """The increasing thresholds of one feature's bins from (a sample of) its values:
+    with at most ``max_bins`` distinct values, the midpoints of neighbouring ones (never
+    rounded onto the upper one); otherwise the edges that cut the sorted values into
+    ``max_bins`` runs of nearly equal size, each between two distinct values."""
+    values = np.asarray(column)
+    values = np.sort(values[~np.isnan(values)])
+    if values.size == 0:
+        return np.empty(0)
+    distinct, counts = np.unique(values, return_counts=True)
+    if distinct.size <= max_bins:
+        cuts = np.arange(distinct.size - 1)
+    else:
+        ends = np.cumsum(counts)
+        targets = values.size * np.arange(1, max_bins) / max_bins
+        cuts = np.unique(np.searchsorted(ends, targets, side="left"))
+        cuts = cuts[cuts < distinct.size - 1]
+    lo, hi = distinct[cuts], distinct[cuts + 1]
+    mid = lo / 2.0 + hi / 2.0
+    bad = (mid >= hi) | ~np.isfinite(mid)
+    mid[bad] = lo[bad]
+    return np.ascontiguousarray(mid)
+
+
+def bin_codes(const double[:, :] X, const double[::1] edges, const int64_t[::1] offsets,
+              uint8_t[:, ::1] out, int64_t row_start, int64_t row_end):
+    """Codes of rows [row_start, row_end) of X into ``out`` (row by row): feature f's
+    edges are ``edges[offsets[f]:offsets[f + 1]]``; a value's code is the number of its
+    edges below it, a missing value's 255.  Runs without the GIL."""
+    cdef int64_t i, j
+    cdef int64_t p = X.shape[1]
+    cdef bint by_rows = X.strides[1] == sizeof(double)
+    with nogil:
+        if by_rows:             # C order: a row at a time
+            for i in range(row_start, row_end):
+                for j in range(p):
+                    out[i, j] = _code(X[i, j], edges, offsets[j], offsets[j + 1])
+        else:
+            for j in range(p):
+                for i in range(row_start, row_end):
+                    out[i, j] = _code(X[i, j], edges, offsets[j], offsets[j + 1])
+
+
+cdef inline uint8_t _code(double x, const double[::1] edges, int64_t a,
+                          int64_t b) noexcept nogil:
+    """x's code among the edges [a, b): the number of them below x (a search without
+    branches on the comparisons); 255 for NaN."""
+    cdef int64_t base = a, n = b - a, half
+    if isnan(x):
+        return MISSING
+    if n == 0:
+        return 0
+    while n > 1:
+        half = n >> 1
+        base = base + half if edges[base + half] < x else base
+        n -= half
+    return <uint8_t> (base - a + (edges[base] < x))
+
+
+# ----------------------------------------------------------------------------------------
+# The builder's state
+# ----------------------------------------------------------------------------------------
+
+cdef struct HEntry:
+    int64_t start, end, depth, parent
+    int is_left
+    double weight, impurity
+
+
+cdef struct HSplit:
+    int64_t feature, cut          # left: codes <= cut (and the missing ones if mleft)
+    int mleft, found, missing     # missing: the node holds missing values of it
+    int64_t lo, hi                # the node's non-empty bins on each side of the cut
+    double proxy
+
+
+cdef struct HB:
+    # data (borrowed)
+    const uint8_t* codes
+    int64_t p, K, S               # features, classes (1: regression), stats a bin
+    const double* edges
+    const int64_t* offsets
+    bint regression, need_counts, shuffle
+    bint packed                   # two classes, integer weights: one integer add a bin
+    int criterion
+    # settings
+    int64_t max_depth, min_split, min_leaf, max_features
+    double min_weight_leaf, min_decrease, total_weight
+    uint64_t rng
+    # the tree's samples as records (see _hist.h): a node's in buf[its depth & 1]
+    uint8_t* buf[2]
+    uint8_t* cur                  # the buffer of the node being split
+    int64_t stride, hdr           # bytes a record, bytes before its weight
+    bint compact                  # the records hold the samples' codes
+    int64_t n_rows                # rows of the codes
+    # histograms of a batch of features
+    double* hist
+    int32_t* cnt
+    uint64_t* touched             # a bitmap of each feature's touched bins (small nodes)
+    int64_t hist_cap
+    int64_t* batch
+    int64_t* cand
+    uint8_t* isconst               # per feature, of the batch: constant in the node
+    # the frontier: entries with their statistics and constant features
+    HEntry* stack
+    double* stack_stats
+    uint8_t* stack_const
+    int64_t stack_cap, stack_n
+    double* node_stats            # the node being split (copy)
+    uint8_t* node_const
+    double* left_stats
+    double* right_stats
+    # the output
+    Node* nodes
+    double* values
+    int64_t count, cap, depth
+    int error
+
+
+cdef inline double _impurity(const HB* B, const double* s, double w) noexcept nogil:
+    """scikit-learn's impurity of a node whose statistics are s (class weights, or the
+    sums of w*y and w*y*y) and weight w."""
+    cdef int64_t k
+    cdef double acc = 0.0, q
+    if B.regression:
+        q = s[0] / w
+        return s[1] / w - q * q
+    if B.criterion == CRIT_GINI_B:
+        for k in range(B.K):
+            acc += s[k] * s[k]
+        return 1.0 - acc / (w * w)
+    for k in range(B.K):
+        if s[k] > 0.0:
+            q = s[k] / w
+            acc -= q * (log(q) / LN2)
+    return acc
+
+
+cdef inline double _side_proxy(const HB* B, const double* s, double w) noexcept nogil:
+    """A side's share of the split proxy (larger is better): the Gini criterion's
+    sum of squared class weights over w, the entropy's sum of k log k minus w log w, the
+    squared error's squared target sum over w."""
+    cdef int64_t k
+    cdef double acc = 0.0
+    if B.regression:
+        return s[1] * s[1] / w
+    if B.criterion == CRIT_GINI_B:
+        for k in range(B.K):
+            acc += s[k] * s[k]
+        return acc / w
+    for k in range(B.K):
+        if s[k] > 0.0:
+            acc += s[k] * log(s[k])
+    return acc - w * log(w)
+
+
+# ----------------------------------------------------------------------------------------
+# Histograms and their scans
+# ----------------------------------------------------------------------------------------
+
+cdef inline const uint8_t* _row(const HB* B, int64_t t) noexcept nogil:
+    """The codes of the node's t-th sample: in its record, or its row of the codes."""
+    cdef const uint8_t* rec = B.cur + t * B.stride
+    if B.compact:
+        return rec
+    return B.codes + (<const int64_t*> rec)[0] * B.p
+
+
+cdef inline double _w(const HB* B, int64_t t) noexcept nogil:
+    """The weight of the node's t-th sample."""
+    if B.packed:
+        return <double> ((<const uint64_t*> (B.cur + t * B.stride + B.hdr))[0]
+                         & LOW32)
+    return (<const double*> (B.cur + t * B.stride + B.hdr))[0]
+
+
+cdef inline int64_t _cls(const HB* B, int64_t t) noexcept nogil:
+    """The class of the node's t-th sample."""
+    if B.packed:
+        return ((<const uint64_t*> (B.cur + t * B.stride + B.hdr))[0] >> 32) != 0
+    return (<const int64_t*> (B.cur + t * B.stride + B.hdr + 8))[0]
+
+
+cdef inline uint64_t _packed(const HB* B, int64_t t) noexcept nogil:
+    """The packed payload of the node's t-th sample, w + (w * class << 32)."""
+    return (<const uint64_t*> (B.cur + t * B.stride + B.hdr))[0]
+
+
+cdef inline double _y(const HB* B, int64_t t) noexcept nogil:
+    return (<const double*> (B.cur + t * B.stride + B.hdr + 8))[0]
+
+
+cdef void _fill_dense(HB* B, int64_t start, int64_t end, int64_t m) noexcept nogil:
+    """The histograms of the batch's m features over the slice, every bin cleared first;
+    then each feature's bitmap of its non-empty bins."""
+    cdef int64_t S = B.S, K = B.K, p = B.p, t, q, b, k
+    cdef const uint8_t* row
+    cdef double wt, wy, acc
+    cdef double* h = B.hist
+    cdef int32_t* cn = B.cnt
+    cdef const int64_t* fs = B.batch
+    if B.packed:
+        _fill_packed(B, start, end, m)
+        return
+    memset(h, 0, m * NBINS * S * sizeof(double))
+    if B.need_counts:
+        memset(cn, 0, m * NBINS * sizeof(int32_t))
+    if B.regression:
+        for t in range(start, end):
+            row = _row(B, t)
+            wt = _w(B, t)
+            wy = wt * _y(B, t)
+            for q in range(m):
+                b = (q * NBINS + row[fs[q]]) * 2
+                h[b] += wt
+                h[b + 1] += wy
+    else:
+        for t in range(start, end):
+            row = _row(B, t)
+            wt = _w(B, t)
+            k = _cls(B, t)
+            for q in range(m):
+                h[(q * NBINS + row[fs[q]]) * K + k] += wt
+    if B.need_counts:
+        for t in range(start, end):
+            row = _row(B, t)
+            for q in range(m):
+                cn[q * NBINS + row[fs[q]]] += 1
+    memset(B.touched, 0, m * 4 * sizeof(uint64_t))
+    for q in range(m):
+        for b in range(NBINS):
+            acc = 0.0
+            for k in range(S if not B.regression else 1):
+                acc += h[(q * NBINS + b) * S + k]
+            if acc > 0.0:
+                B.touched[q * 4 + (b >> 6)] |= (<uint64_t> 1) << (b & 63)
+
+
+cdef void _fill_packed(HB* B, int64_t start, int64_t end, int64_t m) noexcept nogil:
+    """_fill_dense for two classes and integer weights: a bin's sample weight (low 32
+    bits) and class-1 weight (high 32 bits) summed in one integer, then unpacked into
+    the class weights."""
+    cdef int64_t p = B.p, t, q, b, at
+    cdef const uint8_t* row
+    cdef uint64_t wi, v, lo, hi
+    cdef uint64_t* ph = <uint64_t*> B.hist + m * NBINS * 2   # (past the unpacked ones)
+    cdef const int64_t* fs = B.batch
+    cdef double* h = B.hist
+    cdef uint64_t* ph2 = ph + m * NBINS
+    cdef const uint8_t* row2
+    cdef uint64_t v2
+    memset(ph, 0, 2 * m * NBINS * sizeof(uint64_t))
+    # two histograms, alternate samples: runs of one bin do not chain their adds
+    t = start
+    while t + 1 < end:
+        row = _row(B, t)
+        row2 = _row(B, t + 1)
+        v = _packed(B, t)
+        v2 = _packed(B, t + 1)
+        for q in range(m):
+            ph[q * NBINS + row[fs[q]]] += v
+            ph2[q * NBINS + row2[fs[q]]] += v2
+        t += 2
+    if t < end:
+        row = _row(B, t)
+        v = _packed(B, t)
+        for q in range(m):
+            ph[q * NBINS + row[fs[q]]] += v
+    if B.need_counts:
+        memset(B.cnt, 0, m * NBINS * sizeof(int32_t))
+        for t in range(start, end):
+            row = _row(B, t)
+            for q in range(m):
+                B.cnt[q * NBINS + row[fs[q]]] += 1
+    memset(B.touched, 0, m * 4 * sizeof(uint64_t))
+    for q in range(m):
+        for b in range(NBINS):
+            at = q * NBINS + b
+            v = ph[at] + ph2[at]
+            lo = v & (((<uint64_t> 1) << 32) - 1)
+            hi = v >> 32
+            h[2 * at] = <double> (lo - hi)
+            h[2 * at + 1] = <double> hi
+            if lo:
+                B.touched[q * 4 + (b >> 6)] |= (<uint64_t> 1) << (b & 63)
+
+
+cdef void _fill_lazy(HB* B, int64_t start, int64_t end, int64_t m) noexcept nogil:
+    """The same histograms for a node of few samples: a bin is cleared when first
+    touched, and only touched bins are read afterwards."""
+    cdef int64_t S = B.S, p = B.p, t, q, b, k, at
+    cdef const uint8_t* row
+    cdef double wt
+    cdef uint64_t bit
+    cdef double* h
+    memset(B.touched, 0, m * 4 * sizeof(uint64_t))
+    for t in range(start, end):
+        row = _row(B, t)
+        wt = _w(B, t)
+        for q in range(m):
+            b = row[B.batch[q]]
+            at = q * NBINS + b
+            h = B.hist + at * S
+            bit = (<uint64_t> 1) << (b & 63)
+            if not (B.touched[q * 4 + (b >> 6)] & bit):
+                B.touched[q * 4 + (b >> 6)] |= bit
+                for k in range(S):
+                    h[k] = 0.0
+                if B.need_counts:
+                    B.cnt[at] = 0
+            if B.regression:
+                h[0] += wt
+                h[1] += wt * _y(B, t)
+            else:
+                h[_cls(B, t)] += wt
+            if B.need_counts:
+                B.cnt[at] += 1
+
+
+cdef inline int64_t _bins_of(const uint64_t* bits, int64_t* out) noexcept nogil:
+    """The non-empty present bins (codes below 255), in increasing order."""
+    cdef int64_t n = 0, word
+    cdef uint64_t x
+    for word in range(4):
+        x = bits[word]
+        if word == 3:
+            x &= ~((<uint64_t> 1) << 63)
+        while x:
+            out[n] = word * 64 + rf_ctz64(x)
+            n += 1
+            x &= x - 1
+    return n
+
+
+cdef inline void _add_bin(const HB* B, double* acc, double* wacc, const double* h) noexcept nogil:
+    """Adds a bin's statistics (and its weight) to a running side."""
+    cdef int64_t k
+    if B.regression:
+        wacc[0] += h[0]
+        acc[1] += h[1]
+        return
+    for k in range(B.K):
+        acc[k] += h[k]
+        wacc[0] += h[k]
+
+
+cdef void _run(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
+               const double* tot, double W, int64_t N, bint mleft, bint with_all,
+               HSplit* best) noexcept nogil:
+    """One run of cuts of batch feature q (feature f): between its present bins, the
+    missing ones left (carried in from the start) or right; with ``with_all`` also the
+    cut that sends every present bin left and the missing ones right."""
+    cdef int64_t S = B.S, K = B.K, i, k, nl = 0, b
+    cdef double left[512]
+    cdef double right[512]
+    cdef double wl = 0.0, wr, proxy
+    cdef const double* h = B.hist + q * NBINS * S
+    cdef int64_t last = nb - 1 if not with_all else nb
+    for k in range(S):
+        left[k] = 0.0
+    if mleft:
+        _add_bin(B, left, &wl, h + MISSING * S)
+        if B.need_counts:
+            nl = B.cnt[q * NBINS + MISSING]
+    for i in range(last):
+        b = bins[i]
+        _add_bin(B, left, &wl, h + b * S)
+        if B.need_counts:
+            nl += B.cnt[q * NBINS + b]
+            if nl < B.min_leaf:
+                continue
+            if N - nl < B.min_leaf:
+                break
+        wr = W - wl
+        if wl < B.min_weight_leaf or wr < B.min_weight_leaf or wr <= 0.0:
+            continue
+        for k in range(S):
+            right[k] = tot[k] - left[k]
+        if B.regression:
+            left[0] = wl
+            right[0] = wr
+        proxy = _side_proxy(B, left, wl) + _side_proxy(B, right, wr)
+        if proxy > best.proxy:
+            best.proxy = proxy
+            best.feature = f
+            best.mleft = mleft
+            best.missing = mleft or with_all
+            best.found = 1
+            if i == nb - 1:           # every present bin left, the missing ones right
+                best.cut = MISSING - 1
+                best.lo = MISSING
+                best.hi = MISSING
+            else:
+                best.cut = b
+                best.lo = b
+                best.hi = bins[i + 1]
+
+
+cdef void _run2(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
+                const double* tot, double W, int64_t N, bint mleft, bint with_all,
+                HSplit* best) noexcept nogil:
+    """_run for two statistics a bin, the squared error's or the two-class Gini's
+    (the same sums and proxies, without the loops over the statistics)."""
+    cdef const double* h = B.hist + q * NBINS * 2
+    cdef double a0 = 0.0, a1 = 0.0, wl = 0.0, wr, r0, r1, proxy, top = best.proxy
+    cdef bint reg = B.regression, counts = B.need_counts
+    cdef int64_t last = nb - 1 if not with_all else nb, i, b, nl = 0, at = -1
+    cdef double mwl = B.min_weight_leaf
+    if mleft:
+        a0 = h[2 * MISSING]
+        a1 = h[2 * MISSING + 1]
+        wl = a0 if reg else a0 + a1
+        if counts:
+            nl = B.cnt[q * NBINS + MISSING]
+    for i in range(last):
+        b = bins[i]
+        a0 += h[2 * b]
+        a1 += h[2 * b + 1]
+        wl += h[2 * b]
+        if not reg:
+            wl += h[2 * b + 1]
+        if counts:
+            nl += B.cnt[q * NBINS + b]
+            if nl < B.min_leaf:
+                continue
+            if N - nl < B.min_leaf:
+                break
+        wr = W - wl
+        if wl < mwl or wr < mwl or wr <= 0.0:
+            continue
+        r1 = tot[1] - a1
+        if reg:
+            proxy = a1 * a1 / wl + r1 * r1 / wr
+        else:
+            r0 = tot[0] - a0
+            proxy = (a0 * a0 + a1 * a1) / wl + (r0 * r0 + r1 * r1) / wr
+        if proxy > top:
+            top = proxy
+            at = i
+    if at < 0:
+        return
+    best.proxy = top
+    best.feature = f
+    best.mleft = mleft
+    best.missing = mleft or with_all
+    best.found = 1
+    if at == nb - 1:            # every present bin left, the missing ones right
+        best.cut = MISSING - 1
+        best.lo = MISSING
+        best.hi = MISSING
+    else:
+        best.cut = bins[at]
+        best.lo = bins[at]
+        best.hi = bins[at + 1]
+
+
+cdef bint _scan_feature(HB* B, int64_t q, int64_t f, const double* tot, double W,
+                        int64_t N, int64_t* bins, HSplit* best) noexcept nogil:
+    """The best cut of batch feature q (feature f) into ``best`` when it beats it;
+    whether the feature is constant in the node."""
+    cdef int64_t nb = _bins_of(B.touched + q * 4, bins)
+    cdef bint missing = (B.touched[q * 4 + 3] >> 63) & 1
+    if nb + missing <= 1:
+        return True
+    if B.S == 2 and (B.regression or B.criterion == CRIT_GINI_B):
+        _run2(B, q, f, bins, nb, tot, W, N, False, missing, best)
+        if missing and nb > 1:
+            _run2(B, q, f, bins, nb, tot, W, N, True, False, best)
+        return False
+    _run(B, q, f, bins, nb, tot, W, N, False, missing, best)
+    if missing and nb > 1:
+        _run(B, q, f, bins, nb, tot, W, N, True, False, best)
+    return False
+
+
+cdef int64_t _draw(HB* B, int64_t i, int64_t n_cand, bint random) noexcept nogil:
+    """The next drawn feature: cand[i] after swapping in a uniform pick of cand[i:]."""
+    cdef int64_t j, f
+    if random and n_cand - i > 1:
+        j = i + <int64_t> (rf_rng_next(&B.rng) % <uint64_t> (n_cand - i))
+        f = B.cand[j]
+        B.cand[j] = B.cand[i]
+        B.cand[i] = f
+    return B.cand[i]
+
+
+cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexcept nogil:
+    """The node's best cut over its drawn features (see the module's docstring); marks
+    the features found constant in node_const."""
+    cdef int64_t p = B.p, f, i = 0, m, q, n_cand = 0, visited = 0
+    cdef int64_t N = e.end - e.start
+    cdef bint random, nonconst = False
+    cdef double tot[512]
+    cdef int64_t k
+    for f in range(p):
+        if not B.node_const[f]:
+            B.cand[n_cand] = f
+            n_cand += 1
+    random = B.shuffle or B.max_features < n_cand
+    B.cur = B.buf[e.depth & 1]
+    if B.regression:
+        tot[0] = e.weight
+        tot[1] = B.node_stats[0]
+    else:
+        for k in range(B.K):
+            tot[k] = B.node_stats[k]
+    best.found = 0
+    best.proxy = -INFINITY
+    while i < n_cand and (visited < B.max_features or not nonconst):
+        m = B.max_features - visited if visited < B.max_features else 1
+        if m > n_cand - i:
+            m = n_cand - i
+        if m > B.hist_cap:
+            m = B.hist_cap
+        for q in range(m):
+            B.batch[q] = _draw(B, i, n_cand, random)
+            i += 1
+        if N < SMALL:
+            _fill_lazy(B, e.start, e.end, m)
+        else:
+            _fill_dense(B, e.start, e.end, m)
+        for q in range(m):
+            if _scan_feature(B, q, B.batch[q], tot, e.weight, N, bins, best):
+                B.node_const[B.batch[q]] = 1
+            else:
+                nonconst = True
+        visited += m
+
+
+cdef int64_t _partition(HB* B, const HEntry* e, const HSplit* sp, double* wl_out,
+                        double* wr_out) noexcept nogil:
+    """Partitions the node's records into the other buffer (see _hist.h), summing each
+    side's statistics into left_stats / right_stats; returns the left side's size."""
+    cdef int mode = 1 if B.regression else (2 if B.packed else 0)
+    cdef int64_t k
+    for k in range(B.S):
+        B.left_stats[k] = 0.0
+        B.right_stats[k] = 0.0
+    return rf_hpart(B.buf[e.depth & 1], B.buf[(e.depth + 1) & 1], B.stride, B.hdr,
+                    B.codes, B.p, e.start, e.end, sp.feature, sp.cut, sp.mleft,
+                    B.left_stats, B.right_stats, wl_out, wr_out, B.compact, mode)
+
+
+cdef int _add_node(HB* B, const HEntry* e, const double* stats) noexcept nogil:
+    """Appends the entry's node (a leaf until split) with its values; its id, or -1."""
+    cdef int64_t idx, k, cap, nv = B.K
+    cdef void* q
+    cdef Node* nd
+    if B.count == MAX_NODES:
+        B.error = 2
+        return -1
+    if B.count == B.cap:
+        cap = min(2 * B.cap, MAX_NODES)
+        q = realloc(B.nodes, cap * sizeof(Node))
+        if q == NULL:
+            B.error = 1
+            return -1
+        B.nodes = <Node*> q
+        q = realloc(B.values, cap * nv * sizeof(double))
+        if q == NULL:
+            B.error = 1
+            return -1
+        B.values = <double*> q
+        B.cap = cap
+    idx = B.count
+    B.count += 1
+    nd = &B.nodes[idx]
+    memset(nd, 0, sizeof(Node))
+    nd.left_child = -1
+    nd.right_child = -1
+    nd.feature = -2
+    nd.threshold = -2.0
+    nd.impurity = e.impurity
+    nd.n_node_samples = <int32_t> (e.end - e.start)
+    nd.weighted_n_node_samples = e.weight
+    if B.regression:
+        B.values[idx] = stats[0] / e.weight
+    else:
+        for k in range(nv):
+            B.values[idx * nv + k] = stats[k] / e.weight
+    if e.parent >= 0:
+        if e.is_left:
+            B.nodes[e.parent].left_child = <int32_t> idx
+        else:
+            B.nodes[e.parent].right_child = <int32_t> idx
+    if e.depth > B.depth:
+        B.depth = e.depth
+    return <int> idx
+
+
+cdef int _push(HB* B, int64_t start, int64_t end, int64_t depth, int64_t parent,
+               int is_left, double weight, const double* stats) noexcept nogil:
+    """Pushes a child entry with its statistics and the node's constant features."""
+    cdef int64_t cap, S = B.K if not B.regression else 2, k
+    cdef void* q
+    cdef HEntry* e
+    if B.stack_n == B.stack_cap:
+        cap = 2 * B.stack_cap
+        q = realloc(B.stack, cap * sizeof(HEntry))
+        if q == NULL:
+            return -1
+        B.stack = <HEntry*> q
+        q = realloc(B.stack_stats, cap * S * sizeof(double))
+        if q == NULL:
+            return -1
+        B.stack_stats = <double*> q
+        q = realloc(B.stack_const, cap * B.p)
+        if q == NULL:
+            return -1
+        B.stack_const = <uint8_t*> q
+        B.stack_cap = cap
+    e = &B.stack[B.stack_n]
+    e.start = start
+    e.end = end
+    e.depth = depth
+    e.parent = parent
+    e.is_left = is_left
+    e.weight = weight
+    e.impurity = _impurity(B, stats, weight)
+    for k in range(S):
+        B.stack_stats[B.stack_n * S + k] = stats[k]
+    memcpy(B.stack_const + B.stack_n * B.p, B.node_const, B.p)
+    B.stack_n += 1
+    return 0
+
+
+cdef bint _is_leaf(const HB* B, const HEntry* e) noexcept nogil:
+    cdef int64_t n = e.end - e.start
+    return (e.depth >= B.max_depth or n < B.min_split or n < 2 * B.min_leaf
+            or e.weight < 2.0 * B.min_weight_leaf or e.impurity <= EPSILON)
+
+
+cdef double _threshold(const HB* B, const HSplit* sp) noexcept nogil:
+    """The node's threshold: infinity for the cut that sends only the missing values
+    right, else the middle edge between the two sides' nearest non-empty bins."""
+    if sp.lo == MISSING:
+        return INFINITY
+    return B.edges[B.offsets[sp.feature] + (sp.lo + sp.hi - 1) // 2]
+
+
+cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
+    """Depth-first growth from the root entry on the stack."""
+    cdef HEntry e
+    cdef HSplit sp
+    cdef int64_t S = B.K if not B.regression else 2, node, nl, n
+    cdef double wl, wr, improvement
+    cdef Node* nd
+    while B.stack_n > 0:
+        B.stack_n -= 1
+        e = B.stack[B.stack_n]
+        memcpy(B.node_stats, B.stack_stats + B.stack_n * S, S * sizeof(double))
+        memcpy(B.node_const, B.stack_const + B.stack_n * B.p, B.p)
+        node = _add_node(B, &e, B.node_stats)
+        if node < 0:
+            return
+        if _is_leaf(B, &e):
+            continue
+        _find_split(B, &e, &sp, bins)
+        if not sp.found:
+            continue
+        nl = _partition(B, &e, &sp, &wl, &wr)
+        n = e.end - e.start
+        improvement = (e.weight / B.total_weight) * (
+            e.impurity - (wr / e.weight) * _impurity(B, B.right_stats, wr)
+            - (wl / e.weight) * _impurity(B, B.left_stats, wl))
+        if improvement + EPSILON < B.min_decrease:
+            continue
+        nd = &B.nodes[node]
+        nd.feature = <int32_t> sp.feature
+        nd.threshold = _threshold(B, &sp)
+        nd.missing_go_to_left = <uint8_t> (sp.mleft if sp.missing else nl > n - nl)
+        # right pushed first: the left child is numbered next (pre-order)
+        if (_push(B, e.start + nl, e.end, e.depth + 1, node, 0, wr, B.right_stats) < 0
+                or _push(B, e.start, e.start + nl, e.depth + 1, node, 1, wl,
+                         B.left_stats) < 0):
+            B.error = 1
+            return
+
+
+cdef class Workspace:
+    """The per-sample buffers of the binned builder, kept between the trees that one
+    thread grows (allocated once, as large as the largest tree's samples, instead of
+    once per tree)."""
+    cdef char* buf
+    cdef size_t size
+
+    def __dealloc__(self):
+        free(self.buf)
+
+    cdef char* reserve(self, size_t size) noexcept nogil:
+        """At least ``size`` bytes (NULL when memory ran out)."""
+        if size > self.size:
+            free(self.buf)
+            self.buf = <char*> malloc(size)
+            self.size = size if self.buf != NULL else 0
+        return self.buf
+
+
+cdef int64_t _stride(int64_t p, bint compact, bint packed) noexcept nogil:
+    """The bytes of a sample's record (see _hist.h)."""
+    return (((p + 7) & ~7) if compact else 8) + (8 if packed else 16)
+
+
+cdef inline void _fill_record(const HB* B, uint8_t* rec, int64_t i, double w,
+                              double target) noexcept nogil:
+    """Sample i's record: its codes (or its row), weight and class or target."""
+    cdef int64_t j, words = B.hdr >> 3
+    cdef uint64_t word
+    if B.compact:
+        if i * B.p + 8 * words <= B.n_rows * B.p:
+            # whole words (the tail of the last one is the next row's start: padding)
+            for j in range(words):
+                memcpy(&word, B.codes + i * B.p + 8 * j, 8)
+                (<uint64_t*> rec)[j] = word
+        else:
+            memcpy(rec, B.codes + i * B.p, B.p)
+    else:
+        (<int64_t*> rec)[0] = i
+    cdef uint64_t wi
+    if B.packed:
+        wi = <uint64_t> w
+        (<uint64_t*> (rec + B.hdr))[0] = wi + ((wi * <uint64_t> target) << 32)
+        return
+    (<double*> (rec + B.hdr))[0] = w
+    if B.regression:
+        (<double*> (rec + B.hdr + 8))[0] = target
+    else:
+        (<int64_t*> (rec + B.hdr + 8))[0] = <int64_t> target
+
+
+cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept nogil:
+    """The builder's buffers for n samples (the records' two buffers carved from
+    ``base``, 2 * _stride(p, compact, packed) * (n + 1) bytes); 0, or -1 when memory ran out."""
+    cdef int64_t chunk = B.hist_cap
+    if base == NULL:
+        return -1
+    B.compact = compact
+    B.stride = _stride(B.p, compact, B.packed)
+    B.hdr = B.stride - (8 if B.packed else 16)
+    B.buf[0] = <uint8_t*> base
+    B.buf[1] = B.buf[0] + (n + 1) * B.stride
+    B.cur = B.buf[0]
+    B.hist = <double*> malloc(chunk * NBINS * (S + 2) * sizeof(double))
+    B.cnt = <int32_t*> malloc(chunk * NBINS * sizeof(int32_t))
+    B.touched = <uint64_t*> malloc(chunk * 4 * sizeof(uint64_t))
+    B.batch = <int64_t*> malloc(chunk * sizeof(int64_t))
+    B.cand = <int64_t*> malloc(B.p * sizeof(int64_t))
+    B.stack_cap = 64
+    B.stack = <HEntry*> malloc(B.stack_cap * sizeof(HEntry))
+    B.stack_stats = <double*> malloc(B.stack_cap * S * sizeof(double))
+    B.stack_const = <uint8_t*> malloc(B.stack_cap * B.p)
+    B.node_stats = <double*> malloc(S * sizeof(double))
+    B.left_stats = <double*> malloc(S * sizeof(double))
+    B.right_stats = <double*> malloc(S * sizeof(double))
+    B.node_const = <uint8_t*> malloc(B.p)
+    B.cap = 256
+    B.nodes = <Node*> malloc(B.cap * sizeof(Node))
+    B.values = <double*> malloc(B.cap * B.K * sizeof(double))
+    if (B.hist == NULL or B.cnt == NULL or B.touched == NULL or B.batch == NULL
+            or B.cand == NULL or B.stack == NULL or B.stack_stats == NULL
+            or B.stack_const == NULL or B.node_stats == NULL or B.left_stats == NULL
+            or B.right_stats == NULL or B.node_const == NULL or B.nodes == NULL
+            or B.values == NULL):
+        return -1
+    return 0
+
+
+cdef void _free(HB* B) noexcept nogil:
+    free(B.hist)
+    free(B.cnt)
+    free(B.touched)
+    free(B.batch)
+    free(B.cand)
+    free(B.stack)
+    free(B.stack_stats)
+    free(B.stack_const)
+    free(B.node_stats)
+    free(B.left_stats)
+    free(B.right_stats)
+    free(B.node_const)
+    free(B.nodes)
+    free(B.values)
+
+
+def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
+               const int64_t[::1] offsets, const int32_t[::1] y, const double[::1] target,
+               const double[::1] sample_weight, int64_t n_classes, int criterion,
+               int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
+               double min_weight_leaf, int64_t max_features,
+               double min_impurity_decrease, uint64_t seed, bint shuffle_features=False,
+               Workspace workspace=None, int64_t compact_features=COMPACT):
+    """Grow one tree on binned features (see the module's docstring).
+
+    ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
+    features' thresholds; ``y``: class codes 0 .. n_classes - 1 (classification, with
+    ``target`` None) or ``target`` (regression, ``y`` None, ``n_classes`` 1);
+    ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification) or CRIT_SQUARED_B.
+    Samples of weight zero take no part.  ``workspace``: a Workspace to reuse (a
+    thread's trees share one).  Returns ``(nodes, value, max_depth, None)``
+    as the exact builder's ``build_tree`` does."""
+    cdef HB B
+    cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
+    cdef double tw = 0.0
+    cdef bint regression = target is not None
+    cdef double* root
+    cdef int64_t* bins = NULL
+    cdef bint compact = p <= compact_features
+    memset(&B, 0, sizeof(HB))
+    B.codes = &codes[0, 0] if n > 0 and p > 0 else NULL
+    B.n_rows = n
+    B.p = p
+    B.K = 1 if regression else n_classes
+    S = 2 if regression else n_classes
+    B.S = S
+    B.edges = &edges[0] if edges.shape[0] > 0 else NULL
+    B.offsets = &offsets[0]
+    B.regression = regression
+    B.criterion = criterion
+    B.need_counts = min_samples_leaf > 1
+    B.shuffle = shuffle_features
+    B.max_depth = max_depth
+    B.min_split = min_samples_split
+    B.min_leaf = min_samples_leaf
+    B.max_features = max_features
+    B.min_weight_leaf = min_weight_leaf
+    B.min_decrease = min_impurity_decrease
+    B.rng = seed
+    B.hist_cap = max(1, min(64, (1 << 20) // (NBINS * S)))
+    cdef char* base
+    if workspace is None:
+        workspace = Workspace()
+    cdef int64_t active = 0
+    cdef double total = 0.0
+    B.packed = not regression and n_classes == 2
+    with nogil:
+        for i in range(n):
+            if sample_weight[i] > 0.0:
+                active += 1
+                total += sample_weight[i]
+                if sample_weight[i] != <double> (<int64_t> sample_weight[i]):
+                    B.packed = False
+        # (integer weights whose sum fits 32 bits)
+        B.packed = B.packed and total < 4294967295.0
+        base = workspace.reserve(2 * _stride(p, compact, B.packed) * (active + 1))
+    try:
+        with nogil:
+            if _alloc(&B, active, S, compact, base) < 0:
+                B.error = 1
+            else:
+                for k in range(S):
+                    B.node_stats[k] = 0.0
+                for i in range(n):
+                    if sample_weight[i] > 0.0:
+                        _fill_record(&B, B.buf[0] + m * B.stride, i, sample_weight[i],
+                                     target[i] if regression else <double> y[i])
+                        tw += sample_weight[i]
+                        if regression:
+                            B.node_stats[0] += sample_weight[i] * target[i]
+                            B.node_stats[1] += sample_weight[i] * target[i] * target[i]
+                        else:
+                            B.node_stats[y[i]] += sample_weight[i]
+                        m += 1
+                B.total_weight = tw
+                memset(B.node_const, 0, p)
+                bins = <int64_t*> malloc(NBINS * sizeof(int64_t))
+                if bins == NULL or _push(&B, 0, m, 0, -1, 0, tw, B.node_stats) < 0:
+                    B.error = 1
+                else:
+                    _grow(&B, bins)
+        if B.error == 1:
+            raise MemoryError("not enough memory to grow the tree")
+        if B.error == 2:
+            raise ValueError("the tree would have more than 2**31 - 1 nodes")
+        nodes = np.empty(B.count, dtype=NODE_DTYPE)
+        if B.count:
+            memcpy(<void*> <size_t> nodes.ctypes.data, B.nodes, B.count * sizeof(Node))
+        value = np.empty((B.count, 1, B.K), dtype=np.float64)
+        if B.count:
+            memcpy(<void*> <size_t> value.ctypes.data, B.values,
+                   B.count * B.K * sizeof(double))
+        return nodes, value, B.depth, None
+    finally:
+        free(bins)
+        _free(&B)

@@ -1,0 +1,227 @@
+"""The binned builder (``max_bins``, _hist.pyx): bins and codes against numpy, every
+split of a binned tree against a brute-force search over the bins' edges, weights, the
+two-class integer histograms against the floating ones, the rule of "auto", refusals."""
+import itertools
+
+import numpy as np
+import pytest
+from scipy.sparse import csr_matrix
+
+from rotforest import (ExtraTreesClassifier, RandomForestClassifier,
+                       RandomForestQuantileRegressor, RandomForestRegressor, _bins, _hist)
+
+
+def _data(n=600, p=5, seed=0, levels=None, missing=0.0, regression=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) if levels is None else rng.integers(0, levels, (n, p))
+    X = X.astype(float)
+    signal = X[:, 0] - 0.5 * X[:, 1] + 0.3 * X[:, 2] * X[:, 3]
+    noise = rng.normal(scale=X[:, 0].std() if levels else 1.0, size=n)
+    if missing:
+        X[rng.random(X.shape) < missing] = np.nan
+    if regression:
+        return X, signal + noise
+    return X, (signal + noise > np.median(signal)).astype(int) + (signal > 2 * signal.std())
+
+
+def test_edges_and_codes_against_numpy():
+    rng = np.random.default_rng(1)
+    few = rng.integers(0, 7, 500).astype(float)
+    edges = _hist.bin_edges(few, 255)
+    assert np.array_equal(edges, (np.arange(6) + 0.5))          # the midpoints
+    many = rng.normal(size=5000)
+    many[::7] = np.nan
+    edges = _hist.bin_edges(many, 16)
+    assert edges.size == 15 and np.all(np.diff(edges) > 0)
+    present = many[~np.isnan(many)]
+    counts = np.bincount(np.searchsorted(edges, present, side="left"), minlength=16)
+    assert counts.max() <= 2 * present.size / 16                  # nearly equal counts
+    X = np.column_stack([few, many[:500]])
+    codes, flat, offsets = _bins.binned_features(X, 16, 2)
+    for j in range(2):
+        e = flat[offsets[j]:offsets[j + 1]]
+        want = np.where(np.isnan(X[:, j]), 255, np.searchsorted(e, X[:, j], side="left"))
+        assert np.array_equal(codes[:, j], want)
+    # an F-ordered X codes the same
+    assert np.array_equal(_bins.binned_features(np.asfortranarray(X), 16, 1)[0], codes)
+
+
+def _impurity(y, w, regression, criterion):
+    W = w.sum()
+    if regression:
+        mean = (w * y).sum() / W
+        return (w * (y - mean) ** 2).sum() / W
+    frac = np.bincount(y, weights=w, minlength=3) / W
+    if criterion == "gini":
+        return 1.0 - (frac ** 2).sum()
+    frac = frac[frac > 0]
+    return -(frac * np.log2(frac)).sum()
+
+
+def _decrease(y, w, left, regression, criterion):
+    W, wl = w.sum(), w[left].sum()
+    return (_impurity(y, w, regression, criterion)
+            - wl / W * _impurity(y[left], w[left], regression, criterion)
+            - (W - wl) / W * _impurity(y[~left], w[~left], regression, criterion))
+
+
+def _best_over_edges(X, y, w, flat, offsets, min_leaf, regression, criterion):
+    """The best impurity decrease of any cut at a bin edge (missing values on either
+    side), or that sends only the missing values right, by brute force."""
+    best = -np.inf
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        nan = np.isnan(x)
+        for thr in list(flat[offsets[j]:offsets[j + 1]]) + [np.inf]:
+            for nan_left in (False, True):
+                left = np.where(nan, nan_left, x <= thr)
+                if min(left.sum(), (~left).sum()) < min_leaf:
+                    continue
+                best = max(best, _decrease(y, w, left, regression, criterion))
+    return best
+
+
+@pytest.mark.parametrize("regression, criterion, levels, missing, min_leaf", [
+    (False, "gini", None, 0.0, 1),
+    (False, "gini", 12, 0.1, 1),
+    (False, "entropy", None, 0.1, 3),
+    (True, "squared_error", None, 0.0, 1),
+    (True, "squared_error", 9, 0.15, 4),
+])
+def test_every_split_is_the_best_over_the_edges(regression, criterion, levels, missing,
+                                               min_leaf):
+    X, y = _data(300, 4, seed=3, levels=levels, missing=missing, regression=regression)
+    cls = RandomForestRegressor if regression else RandomForestClassifier
+    forest = cls(n_estimators=1, bootstrap=False, max_features=None, max_depth=4,
+                 min_samples_leaf=min_leaf, criterion=criterion, max_bins=24,
+                 random_state=0).fit(X, y)
+    assert forest.max_bins_ == 24
+    _, flat, offsets = _bins.binned_features(X, 24, 1)
+    tree = forest.estimators_[0].tree_
+    paths = tree.decision_path(X).toarray().astype(bool)
+    w = np.ones(len(y))
+    target = y if regression else np.searchsorted(forest.classes_, y)
+    for node in range(tree.node_count):
+        rows = paths[:, node]
+        f = tree.feature[node]
+        if f < 0:
+            continue
+        x = X[rows, f]
+        left = np.where(np.isnan(x), bool(tree.missing_go_to_left[node]),
+                        x <= tree.threshold[node])
+        got = _decrease(target[rows], w[rows], left, regression, criterion)
+        best = _best_over_edges(X[rows], target[rows], w[rows], flat, offsets, min_leaf,
+                                regression, criterion)
+        assert got == pytest.approx(best, rel=1e-9, abs=1e-12)
+        assert min(left.sum(), (~left).sum()) >= min_leaf
+        # the threshold is one of the feature's edges, or infinity (missing ones right)
+        assert (tree.threshold[node] == np.inf
+                or tree.threshold[node] in flat[offsets[f]:offsets[f + 1]])
+
+
+def _nodes(forest):
+    return [(t.tree_.feature.tolist(), t.tree_.threshold.tolist(),
+             t.tree_.n_node_samples.tolist()) for t in forest.estimators_]
+
+
+def test_weights_only_their_ratios_and_integer_histograms():
+    # weights 1 take the two-class integer histograms, 0.5 the floating ones: one forest
+    X, y = _data(800, 6, seed=5, missing=0.05)
+    y = (y > 0).astype(int)
+    make = lambda: RandomForestClassifier(n_estimators=5, max_bins=64, bootstrap=False,
+                                          random_state=0)
+    ones = make().fit(X, y)
+    halves = make().fit(X, y, sample_weight=np.full(len(y), 0.5))
+    assert _nodes(ones) == _nodes(halves)
+    # and bootstrap counts (integers) with and without a common factor
+    a = RandomForestClassifier(n_estimators=5, max_bins=64, random_state=0).fit(X, y)
+    b = RandomForestClassifier(n_estimators=5, max_bins=64, random_state=0).fit(
+        X, y, sample_weight=np.full(len(y), 0.25))
+    assert _nodes(a) == _nodes(b)
+
+
+def test_threads_and_quantile_forest():
+    X, y = _data(500, 5, seed=2, regression=True)
+    one = RandomForestRegressor(n_estimators=6, max_bins=32, n_jobs=1,
+                                random_state=0).fit(X, y)
+    two = RandomForestRegressor(n_estimators=6, max_bins=32, n_jobs=2,
+                                random_state=0).fit(X, y)
+    assert _nodes(one) == _nodes(two)
+    assert np.array_equal(one.predict(X), two.predict(X))
+    quantile = RandomForestQuantileRegressor(n_estimators=6, max_bins=32,
+                                             random_state=0).fit(X, y)
+    assert _nodes(quantile) == _nodes(one)
+    assert quantile.max_bins_ == 32
+
+
+def test_auto_grows_exact_below_its_rows_and_binned_above(monkeypatch):
+    X, y = _data(400, 5, seed=4)
+    auto = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    exact = RandomForestClassifier(n_estimators=3, max_bins=None, random_state=0).fit(X, y)
+    assert auto.max_bins_ is None and _nodes(auto) == _nodes(exact)
+    monkeypatch.setattr(_bins, "AUTO_ROWS", 100)
+    auto = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    binned = RandomForestClassifier(n_estimators=3, max_bins=255, random_state=0).fit(X, y)
+    assert auto.max_bins_ == 255 and _nodes(auto) == _nodes(binned)
+    # what the binned builder does not take grows exact under "auto"
+    for params in ({"criterion": "absolute_error"}, {"monotonic_cst": [1, 0, 0, 0, 0]},
+                   {"max_leaf_nodes": 8}):
+        forest = RandomForestRegressor(n_estimators=2, random_state=0, **params)
+        assert forest.fit(X, y).max_bins_ is None
+
+
+@pytest.mark.parametrize("value, error", [(1, ValueError), (256, ValueError),
+                                          ("all", TypeError), (True, TypeError),
+                                          (2.5, TypeError)])
+def test_bad_max_bins_refused(value, error):
+    X, y = _data(100, 4)
+    with pytest.raises(error, match="max_bins"):
+        RandomForestClassifier(n_estimators=2, max_bins=value).fit(X, y)
+
+
+@pytest.mark.parametrize("params, fit_with", [
+    ({"criterion": "absolute_error"}, "regression"),
+    ({"monotonic_cst": [1, 0, 0, 0]}, "regression"),
+    ({"max_leaf_nodes": 5}, "classes"),
+    ({}, "sparse"),
+    ({}, "outputs"),
+    ({"categorical_features": [0]}, "classes"),
+])
+def test_explicit_bins_that_cannot_be_honoured_are_refused(params, fit_with):
+    X, y = _data(120, 4, levels=5)
+    cls = RandomForestRegressor if fit_with == "regression" else RandomForestClassifier
+    if fit_with == "sparse":
+        X = csr_matrix(X)
+    if fit_with == "outputs":
+        y = np.column_stack([y, y])
+    forest = cls(n_estimators=2, max_bins=64, random_state=0, **params)
+    with pytest.raises(ValueError, match="max_bins=64 cannot be honoured"):
+        forest.fit(X, y)
+    assert not hasattr(forest, "estimators_")
+
+
+def test_extra_trees_take_no_max_bins():
+    assert "max_bins" not in ExtraTreesClassifier().get_params()
+    assert "max_bins" not in ExtraTreesClassifier.__doc__
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_records_with_codes_or_rows_grow_one_tree(regression):
+    # the samples' records carry their codes (narrow data) or their rows (wide data):
+    # one tree either way, for every kind of statistics
+    X, y = _data(700, 6, seed=8, missing=0.1, regression=regression)
+    codes, flat, offsets = _bins.binned_features(X, 40, 1)
+    w = np.random.default_rng(0).integers(0, 3, len(X)).astype(float)
+    targets = [y] if regression else [y, (y > 0).astype(int)]      # (3 and 2 classes)
+    for weights, target in itertools.product((w, w * 0.3), targets):
+        grown = []
+        for compact in (64, 0):
+            if regression:
+                args = (None, target, weights, 1, 2)
+            else:
+                args = (target.astype(np.int32), None, weights, int(target.max()) + 1, 0)
+            nodes, value, _, _ = _hist.build_tree(
+                codes, flat, offsets, *args, 8, 2, 2, 0.0, 3, 0.0, 7, True,
+                compact_features=compact)
+            grown.append((nodes.tobytes(), value.tobytes()))
+        assert grown[0] == grown[1]
