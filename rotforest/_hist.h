@@ -100,8 +100,9 @@ static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_
     }
     if (words == 4 && mode == 2)     /* 17 to 24 features, two classes */
         return RF_HPART(1, 2, 4);
-    if (words == 5) {                /* 9 to 24 features */
+    if (words == 5) {                /* 9 to 24 features; 25 to 32, two classes */
         if (mode == 1) return RF_HPART(1, 1, 5);
+        if (mode == 2) return RF_HPART(1, 2, 5);
         return RF_HPART(1, 0, 5);
     }
     if (mode == 1) return RF_HPART(1, 1, words);

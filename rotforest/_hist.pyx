@@ -55,6 +55,8 @@ cdef double LN2 = 0.6931471805599453
 DEF MISSING = 255           # the code of a missing value
 DEF NBINS = 256             # bins per feature's histogram (the missing one included)
 DEF SMALL = 96              # nodes of fewer samples fill their histograms lazily
+DEF SUB_MIN = 512           # a child of this many samples may take its histograms by
+                            # subtraction (see _children_sets)
 cdef int64_t MAX_NODES = 2147483647
 cdef uint64_t LOW32 = 4294967295
 # the widest data whose samples' codes are carried side by side (partitioned with them)
@@ -141,6 +143,7 @@ cdef struct HEntry:
     int64_t start, end, depth, parent
     int is_left
     double weight, impurity
+    int64_t hset                  # its histograms (a set of the pool), or -1
 
 
 cdef struct HSplit:
@@ -148,6 +151,14 @@ cdef struct HSplit:
     int mleft, found, missing     # missing: the node holds missing values of it
     int64_t lo, hi                # the node's non-empty bins on each side of the cut
     double proxy
+
+
+cdef struct HSet:
+    # histograms, by slot: slot j's bins at h[j * NBINS * S], its bitmap of non-empty
+    # bins at touched[4 * j], its sample counts at cnt[j * NBINS]
+    double* h
+    uint64_t* touched
+    int32_t* cnt
 
 
 cdef struct HB:
@@ -169,7 +180,18 @@ cdef struct HB:
     int64_t stride, hdr           # bytes a record, bytes before its weight
     bint compact                  # the records hold the samples' codes
     int64_t n_rows                # rows of the codes
+    # histograms by subtraction (see _grow): a pool of sets, one slot a feature
+    bint subtract, int_weights
+    double* pool_h
+    uint64_t* pool_t
+    int32_t* pool_c
+    int64_t* pool_free
+    int64_t pool_cap, pool_nfree
     # histograms of a batch of features
+    HSet batch_set                # B.hist, B.touched, B.cnt: slot q for batch feature q
+    int64_t* ident                # 0, 1, 2, ...: the batch's slots
+    int64_t* base                 # per batch feature, its slot's first bin
+    uint64_t* packed_hist         # _fill_packed's integer histograms
     double* hist
     int32_t* cnt
     uint64_t* touched             # a bitmap of each feature's touched bins (small nodes)
@@ -266,28 +288,30 @@ cdef inline double _y(const HB* B, int64_t t) noexcept nogil:
     return (<const double*> (B.cur + t * B.stride + B.hdr + 8))[0]
 
 
-cdef void _fill_dense(HB* B, int64_t start, int64_t end, int64_t m) noexcept nogil:
-    """The histograms of the batch's m features over the slice, every bin cleared first;
-    then each feature's bitmap of its non-empty bins."""
-    cdef int64_t S = B.S, K = B.K, p = B.p, t, q, b, k
+cdef void _fill_dense(HB* B, int64_t start, int64_t end, int64_t m, HSet hs,
+                      const int64_t* slot) noexcept nogil:
+    """The histograms of the batch's m features (B.batch) over the slice into the
+    set's slots ``slot[q]``, their bins cleared first; then each slot's bitmap of its
+    non-empty bins."""
+    cdef int64_t S = B.S, K = B.K, t, q, b, k, at
     cdef const uint8_t* row
     cdef double wt, wy, acc
-    cdef double* h = B.hist
-    cdef int32_t* cn = B.cnt
+    cdef double* h = hs.h
     cdef const int64_t* fs = B.batch
+    cdef int64_t* base = B.base
     if B.packed:
-        _fill_packed(B, start, end, m)
+        _fill_packed(B, start, end, m, hs, slot)
         return
-    memset(h, 0, m * NBINS * S * sizeof(double))
-    if B.need_counts:
-        memset(cn, 0, m * NBINS * sizeof(int32_t))
+    for q in range(m):
+        base[q] = slot[q] * NBINS
+        memset(h + base[q] * S, 0, NBINS * S * sizeof(double))
     if B.regression:
         for t in range(start, end):
             row = _row(B, t)
             wt = _w(B, t)
             wy = wt * _y(B, t)
             for q in range(m):
-                b = (q * NBINS + row[fs[q]]) * 2
+                b = (base[q] + row[fs[q]]) * 2
                 h[b] += wt
                 h[b + 1] += wy
     else:
@@ -296,37 +320,50 @@ cdef void _fill_dense(HB* B, int64_t start, int64_t end, int64_t m) noexcept nog
             wt = _w(B, t)
             k = _cls(B, t)
             for q in range(m):
-                h[(q * NBINS + row[fs[q]]) * K + k] += wt
-    if B.need_counts:
-        for t in range(start, end):
-            row = _row(B, t)
-            for q in range(m):
-                cn[q * NBINS + row[fs[q]]] += 1
-    memset(B.touched, 0, m * 4 * sizeof(uint64_t))
+                h[(base[q] + row[fs[q]]) * K + k] += wt
+    _fill_counts(B, start, end, m, hs)
     for q in range(m):
+        memset(hs.touched + 4 * slot[q], 0, 4 * sizeof(uint64_t))
         for b in range(NBINS):
+            at = base[q] + b
             acc = 0.0
             for k in range(S if not B.regression else 1):
-                acc += h[(q * NBINS + b) * S + k]
+                acc += h[at * S + k]
             if acc > 0.0:
-                B.touched[q * 4 + (b >> 6)] |= (<uint64_t> 1) << (b & 63)
+                hs.touched[4 * slot[q] + (b >> 6)] |= (<uint64_t> 1) << (b & 63)
 
 
-cdef void _fill_packed(HB* B, int64_t start, int64_t end, int64_t m) noexcept nogil:
-    """_fill_dense for two classes and integer weights: a bin's sample weight (low 32
-    bits) and class-1 weight (high 32 bits) summed in one integer, then unpacked into
-    the class weights."""
-    cdef int64_t p = B.p, t, q, b, at
+cdef void _fill_counts(HB* B, int64_t start, int64_t end, int64_t m,
+                       HSet hs) noexcept nogil:
+    """The batch's per-bin sample counts (only with min_samples_leaf > 1), into the
+    slots whose offsets are in B.base."""
+    cdef int64_t t, q
     cdef const uint8_t* row
-    cdef uint64_t wi, v, lo, hi
-    cdef uint64_t* ph = <uint64_t*> B.hist + m * NBINS * 2   # (past the unpacked ones)
-    cdef const int64_t* fs = B.batch
-    cdef double* h = B.hist
-    cdef uint64_t* ph2 = ph + m * NBINS
+    if not B.need_counts:
+        return
+    for q in range(m):
+        memset(hs.cnt + B.base[q], 0, NBINS * sizeof(int32_t))
+    for t in range(start, end):
+        row = _row(B, t)
+        for q in range(m):
+            hs.cnt[B.base[q] + row[B.batch[q]]] += 1
+
+
+cdef void _fill_packed(HB* B, int64_t start, int64_t end, int64_t m, HSet hs,
+                       const int64_t* slot) noexcept nogil:
+    """_fill_dense for two classes and integer weights: a bin's sample weight (low 32
+    bits) and class-1 weight (high 32 bits) summed in one integer (two histograms,
+    alternate samples, so that runs of one bin do not chain their adds), then unpacked
+    into the class weights."""
+    cdef int64_t t, q, b, at
+    cdef const uint8_t* row
     cdef const uint8_t* row2
-    cdef uint64_t v2
+    cdef uint64_t v, v2, lo, hi
+    cdef uint64_t* ph = B.packed_hist
+    cdef uint64_t* ph2 = ph + m * NBINS
+    cdef const int64_t* fs = B.batch
+    cdef double* h = hs.h
     memset(ph, 0, 2 * m * NBINS * sizeof(uint64_t))
-    # two histograms, alternate samples: runs of one bin do not chain their adds
     t = start
     while t + 1 < end:
         row = _row(B, t)
@@ -342,55 +379,54 @@ cdef void _fill_packed(HB* B, int64_t start, int64_t end, int64_t m) noexcept no
         v = _packed(B, t)
         for q in range(m):
             ph[q * NBINS + row[fs[q]]] += v
-    if B.need_counts:
-        memset(B.cnt, 0, m * NBINS * sizeof(int32_t))
-        for t in range(start, end):
-            row = _row(B, t)
-            for q in range(m):
-                B.cnt[q * NBINS + row[fs[q]]] += 1
-    memset(B.touched, 0, m * 4 * sizeof(uint64_t))
     for q in range(m):
+        B.base[q] = slot[q] * NBINS
+    _fill_counts(B, start, end, m, hs)
+    for q in range(m):
+        memset(hs.touched + 4 * slot[q], 0, 4 * sizeof(uint64_t))
         for b in range(NBINS):
-            at = q * NBINS + b
-            v = ph[at] + ph2[at]
-            lo = v & (((<uint64_t> 1) << 32) - 1)
+            v = ph[q * NBINS + b] + ph2[q * NBINS + b]
+            lo = v & LOW32
             hi = v >> 32
+            at = B.base[q] + b
             h[2 * at] = <double> (lo - hi)
             h[2 * at + 1] = <double> hi
             if lo:
-                B.touched[q * 4 + (b >> 6)] |= (<uint64_t> 1) << (b & 63)
+                hs.touched[4 * slot[q] + (b >> 6)] |= (<uint64_t> 1) << (b & 63)
 
 
 cdef void _fill_lazy(HB* B, int64_t start, int64_t end, int64_t m) noexcept nogil:
-    """The same histograms for a node of few samples: a bin is cleared when first
-    touched, and only touched bins are read afterwards."""
-    cdef int64_t S = B.S, p = B.p, t, q, b, k, at
+    """The batch's histograms for a node of few samples (into B.batch_set, slot q for
+    batch feature q): a bin is cleared when first touched, and only touched bins are
+    read afterwards."""
+    cdef int64_t S = B.S, t, q, b, k, at
     cdef const uint8_t* row
     cdef double wt
     cdef uint64_t bit
     cdef double* h
-    memset(B.touched, 0, m * 4 * sizeof(uint64_t))
+    cdef HSet hs = B.batch_set
+    memset(hs.touched, 0, m * 4 * sizeof(uint64_t))
     for t in range(start, end):
         row = _row(B, t)
         wt = _w(B, t)
         for q in range(m):
             b = row[B.batch[q]]
             at = q * NBINS + b
-            h = B.hist + at * S
+            h = hs.h + at * S
             bit = (<uint64_t> 1) << (b & 63)
-            if not (B.touched[q * 4 + (b >> 6)] & bit):
-                B.touched[q * 4 + (b >> 6)] |= bit
+            if not (hs.touched[q * 4 + (b >> 6)] & bit):
+                hs.touched[q * 4 + (b >> 6)] |= bit
                 for k in range(S):
                     h[k] = 0.0
                 if B.need_counts:
-                    B.cnt[at] = 0
+                    hs.cnt[at] = 0
             if B.regression:
                 h[0] += wt
                 h[1] += wt * _y(B, t)
             else:
                 h[_cls(B, t)] += wt
             if B.need_counts:
-                B.cnt[at] += 1
+                hs.cnt[at] += 1
 
 
 cdef inline int64_t _bins_of(const uint64_t* bits, int64_t* out) noexcept nogil:
@@ -420,29 +456,29 @@ cdef inline void _add_bin(const HB* B, double* acc, double* wacc, const double* 
         wacc[0] += h[k]
 
 
-cdef void _run(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
+cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
                const double* tot, double W, int64_t N, bint mleft, bint with_all,
                HSplit* best) noexcept nogil:
-    """One run of cuts of batch feature q (feature f): between its present bins, the
+    """One run of cuts of slot q of the set (feature f): between its present bins, the
     missing ones left (carried in from the start) or right; with ``with_all`` also the
     cut that sends every present bin left and the missing ones right."""
     cdef int64_t S = B.S, K = B.K, i, k, nl = 0, b
     cdef double left[512]
     cdef double right[512]
     cdef double wl = 0.0, wr, proxy
-    cdef const double* h = B.hist + q * NBINS * S
+    cdef const double* h = hs.h + q * NBINS * S
     cdef int64_t last = nb - 1 if not with_all else nb
     for k in range(S):
         left[k] = 0.0
     if mleft:
         _add_bin(B, left, &wl, h + MISSING * S)
         if B.need_counts:
-            nl = B.cnt[q * NBINS + MISSING]
+            nl = hs.cnt[q * NBINS + MISSING]
     for i in range(last):
         b = bins[i]
         _add_bin(B, left, &wl, h + b * S)
         if B.need_counts:
-            nl += B.cnt[q * NBINS + b]
+            nl += hs.cnt[q * NBINS + b]
             if nl < B.min_leaf:
                 continue
             if N - nl < B.min_leaf:
@@ -472,12 +508,12 @@ cdef void _run(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
                 best.hi = bins[i + 1]
 
 
-cdef void _run2(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
+cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
                 const double* tot, double W, int64_t N, bint mleft, bint with_all,
                 HSplit* best) noexcept nogil:
     """_run for two statistics a bin, the squared error's or the two-class Gini's
     (the same sums and proxies, without the loops over the statistics)."""
-    cdef const double* h = B.hist + q * NBINS * 2
+    cdef const double* h = hs.h + q * NBINS * 2
     cdef double a0 = 0.0, a1 = 0.0, wl = 0.0, wr, r0, r1, proxy, top = best.proxy
     cdef bint reg = B.regression, counts = B.need_counts
     cdef int64_t last = nb - 1 if not with_all else nb, i, b, nl = 0, at = -1
@@ -487,7 +523,7 @@ cdef void _run2(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
         a1 = h[2 * MISSING + 1]
         wl = a0 if reg else a0 + a1
         if counts:
-            nl = B.cnt[q * NBINS + MISSING]
+            nl = hs.cnt[q * NBINS + MISSING]
     for i in range(last):
         b = bins[i]
         a0 += h[2 * b]
@@ -496,7 +532,7 @@ cdef void _run2(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
         if not reg:
             wl += h[2 * b + 1]
         if counts:
-            nl += B.cnt[q * NBINS + b]
+            nl += hs.cnt[q * NBINS + b]
             if nl < B.min_leaf:
                 continue
             if N - nl < B.min_leaf:
@@ -530,22 +566,22 @@ cdef void _run2(HB* B, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
         best.hi = bins[at + 1]
 
 
-cdef bint _scan_feature(HB* B, int64_t q, int64_t f, const double* tot, double W,
-                        int64_t N, int64_t* bins, HSplit* best) noexcept nogil:
-    """The best cut of batch feature q (feature f) into ``best`` when it beats it;
+cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
+                        double W, int64_t N, int64_t* bins, HSplit* best) noexcept nogil:
+    """The best cut of slot q of the set (feature f) into ``best`` when it beats it;
     whether the feature is constant in the node."""
-    cdef int64_t nb = _bins_of(B.touched + q * 4, bins)
-    cdef bint missing = (B.touched[q * 4 + 3] >> 63) & 1
+    cdef int64_t nb = _bins_of(hs.touched + q * 4, bins)
+    cdef bint missing = (hs.touched[q * 4 + 3] >> 63) & 1
     if nb + missing <= 1:
         return True
     if B.S == 2 and (B.regression or B.criterion == CRIT_GINI_B):
-        _run2(B, q, f, bins, nb, tot, W, N, False, missing, best)
+        _run2(B, hs, q, f, bins, nb, tot, W, N, False, missing, best)
         if missing and nb > 1:
-            _run2(B, q, f, bins, nb, tot, W, N, True, False, best)
+            _run2(B, hs, q, f, bins, nb, tot, W, N, True, False, best)
         return False
-    _run(B, q, f, bins, nb, tot, W, N, False, missing, best)
+    _run(B, hs, q, f, bins, nb, tot, W, N, False, missing, best)
     if missing and nb > 1:
-        _run(B, q, f, bins, nb, tot, W, N, True, False, best)
+        _run(B, hs, q, f, bins, nb, tot, W, N, True, False, best)
     return False
 
 
@@ -558,6 +594,121 @@ cdef int64_t _draw(HB* B, int64_t i, int64_t n_cand, bint random) noexcept nogil
         B.cand[j] = B.cand[i]
         B.cand[i] = f
     return B.cand[i]
+
+
+cdef inline void _totals(const HB* B, const HEntry* e, double* tot) noexcept nogil:
+    """The node's statistics in the histograms' units (class weights, or the weight
+    and the sum of w*y)."""
+    cdef int64_t k
+    if B.regression:
+        tot[0] = e.weight
+        tot[1] = B.node_stats[0]
+    else:
+        for k in range(B.K):
+            tot[k] = B.node_stats[k]
+
+
+cdef inline HSet _set(const HB* B, int64_t j) noexcept nogil:
+    """Set j of the pool (a slot per feature)."""
+    cdef HSet hs
+    hs.h = B.pool_h + j * B.p * NBINS * B.S
+    hs.touched = B.pool_t + j * B.p * 4
+    hs.cnt = B.pool_c + j * B.p * NBINS if B.pool_c != NULL else NULL
+    return hs
+
+
+cdef int64_t _acquire(HB* B) noexcept nogil:
+    """A free set of the pool (grown when none is free), or -1 when memory ran out."""
+    cdef int64_t cap, j
+    cdef void* q
+    if B.pool_nfree == 0:
+        cap = 2 * B.pool_cap if B.pool_cap else 8
+        q = realloc(B.pool_h, cap * B.p * NBINS * B.S * sizeof(double))
+        if q == NULL:
+            return -1
+        B.pool_h = <double*> q
+        q = realloc(B.pool_t, cap * B.p * 4 * sizeof(uint64_t))
+        if q == NULL:
+            return -1
+        B.pool_t = <uint64_t*> q
+        if B.need_counts:
+            q = realloc(B.pool_c, cap * B.p * NBINS * sizeof(int32_t))
+            if q == NULL:
+                return -1
+            B.pool_c = <int32_t*> q
+        q = realloc(B.pool_free, cap * sizeof(int64_t))
+        if q == NULL:
+            return -1
+        B.pool_free = <int64_t*> q
+        for j in range(B.pool_cap, cap):
+            B.pool_free[B.pool_nfree] = j
+            B.pool_nfree += 1
+        B.pool_cap = cap
+    B.pool_nfree -= 1
+    return B.pool_free[B.pool_nfree]
+
+
+cdef inline void _release(HB* B, int64_t j) noexcept nogil:
+    if j >= 0:
+        B.pool_free[B.pool_nfree] = j
+        B.pool_nfree += 1
+
+
+cdef int64_t _fill_set(HB* B, int64_t start, int64_t end, int64_t j) noexcept nogil:
+    """Every feature not constant in the node (node_const) histogrammed over the
+    slice of B.cur into set j (slot = feature); the number of features."""
+    cdef int64_t f, m = 0
+    for f in range(B.p):
+        if not B.node_const[f]:
+            B.batch[m] = f
+            m += 1
+    _fill_dense(B, start, end, m, _set(B, j), B.batch)
+    return m
+
+
+cdef void _find_split_set(HB* B, const HEntry* e, HSplit* best,
+                          int64_t* bins) noexcept nogil:
+    """_find_split of a node that draws all its features and holds their histograms
+    (set e.hset): the same draws, each feature scanned from its slot."""
+    cdef int64_t f, i, n_cand = 0
+    cdef double tot[512]
+    cdef HSet hs = _set(B, e.hset)
+    for f in range(B.p):
+        if not B.node_const[f]:
+            B.cand[n_cand] = f
+            n_cand += 1
+    _totals(B, e, tot)
+    best.found = 0
+    best.proxy = -INFINITY
+    for i in range(n_cand):
+        f = _draw(B, i, n_cand, B.shuffle)
+        if _scan_feature(B, hs, f, f, tot, e.weight, e.end - e.start, bins, best):
+            B.node_const[f] = 1
+
+
+cdef void _subtract(HB* B, int64_t big, int64_t small) noexcept nogil:
+    """Set ``big`` minus set ``small``, slot by slot, for the features not constant in
+    the node (exact: the weights are integers, so are the weights' sums), and big's
+    bitmaps of non-empty bins."""
+    cdef HSet a = _set(B, big)
+    cdef HSet b = _set(B, small)
+    cdef int64_t f, k, at, S = B.S, K = 1 if B.regression else B.S
+    cdef double acc
+    for f in range(B.p):
+        if B.node_const[f]:
+            continue
+        for k in range(f * NBINS * S, (f + 1) * NBINS * S):
+            a.h[k] -= b.h[k]
+        if B.need_counts:
+            for k in range(f * NBINS, (f + 1) * NBINS):
+                a.cnt[k] -= b.cnt[k]
+        memset(a.touched + 4 * f, 0, 4 * sizeof(uint64_t))
+        for at in range(NBINS):
+            acc = 0.0
+            for k in range(K):
+                acc += a.h[(f * NBINS + at) * S + k]
+            if acc > 0.0:
+                a.touched[4 * f + (at >> 6)] |= (<uint64_t> 1) << (at & 63)
 
 
 cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexcept nogil:
@@ -574,12 +725,7 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
             n_cand += 1
     random = B.shuffle or B.max_features < n_cand
     B.cur = B.buf[e.depth & 1]
-    if B.regression:
-        tot[0] = e.weight
-        tot[1] = B.node_stats[0]
-    else:
-        for k in range(B.K):
-            tot[k] = B.node_stats[k]
+    _totals(B, e, tot)
     best.found = 0
     best.proxy = -INFINITY
     while i < n_cand and (visited < B.max_features or not nonconst):
@@ -594,9 +740,10 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
         if N < SMALL:
             _fill_lazy(B, e.start, e.end, m)
         else:
-            _fill_dense(B, e.start, e.end, m)
+            _fill_dense(B, e.start, e.end, m, B.batch_set, B.ident)
         for q in range(m):
-            if _scan_feature(B, q, B.batch[q], tot, e.weight, N, bins, best):
+            if _scan_feature(B, B.batch_set, q, B.batch[q], tot, e.weight, N, bins,
+                             best):
                 B.node_const[B.batch[q]] = 1
             else:
                 nonconst = True
@@ -665,7 +812,8 @@ cdef int _add_node(HB* B, const HEntry* e, const double* stats) noexcept nogil:
 
 
 cdef int _push(HB* B, int64_t start, int64_t end, int64_t depth, int64_t parent,
-               int is_left, double weight, const double* stats) noexcept nogil:
+               int is_left, double weight, const double* stats,
+               int64_t hset) noexcept nogil:
     """Pushes a child entry with its statistics and the node's constant features."""
     cdef int64_t cap, S = B.K if not B.regression else 2, k
     cdef void* q
@@ -693,6 +841,7 @@ cdef int _push(HB* B, int64_t start, int64_t end, int64_t depth, int64_t parent,
     e.is_left = is_left
     e.weight = weight
     e.impurity = _impurity(B, stats, weight)
+    e.hset = hset
     for k in range(S):
         B.stack_stats[B.stack_n * S + k] = stats[k]
     memcpy(B.stack_const + B.stack_n * B.p, B.node_const, B.p)
@@ -719,6 +868,7 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
     cdef HEntry e
     cdef HSplit sp
     cdef int64_t S = B.K if not B.regression else 2, node, nl, n
+    cdef int64_t sets[2]
     cdef double wl, wr, improvement
     cdef Node* nd
     while B.stack_n > 0:
@@ -730,9 +880,22 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
         if node < 0:
             return
         if _is_leaf(B, &e):
+            _release(B, e.hset)
             continue
-        _find_split(B, &e, &sp, bins)
+        if B.subtract and e.hset < 0 and e.end - e.start >= SUB_MIN:
+            # a node that will give its histograms to its children (see _children_sets)
+            e.hset = _acquire(B)
+            if e.hset < 0:
+                B.error = 1
+                return
+            B.cur = B.buf[e.depth & 1]
+            _fill_set(B, e.start, e.end, e.hset)
+        if e.hset >= 0:
+            _find_split_set(B, &e, &sp, bins)
+        else:
+            _find_split(B, &e, &sp, bins)
         if not sp.found:
+            _release(B, e.hset)
             continue
         nl = _partition(B, &e, &sp, &wl, &wr)
         n = e.end - e.start
@@ -740,17 +903,70 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
             e.impurity - (wr / e.weight) * _impurity(B, B.right_stats, wr)
             - (wl / e.weight) * _impurity(B, B.left_stats, wl))
         if improvement + EPSILON < B.min_decrease:
+            _release(B, e.hset)
             continue
         nd = &B.nodes[node]
         nd.feature = <int32_t> sp.feature
         nd.threshold = _threshold(B, &sp)
         nd.missing_go_to_left = <uint8_t> (sp.mleft if sp.missing else nl > n - nl)
-        # right pushed first: the left child is numbered next (pre-order)
-        if (_push(B, e.start + nl, e.end, e.depth + 1, node, 0, wr, B.right_stats) < 0
-                or _push(B, e.start, e.start + nl, e.depth + 1, node, 1, wl,
-                         B.left_stats) < 0):
+        if _children_sets(B, &e, nl, wl, wr, sets) < 0:
             B.error = 1
             return
+        # right pushed first: the left child is numbered next (pre-order)
+        if (_push(B, e.start + nl, e.end, e.depth + 1, node, 0, wr, B.right_stats,
+                  sets[1]) < 0
+                or _push(B, e.start, e.start + nl, e.depth + 1, node, 1, wl,
+                         B.left_stats, sets[0]) < 0):
+            B.error = 1
+            return
+
+
+cdef bint _may_split(const HB* B, int64_t depth, int64_t n, double w,
+                     const double* stats) noexcept nogil:
+    """Whether a child could split (the leaf tests that its statistics settle)."""
+    cdef HEntry c
+    c.start = 0
+    c.end = n
+    c.depth = depth
+    c.weight = w
+    c.impurity = _impurity(B, stats, w)
+    return not _is_leaf(B, &c)
+
+
+cdef int _children_sets(HB* B, const HEntry* e, int64_t nl, double wl, double wr,
+                        int64_t* sets) noexcept nogil:
+    """The children's histogram sets (left, right; -1: none), once the node's samples
+    are partitioned: where the node holds its histograms and the larger child is large
+    and may split, the smaller child's are built over its samples and the larger's are
+    the node's minus them (the sibling by subtraction); else the node's are released.
+    0, or -1 when memory ran out."""
+    cdef int64_t n = e.end - e.start, small, big
+    cdef bint left_small = nl <= n - nl
+    sets[0] = sets[1] = -1
+    if e.hset < 0:
+        return 0
+    if (n - min(nl, n - nl) < SUB_MIN
+            or not (_may_split(B, e.depth + 1, n - nl, wr, B.right_stats) if left_small
+                    else _may_split(B, e.depth + 1, nl, wl, B.left_stats))):
+        _release(B, e.hset)
+        return 0
+    small = _acquire(B)
+    if small < 0:
+        return -1
+    B.cur = B.buf[(e.depth + 1) & 1]
+    if left_small:
+        _fill_set(B, e.start, e.start + nl, small)
+    else:
+        _fill_set(B, e.start + nl, e.end, small)
+    big = e.hset
+    _subtract(B, big, small)
+    if not (_may_split(B, e.depth + 1, nl, wl, B.left_stats) if left_small
+            else _may_split(B, e.depth + 1, n - nl, wr, B.right_stats)):
+        _release(B, small)
+        small = -1
+    sets[0] = small if left_small else big
+    sets[1] = big if left_small else small
+    return 0
 
 
 cdef class Workspace:
@@ -816,11 +1032,21 @@ cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept 
     B.buf[0] = <uint8_t*> base
     B.buf[1] = B.buf[0] + (n + 1) * B.stride
     B.cur = B.buf[0]
-    B.hist = <double*> malloc(chunk * NBINS * (S + 2) * sizeof(double))
+    cdef int64_t wide = max(chunk, B.p), j
+    B.hist = <double*> malloc(chunk * NBINS * S * sizeof(double))
     B.cnt = <int32_t*> malloc(chunk * NBINS * sizeof(int32_t))
     B.touched = <uint64_t*> malloc(chunk * 4 * sizeof(uint64_t))
-    B.batch = <int64_t*> malloc(chunk * sizeof(int64_t))
+    B.batch_set.h = B.hist
+    B.batch_set.cnt = B.cnt
+    B.batch_set.touched = B.touched
+    B.batch = <int64_t*> malloc(wide * sizeof(int64_t))
+    B.base = <int64_t*> malloc(wide * sizeof(int64_t))
+    B.ident = <int64_t*> malloc(wide * sizeof(int64_t))
+    B.packed_hist = <uint64_t*> malloc(2 * wide * NBINS * sizeof(uint64_t))
     B.cand = <int64_t*> malloc(B.p * sizeof(int64_t))
+    if B.ident != NULL:
+        for j in range(wide):
+            B.ident[j] = j
     B.stack_cap = 64
     B.stack = <HEntry*> malloc(B.stack_cap * sizeof(HEntry))
     B.stack_stats = <double*> malloc(B.stack_cap * S * sizeof(double))
@@ -832,7 +1058,8 @@ cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept 
     B.cap = 256
     B.nodes = <Node*> malloc(B.cap * sizeof(Node))
     B.values = <double*> malloc(B.cap * B.K * sizeof(double))
-    if (B.hist == NULL or B.cnt == NULL or B.touched == NULL or B.batch == NULL
+    if (B.base == NULL or B.ident == NULL or B.packed_hist == NULL
+            or B.hist == NULL or B.cnt == NULL or B.touched == NULL or B.batch == NULL
             or B.cand == NULL or B.stack == NULL or B.stack_stats == NULL
             or B.stack_const == NULL or B.node_stats == NULL or B.left_stats == NULL
             or B.right_stats == NULL or B.node_const == NULL or B.nodes == NULL
@@ -843,6 +1070,13 @@ cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept 
 
 cdef void _free(HB* B) noexcept nogil:
     free(B.hist)
+    free(B.base)
+    free(B.ident)
+    free(B.packed_hist)
+    free(B.pool_h)
+    free(B.pool_t)
+    free(B.pool_c)
+    free(B.pool_free)
     free(B.cnt)
     free(B.touched)
     free(B.batch)
@@ -864,7 +1098,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
                double min_weight_leaf, int64_t max_features,
                double min_impurity_decrease, uint64_t seed, bint shuffle_features=False,
-               Workspace workspace=None, int64_t compact_features=COMPACT):
+               Workspace workspace=None, int64_t compact_features=COMPACT,
+               bint subtract=True):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
@@ -872,7 +1107,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     ``target`` None) or ``target`` (regression, ``y`` None, ``n_classes`` 1);
     ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification) or CRIT_SQUARED_B.
     Samples of weight zero take no part.  ``workspace``: a Workspace to reuse (a
-    thread's trees share one).  Returns ``(nodes, value, max_depth, None)``
+    thread's trees share one).  ``subtract=False`` builds every node's histograms
+    (the tests compare).  Returns ``(nodes, value, max_depth, None)``
     as the exact builder's ``build_tree`` does."""
     cdef HB B
     cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
@@ -908,15 +1144,16 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     cdef int64_t active = 0
     cdef double total = 0.0
     B.packed = not regression and n_classes == 2
+    B.int_weights = True
     with nogil:
         for i in range(n):
             if sample_weight[i] > 0.0:
                 active += 1
                 total += sample_weight[i]
                 if sample_weight[i] != <double> (<int64_t> sample_weight[i]):
-                    B.packed = False
+                    B.int_weights = False
         # (integer weights whose sum fits 32 bits)
-        B.packed = B.packed and total < 4294967295.0
+        B.packed = B.packed and B.int_weights and total < 4294967295.0
         base = workspace.reserve(2 * _stride(p, compact, B.packed) * (active + 1))
     try:
         with nogil:
@@ -937,9 +1174,14 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                             B.node_stats[y[i]] += sample_weight[i]
                         m += 1
                 B.total_weight = tw
+                # the sibling by subtraction: every feature drawn at every node, the
+                # codes in the records, integer weights (exact sums), a set of
+                # histograms of at most 512 kB
+                B.subtract = (subtract and max_features >= p and B.compact
+                              and B.int_weights and p * S <= 256)
                 memset(B.node_const, 0, p)
                 bins = <int64_t*> malloc(NBINS * sizeof(int64_t))
-                if bins == NULL or _push(&B, 0, m, 0, -1, 0, tw, B.node_stats) < 0:
+                if bins == NULL or _push(&B, 0, m, 0, -1, 0, tw, B.node_stats, -1) < 0:
                     B.error = 1
                 else:
                     _grow(&B, bins)

@@ -206,10 +206,13 @@ def test_extra_trees_take_no_max_bins():
 
 
 @pytest.mark.parametrize("regression", [False, True])
-def test_records_with_codes_or_rows_grow_one_tree(regression):
+@pytest.mark.parametrize("width", [1, 6, 8, 9, 20, 24, 25, 30, 33, 64])
+def test_records_with_codes_or_rows_grow_one_tree(regression, width):
     # the samples' records carry their codes (narrow data) or their rows (wide data):
-    # one tree either way, for every kind of statistics
-    X, y = _data(700, 6, seed=8, missing=0.1, regression=regression)
+    # one tree either way, for every kind of statistics and every record size (the
+    # partition has loops for some sizes)
+    X, y = _data(700, max(width, 4), seed=8, missing=0.1, regression=regression)
+    X = X[:, :width]
     codes, flat, offsets = _bins.binned_features(X, 40, 1)
     w = np.random.default_rng(0).integers(0, 3, len(X)).astype(float)
     targets = [y] if regression else [y, (y > 0).astype(int)]      # (3 and 2 classes)
@@ -225,3 +228,28 @@ def test_records_with_codes_or_rows_grow_one_tree(regression):
                 compact_features=compact)
             grown.append((nodes.tobytes(), value.tobytes()))
         assert grown[0] == grown[1]
+
+
+@pytest.mark.parametrize("regression, min_leaf", [(False, 1), (False, 3), (True, 1),
+                                                  (True, 2)])
+def test_siblings_by_subtraction_grow_the_built_trees(regression, min_leaf):
+    # every feature drawn: children's histograms by subtraction from their parent's
+    # (integer weights: exact sums) give the trees that building every node's give
+    X, y = _data(6000, 5, seed=9, missing=0.05, regression=regression)
+    if not regression:
+        y = (y > 0).astype(np.int32)                 # two classes: integer histograms
+    codes, flat, offsets = _bins.binned_features(X, 64, 1)
+    w = np.random.default_rng(1).integers(0, 4, len(X)).astype(float)
+    args = (None, y, w, 1, 2) if regression else (y, None, w, 2, 0)
+    trees = [_hist.build_tree(codes, flat, offsets, *args, 10 ** 6, 2, min_leaf, 0.0, 5,
+                              0.0, 3, True, subtract=subtract)
+             for subtract in (True, False)]
+    a, b = trees[0][0], trees[1][0]
+    assert len(a) > 200
+    assert np.array_equal(a["feature"], b["feature"])
+    assert np.array_equal(a["n_node_samples"], b["n_node_samples"])
+    if regression:      # (sums by subtraction round otherwise: the same cuts here)
+        assert np.allclose(trees[0][1], trees[1][1], rtol=1e-12, atol=1e-9)
+    else:
+        assert np.array_equal(a["threshold"], b["threshold"])
+        assert np.array_equal(trees[0][1], trees[1][1])
