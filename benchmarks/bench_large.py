@@ -16,6 +16,7 @@ Ratios are against the faster of XGBoost and LightGBM.
     python benchmarks/bench_large.py                          # 1M rows, 100 trees
     python benchmarks/bench_large.py --rows 1000000 4000000
     python benchmarks/bench_large.py --models rotforest xgboost --rows 200000
+    python benchmarks/bench_large.py --depth 0                # full depth
     python benchmarks/bench_large.py --quick                  # small, for the tests
 
 The peers are the ``benchmark`` extra (``pip install ".[benchmark]"``); a model whose
@@ -37,25 +38,32 @@ PACKAGES = {"rotforest": "rotforest", "xgboost": "xgboost", "lightgbm": "lightgb
 
 
 def make_model(name, args, n_features):
-    """The forest ``name`` with the benchmark's settings."""
+    """The forest ``name`` with the benchmark's settings (``--depth 0``: full depth,
+    as far as each peer can grow: XGBoost without a depth limit grows leaf by leaf,
+    LightGBM up to its largest leaf count, 131,072)."""
     share = max(1, int(np.sqrt(n_features))) / n_features
+    full = args.depth == 0
+    depth = None if full else args.depth
     if name == "rotforest":
         from rotforest import RandomForestClassifier
-        return RandomForestClassifier(n_estimators=args.trees, max_depth=args.depth,
+        return RandomForestClassifier(n_estimators=args.trees, max_depth=depth,
                                       n_jobs=args.n_jobs, random_state=0)
     if name == "sklearn":
         from sklearn.ensemble import RandomForestClassifier
-        return RandomForestClassifier(n_estimators=args.trees, max_depth=args.depth,
+        return RandomForestClassifier(n_estimators=args.trees, max_depth=depth,
                                       n_jobs=args.n_jobs, random_state=0)
     if name == "xgboost":
         from xgboost import XGBRFClassifier
-        return XGBRFClassifier(n_estimators=args.trees, max_depth=args.depth,
+        extra = dict(max_depth=0, grow_policy="lossguide") if full else dict(
+            max_depth=depth)
+        return XGBRFClassifier(n_estimators=args.trees, **extra,
                                tree_method="hist", colsample_bynode=share,
                                n_jobs=args.n_jobs, random_state=0)
     if name == "lightgbm":
         from lightgbm import LGBMClassifier
         return LGBMClassifier(boosting_type="rf", n_estimators=args.trees,
-                              max_depth=args.depth, num_leaves=2 ** args.depth,
+                              max_depth=-1 if full else depth,
+                              num_leaves=131072 if full else 2 ** depth,
                               bagging_freq=1, bagging_fraction=0.632,
                               feature_fraction_bynode=share, n_jobs=args.n_jobs,
                               random_state=0, verbose=-1)
@@ -99,7 +107,7 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--test", type=int, default=200_000)
     parser.add_argument("--trees", type=int, default=100)
-    parser.add_argument("--depth", type=int, default=12)
+    parser.add_argument("--depth", type=int, default=12, help="0: full depth")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--models", nargs="+", default=["rotforest", "xgboost",
                                                         "lightgbm"], choices=MODELS)
@@ -117,7 +125,9 @@ def main(argv=None):
     if missing:
         print(f"not installed, left out: {', '.join(missing)}")
     print(f"make_classification x {args.features} features, {args.test:,} held out; "
-          f"{args.trees} trees of depth {args.depth}, n_jobs={args.n_jobs}; one fresh "
+          f"{args.trees} trees of "
+          f"{'full depth' if args.depth == 0 else f'depth {args.depth}'}, "
+          f"n_jobs={args.n_jobs}; one fresh "
           "process a model")
     for rows in args.rows:
         results = {name: run(name, rows, args) for name in models}

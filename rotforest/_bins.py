@@ -74,9 +74,10 @@ def _edge_rows(n):
 
 
 def binned_features(X, max_bins, n_threads):
-    """``(codes, edges, offsets)``: each row's codes (uint8, n x p, row by row; 255 a
-    missing value), and the features' thresholds (feature f's are
-    ``edges[offsets[f]:offsets[f + 1]]``), read only."""
+    """``(codes, edges, offsets, exact)``: each row's codes (uint8, n x p, row by row;
+    255 a missing value), the features' thresholds (feature f's are
+    ``edges[offsets[f]:offsets[f + 1]]``) and, per feature, whether each of its bins
+    holds one value (uint8; its cuts need no refinement on X), read only."""
     n, p = X.shape
     rows = _edge_rows(n)
     sample = X if rows is None else X[rows]
@@ -94,6 +95,21 @@ def binned_features(X, max_bins, n_threads):
     else:
         for a, b in parts:
             _hist.bin_codes(X, flat, offsets, codes, a, b)
-    for part in (codes, flat, offsets):
+    exact = np.array([_one_value_bins(X[:, j], sample[:, j], codes[:, j], max_bins)
+                      for j in range(p)], dtype=np.uint8)
+    for part in (codes, flat, offsets, exact):
         part.setflags(write=False)
-    return codes, flat, offsets
+    return codes, flat, offsets, exact
+
+
+def _one_value_bins(column, sampled, codes, max_bins):
+    """Whether every bin of a feature holds one value: at most max_bins distinct values
+    in the sample (the edges are their midpoints), and every row's value the one of its
+    bin."""
+    values = np.unique(sampled[~np.isnan(sampled)])
+    if values.size > max_bins:
+        return False
+    if values.size == 0:
+        return bool(np.all(np.isnan(column)))
+    present = codes != 255
+    return bool(np.array_equal(values[codes[present]], column[present]))

@@ -10,15 +10,40 @@
  * Every record is written to both ends and the count of its side advances (no branch
  * on the side).  Each side's statistics are summed on the way: class weights (mode 0),
  * the sums of w*y and w*y*y (mode 1), or for two classes with integer weights the sums
- * of w + (w * class << 32), in registers (mode 2).  Returns the left side's size.
+ * of w + (w * class << 32), in registers (mode 2).  A cut to refine sets aside the
+ * records of its two bins (rf_hrefine).  Returns the left side's size (of the placed
+ * records: the right side's start is e less the placed right ones).
  */
 #include <stdint.h>
 #include <string.h>
 
+/* A cut to refine (see _refine_split in _hist.pyx): the records whose codes are in
+ * [lo, hi] are not placed but copied, in order, to U (their count in *u); the others
+ * go as the codes say (below lo left, above hi right, missing by mleft).  pending = 0:
+ * every record placed by code <= cut. */
+typedef struct {
+    int64_t lo, hi;
+    int pending;
+    uint8_t *U;
+    int64_t u;
+} rf_hrefine;
+
+/* a value gathered for a refinement, with its sample's weight, class or target, and
+ * its place in U */
+typedef struct { double x, w, t; int64_t i; } rf_xv;
+
+static int rf_cmp_xv(const void *a, const void *b) {
+    const rf_xv *p = (const rf_xv *)a, *q = (const rf_xv *)b;
+    if (p->x < q->x) return -1;
+    if (p->x > q->x) return 1;
+    return (p->i > q->i) - (p->i < q->i);
+}
+
 static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restrict dst,
                                     int64_t stride, int64_t hdr, const uint8_t *codes,
                                     int64_t p, int64_t s, int64_t e, int64_t f,
-                                    int64_t cut, int mleft, double *left, double *right,
+                                    int64_t cut, int mleft, rf_hrefine *R,
+                                    double *left, double *right,
                                     double *wl, double *wr, const int compact,
                                     const int mode, const int64_t words) {
     double *st[2] = {right, left};
@@ -29,8 +54,16 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
     for (t = s; t < e; t++) {
         const uint8_t *rec = src + t * stride;
         const uint8_t code = compact ? rec[f] : codes[*(const int64_t *)rec * p + f];
-        const int64_t go = code == 255 ? mleft : code <= cut;
+        int64_t go;
         const uint64_t *from = (const uint64_t *)rec;
+        if (R->pending && code != 255 && code >= R->lo && code <= R->hi) {
+            uint64_t *u = (uint64_t *)(R->U + R->u * stride);
+            for (j = 0; j < words; j++)
+                u[j] = from[j];
+            R->u++;
+            continue;
+        }
+        go = code == 255 ? mleft : code <= cut;
         uint64_t *a = (uint64_t *)(dst + l * stride);
         uint64_t *b = (uint64_t *)(dst + (r - 1) * stride);
         for (j = 0; j < words; j++) {
@@ -86,12 +119,12 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
 
 /* one loop specialised for each layout and task (and the common record sizes) */
 #define RF_HPART(C, M, W) rf_hpart_impl(src, dst, stride, hdr, codes, p, s, e, f, cut, \
-                                        mleft, left, right, wl, wr, C, M, W)
+                                        mleft, R, left, right, wl, wr, C, M, W)
 
 static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_t hdr,
                         const uint8_t *codes, int64_t p, int64_t s, int64_t e, int64_t f,
-                        int64_t cut, int mleft, double *left, double *right, double *wl,
-                        double *wr, int compact, int mode) {
+                        int64_t cut, int mleft, rf_hrefine *R, double *left,
+                        double *right, double *wl, double *wr, int compact, int mode) {
     const int64_t words = stride >> 3;
     if (!compact) {
         if (mode == 1) return RF_HPART(0, 1, 3);

@@ -24,27 +24,39 @@ children's statistics are summed exactly on the way.
 A node of few samples does not clear or read 256 bins per feature: its histograms are
 filled lazily behind a bitmap of the bins it touches, and only those are scanned.
 
-Threshold of a cut between the node's non-empty bins ``a < b``: the middle one of the
-edges between them, ``edges[f][(a + b - 1) // 2]`` (the edge of ``a`` when they are
-neighbours).  When every feature has at most 255 distinct values, the edges are the
-midpoints between neighbouring values and the tree makes the exact builder's partitions
-(its thresholds may differ between values no training sample holds).
+Threshold of a cut between the node's non-empty bins ``a < b``: a middle one of the
+``b - a`` edges between them, ``edges[f][(a + b) // 2]`` (the edge of ``a`` when they
+are neighbours).  When every feature has at most 255 distinct values, the edges are the
+midpoints between neighbouring values and the tree makes the exact builder's partitions;
+on evenly spaced values (integers) its thresholds are the exact builder's too (the
+midpoint of the node's two neighbouring values: an absent value halfway between them
+goes left in both).
 """
 import numpy as np
 
 from libc.math cimport INFINITY, NAN, isnan, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from ._tree cimport Node
 from ._tree import NODE_DTYPE
 
 cdef extern from "_hist.h":
+    ctypedef struct rf_hrefine:
+        int64_t lo, hi
+        int pending
+        uint8_t* U
+        int64_t u
+    ctypedef struct rf_xv:
+        double x, w, t
+        int64_t i
+    int rf_cmp_xv(const void* a, const void* b) noexcept nogil
     int64_t rf_hpart(const uint8_t* src, uint8_t* dst, int64_t stride, int64_t hdr,
                      const uint8_t* codes, int64_t p, int64_t s, int64_t e, int64_t f,
-                     int64_t cut, int mleft, double* left, double* right, double* wl,
-                     double* wr, int compact, int mode) noexcept nogil
+                     int64_t cut, int mleft, rf_hrefine* R, double* left,
+                     double* right, double* wl, double* wr, int compact,
+                     int mode) noexcept nogil
 
 cdef extern from "_platform.h":
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
@@ -135,6 +147,23 @@ cdef inline uint8_t _code(double x, const double[::1] edges, int64_t a,
     return <uint8_t> (base - a + (edges[base] < x))
 
 
+def draw_counts(const int64_t[::1] drawn, int64_t n):
+    """How many times each of n rows was drawn, as float64 (``np.bincount(drawn,
+    minlength=n)`` as weights, without its int64 copy), without the GIL; every draw
+    must be in [0, n)."""
+    out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] counts = out
+    cdef int64_t i, k
+    with nogil:
+        for i in range(drawn.shape[0]):
+            k = drawn[i]
+            if k < 0 or k >= n:
+                with gil:
+                    raise ValueError(f"draw {k} is not a row of {n}")
+            counts[k] += 1.0
+    return out
+
+
 # ----------------------------------------------------------------------------------------
 # The builder's state
 # ----------------------------------------------------------------------------------------
@@ -151,6 +180,8 @@ cdef struct HSplit:
     int mleft, found, missing     # missing: the node holds missing values of it
     int64_t lo, hi                # the node's non-empty bins on each side of the cut
     double proxy
+    int refined                   # the cut refined on X (see _refine): codes below lo
+    double thr                    # left, above hi right, in [lo, hi] by x <= thr
 
 
 cdef struct HSet:
@@ -170,6 +201,14 @@ cdef struct HB:
     bint regression, need_counts, shuffle
     bint packed                   # two classes, integer weights: one integer add a bin
     int criterion
+    # the values, for refining cuts (NULL: none), and their strides in doubles
+    const double* X
+    int64_t xs0, xs1
+    const uint8_t* exact          # per feature: its bins hold one value each
+    rf_xv* gath                   # _refine_split's values, and their room
+    int64_t gath_cap
+    uint8_t* ubuf                 # the records it sets aside, and their room
+    int64_t ubuf_cap
     # settings
     int64_t max_depth, min_split, min_leaf, max_features
     double min_weight_leaf, min_decrease, total_weight
@@ -750,18 +789,176 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
         visited += m
 
 
-cdef int64_t _partition(HB* B, const HEntry* e, const HSplit* sp, double* wl_out,
+cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
                         double* wr_out) noexcept nogil:
     """Partitions the node's records into the other buffer (see _hist.h), summing each
-    side's statistics into left_stats / right_stats; returns the left side's size."""
+    side's statistics into left_stats / right_stats; a cut on a feature whose bins
+    hold several values is refined on X on the way (see _refine_split).  Returns the
+    left side's size, or -1 when memory ran out."""
     cdef int mode = 1 if B.regression else (2 if B.packed else 0)
-    cdef int64_t k
+    cdef int64_t k, nl, N = e.end - e.start
+    cdef rf_hrefine R
+    R.lo = sp.lo
+    R.hi = sp.hi
+    R.u = 0
+    R.pending = (B.X != NULL and sp.lo != MISSING and not B.exact[sp.feature])
+    sp.refined = 0
+    if R.pending:
+        if B.ubuf_cap < N:
+            free(B.ubuf)
+            B.ubuf = <uint8_t*> malloc(N * B.stride)
+            B.ubuf_cap = N if B.ubuf != NULL else 0
+            if B.ubuf == NULL:
+                return -1
+        R.U = B.ubuf
     for k in range(B.S):
         B.left_stats[k] = 0.0
         B.right_stats[k] = 0.0
-    return rf_hpart(B.buf[e.depth & 1], B.buf[(e.depth + 1) & 1], B.stride, B.hdr,
-                    B.codes, B.p, e.start, e.end, sp.feature, sp.cut, sp.mleft,
-                    B.left_stats, B.right_stats, wl_out, wr_out, B.compact, mode)
+    nl = rf_hpart(B.buf[e.depth & 1], B.buf[(e.depth + 1) & 1], B.stride, B.hdr,
+                  B.codes, B.p, e.start, e.end, sp.feature, sp.cut, sp.mleft, &R,
+                  B.left_stats, B.right_stats, wl_out, wr_out, B.compact, mode)
+    if R.pending and R.u:
+        return _refine_split(B, e, sp, R.U, R.u, nl, wl_out, wr_out)
+    return nl
+
+
+cdef inline const uint8_t* _pend(const HB* B, const uint8_t* U, int64_t i) noexcept nogil:
+    return U + i * B.stride
+
+
+cdef inline double _rec_w(const HB* B, const uint8_t* rec) noexcept nogil:
+    """A record's weight (see _w)."""
+    if B.packed:
+        return <double> ((<const uint64_t*> (rec + B.hdr))[0] & LOW32)
+    return (<const double*> (rec + B.hdr))[0]
+
+
+cdef inline double _rec_t(const HB* B, const uint8_t* rec) noexcept nogil:
+    """A record's class (as a double) or target."""
+    if B.packed:
+        return <double> (((<const uint64_t*> (rec + B.hdr))[0] >> 32) != 0)
+    if B.regression:
+        return (<const double*> (rec + B.hdr + 8))[0]
+    return <double> (<const int64_t*> (rec + B.hdr + 8))[0]
+
+
+cdef inline double _rec_x(const HB* B, const uint8_t* rec, int64_t f) noexcept nogil:
+    """A record's value of feature f, read from X at its row."""
+    cdef int64_t row
+    if B.compact:
+        row = (<const int32_t*> (rec + B.hdr - 4))[0]
+    else:
+        row = (<const int64_t*> rec)[0]
+    return B.X[row * B.xs0 + f * B.xs1]
+
+
+cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
+                           int64_t u, int64_t nl, double* wl, double* wr) noexcept nogil:
+    """The refinement of a binned cut between bins lo and hi: the u records of those
+    two bins, set aside by the partition (U, in order), sorted by their values, and
+    every cut between two of their distinct values scored as the exact search scores
+    it (the records placed left, below lo and the missing ones that go left, on the
+    left); the best becomes the node's cut, at the midpoint of its two values, and the
+    records are placed by it.  So a boundary inside a bin is found where the exact
+    builder finds it.  Returns the left side's size, or -1 when memory ran out."""
+    cdef int64_t f = sp.feature, i, k, best_k = -1, S = B.S, c, n_left
+    cdef int64_t N = e.end - e.start, l = e.start + nl, r = e.start + nl + u
+    cdef double left[512]
+    cdef double right[512]
+    cdef double tot[512]
+    cdef double wsum = wl[0], wt, tv, proxy, top = -INFINITY, a, b, thr
+    cdef const uint8_t* rec
+    cdef uint8_t* dst = B.buf[(e.depth + 1) & 1]
+    cdef void* q
+    if B.gath_cap < u:
+        q = realloc(B.gath, u * sizeof(rf_xv))
+        if q == NULL:
+            return -1
+        B.gath = <rf_xv*> q
+        B.gath_cap = u
+    for i in range(u):
+        rec = _pend(B, U, i)
+        B.gath[i].x = _rec_x(B, rec, f)
+        B.gath[i].w = _rec_w(B, rec)
+        B.gath[i].t = _rec_t(B, rec)
+        B.gath[i].i = i
+    qsort(B.gath, u, sizeof(rf_xv), rf_cmp_xv)
+    # the left side so far, in the histograms' units
+    _totals(B, e, tot)
+    for c in range(S):
+        left[c] = B.left_stats[c]
+    if B.regression:
+        left[0] = wsum
+        left[1] = B.left_stats[0]
+    n_left = nl
+    for k in range(u - 1):
+        wt = B.gath[k].w
+        wsum += wt
+        n_left += 1
+        if B.regression:
+            left[1] += wt * B.gath[k].t
+        else:
+            left[<int64_t> B.gath[k].t] += wt
+        if not B.gath[k].x < B.gath[k + 1].x:
+            continue
+        if n_left < B.min_leaf or N - n_left < B.min_leaf:
+            continue
+        if wsum < B.min_weight_leaf or e.weight - wsum < B.min_weight_leaf:
+            continue
+        for c in range(S):
+            right[c] = tot[c] - left[c]
+        proxy = _side_proxy(B, left, wsum) + _side_proxy(B, right, e.weight - wsum)
+        if proxy > top:
+            top = proxy
+            best_k = k
+    if best_k >= 0:
+        a = B.gath[best_k].x
+        b = B.gath[best_k + 1].x
+        thr = a / 2.0 + b / 2.0
+        if thr >= b or thr != thr or thr == INFINITY or thr == -INFINITY:
+            thr = a
+    else:           # (no valid cut inside: the bins' boundary, as binned)
+        thr = -INFINITY
+        for k in range(u):
+            rec = _pend(B, U, B.gath[k].i)
+            if _row_code(B, rec, f) == sp.lo:
+                thr = B.gath[k].x
+    # the set-aside records placed by the cut, in their order
+    for i in range(u):
+        rec = _pend(B, U, i)
+        wt = _rec_w(B, rec)
+        tv = _rec_t(B, rec)
+        if _rec_x(B, rec, f) <= thr:
+            memcpy(dst + l * B.stride, rec, B.stride)
+            l += 1
+            wl[0] += wt
+            _add_node_stats(B, B.left_stats, wt, tv)
+        else:
+            r -= 1
+            memcpy(dst + r * B.stride, rec, B.stride)
+            wr[0] += wt
+            _add_node_stats(B, B.right_stats, wt, tv)
+    sp.refined = 1
+    sp.thr = thr
+    return l - e.start
+
+
+cdef inline uint8_t _row_code(const HB* B, const uint8_t* rec, int64_t f) noexcept nogil:
+    """A record's code of feature f."""
+    if B.compact:
+        return rec[f]
+    return B.codes[(<const int64_t*> rec)[0] * B.p + f]
+
+
+cdef inline void _add_node_stats(const HB* B, double* stats, double wt,
+                                 double tv) noexcept nogil:
+    """A sample added to a side's statistics in the nodes' units (class weights, or
+    the sums of w*y and w*y*y)."""
+    if B.regression:
+        stats[0] += wt * tv
+        stats[1] += wt * tv * tv
+    else:
+        stats[<int64_t> tv] += wt
 
 
 cdef int _add_node(HB* B, const HEntry* e, const double* stats) noexcept nogil:
@@ -857,10 +1054,21 @@ cdef bint _is_leaf(const HB* B, const HEntry* e) noexcept nogil:
 
 cdef double _threshold(const HB* B, const HSplit* sp) noexcept nogil:
     """The node's threshold: infinity for the cut that sends only the missing values
-    right, else the middle edge between the two sides' nearest non-empty bins."""
+    right; a refined cut's (see _refine); else the middle edge between the two sides'
+    nearest non-empty bins."""
+    if sp.refined:
+        return sp.thr
     if sp.lo == MISSING:
         return INFINITY
-    return B.edges[B.offsets[sp.feature] + (sp.lo + sp.hi - 1) // 2]
+    return B.edges[B.offsets[sp.feature] + (sp.lo + sp.hi) // 2]
+
+
+cdef inline int64_t _rowid(const HB* B, int64_t t) noexcept nogil:
+    """The row of X of the node's t-th sample."""
+    cdef const uint8_t* rec = B.cur + t * B.stride
+    if B.compact:
+        return (<const int32_t*> (rec + B.hdr - 4))[0]
+    return (<const int64_t*> rec)[0]
 
 
 cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
@@ -897,7 +1105,11 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
         if not sp.found:
             _release(B, e.hset)
             continue
+        B.cur = B.buf[e.depth & 1]
         nl = _partition(B, &e, &sp, &wl, &wr)
+        if nl < 0:
+            B.error = 1
+            return
         n = e.end - e.start
         improvement = (e.weight / B.total_weight) * (
             e.impurity - (wr / e.weight) * _impurity(B, B.right_stats, wr)
@@ -989,8 +1201,9 @@ cdef class Workspace:
 
 
 cdef int64_t _stride(int64_t p, bint compact, bint packed) noexcept nogil:
-    """The bytes of a sample's record (see _hist.h)."""
-    return (((p + 7) & ~7) if compact else 8) + (8 if packed else 16)
+    """The bytes of a sample's record (see _hist.h): the codes and the row (int32,
+    the header's last 4 bytes), or the row alone (int64); the payload."""
+    return (((p + 4 + 7) & ~7) if compact else 8) + (8 if packed else 16)
 
 
 cdef inline void _fill_record(const HB* B, uint8_t* rec, int64_t i, double w,
@@ -999,13 +1212,14 @@ cdef inline void _fill_record(const HB* B, uint8_t* rec, int64_t i, double w,
     cdef int64_t j, words = B.hdr >> 3
     cdef uint64_t word
     if B.compact:
-        if i * B.p + 8 * words <= B.n_rows * B.p:
+        if i * B.p + 8 * words <= B.n_rows * B.p and 8 * words <= B.p + 4:
             # whole words (the tail of the last one is the next row's start: padding)
             for j in range(words):
                 memcpy(&word, B.codes + i * B.p + 8 * j, 8)
                 (<uint64_t*> rec)[j] = word
         else:
             memcpy(rec, B.codes + i * B.p, B.p)
+        (<int32_t*> (rec + B.hdr - 4))[0] = <int32_t> i
     else:
         (<int64_t*> rec)[0] = i
     cdef uint64_t wi
@@ -1077,6 +1291,8 @@ cdef void _free(HB* B) noexcept nogil:
     free(B.pool_t)
     free(B.pool_c)
     free(B.pool_free)
+    free(B.gath)
+    free(B.ubuf)
     free(B.cnt)
     free(B.touched)
     free(B.batch)
@@ -1099,7 +1315,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                double min_weight_leaf, int64_t max_features,
                double min_impurity_decrease, uint64_t seed, bint shuffle_features=False,
                Workspace workspace=None, int64_t compact_features=COMPACT,
-               bint subtract=True):
+               bint subtract=True, const double[:, :] X=None,
+               const uint8_t[::1] exact=None):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
@@ -1108,7 +1325,9 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification) or CRIT_SQUARED_B.
     Samples of weight zero take no part.  ``workspace``: a Workspace to reuse (a
     thread's trees share one).  ``subtract=False`` builds every node's histograms
-    (the tests compare).  Returns ``(nodes, value, max_depth, None)``
+    (the tests compare).  ``X``: the values the codes were made from (None: cuts are
+    not refined, see _refine_split), and ``exact``: per feature, 1 when each of its bins
+    holds one value (its cuts need no refinement; None: all 0).  Returns ``(nodes, value, max_depth, None)``
     as the exact builder's ``build_tree`` does."""
     cdef HB B
     cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
@@ -1120,6 +1339,17 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     memset(&B, 0, sizeof(HB))
     B.codes = &codes[0, 0] if n > 0 and p > 0 else NULL
     B.n_rows = n
+    if X is not None and n > 0 and p > 0:
+        if X.shape[0] != n or X.shape[1] != p:
+            raise ValueError(f"X is {X.shape[0]} x {X.shape[1]}, the codes {n} x {p}")
+        B.X = &X[0, 0]
+        B.xs0 = X.strides[0] // sizeof(double)
+        B.xs1 = X.strides[1] // sizeof(double)
+    if exact is None:
+        exact = np.zeros(p, dtype=np.uint8)
+    if exact.shape[0] != p:
+        raise ValueError(f"exact has {exact.shape[0]} flags for {p} features")
+    B.exact = &exact[0] if p > 0 else NULL
     B.p = p
     B.K = 1 if regression else n_classes
     S = 2 if regression else n_classes

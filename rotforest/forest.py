@@ -173,7 +173,7 @@ def _grow_trees(job, indices):
         drawn, first = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap, p,
                                   job.legacy_seeds, state)
         random_state, seed = seeds(first)
-        weights = np.bincount(drawn, minlength=n).astype(np.float64)   # bootstrap counts
+        weights = _hist.draw_counts(np.asarray(drawn, dtype=np.int64), n)   # (float64)
         out = weights == 0 if job.oob_pruning else None
         if p is None:          # drawn by weight: the counts alone carry the weights
             weights *= sw      # in place: no array of n samples is held beyond the weights

@@ -39,11 +39,12 @@ def builder_seed(rng):
     return int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
 
 
-def _grow_binned(binned, codes, numeric, sw, n_values, settings, seed,
+def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
                  min_weight_leaf, criterion):
     """The binned builder's tree (see _hist.pyx) on ``binned`` (_bins.binned_features'
-    for X, and optionally a _hist.Workspace to reuse): ``(nodes, value, depth, None)``."""
-    bin_codes, edges, offsets = binned[:3]
+    for X, and optionally a _hist.Workspace to reuse), its cuts refined on X: ``(nodes,
+    value, depth, None)``."""
+    bin_codes, edges, offsets, exact = binned[:4]
     return _hist.build_tree(
         bin_codes, edges, offsets, codes, numeric, sw,
         1 if numeric is not None else n_values, _hist.CRITERIA[criterion],
@@ -51,7 +52,7 @@ def _grow_binned(binned, codes, numeric, sw, n_values, settings, seed,
         settings["min_samples_leaf"], min_weight_leaf, settings["max_features"],
         settings["min_impurity_decrease"], seed,
         shuffle_features=settings.get("shuffle_features", False),
-        workspace=binned[3] if len(binned) > 3 else None)
+        workspace=binned[4] if len(binned) > 4 else None, X=X, exact=exact)
 
 
 class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
@@ -205,7 +206,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             codes, numeric = None, target
         if binned is not None:
             nodes, value, depth, left_codes = _grow_binned(
-                binned, codes, numeric, sw, n_values, settings, seed,
+                X, binned, codes, numeric, sw, n_values, settings, seed,
                 frac * float(sw.sum()), self.criterion)
         else:
             nodes, value, depth, left_codes = self._grow_exact(
