@@ -26,17 +26,55 @@ typedef struct {
     int pending;
     uint8_t *U;
     int64_t u;
+    const double *X;        /* (prefetched for the set-aside records: their value of */
+    int64_t xs0, xs1;       /* the feature is read next, from X at their row) */
+    int64_t rowoff;
 } rf_hrefine;
 
-/* a value gathered for a refinement, with its sample's weight, class or target, and
- * its place in U */
-typedef struct { double x, w, t; int64_t i; } rf_xv;
+/* a value gathered for a refinement, with its record's place in U */
+typedef struct { double x; int64_t i; } rf_xv;
 
-static int rf_cmp_xv(const void *a, const void *b) {
-    const rf_xv *p = (const rf_xv *)a, *q = (const rf_xv *)b;
-    if (p->x < q->x) return -1;
-    if (p->x > q->x) return 1;
-    return (p->i > q->i) - (p->i < q->i);
+static inline int rf_xv_less(const rf_xv *a, const rf_xv *b) {
+    return a->x < b->x || (a->x == b->x && a->i < b->i);
+}
+
+/* Sorts v[0:n) by (x, i): quicksort (median of three, the smaller part first, so the
+ * stack stays logarithmic) down to runs of 24, then one insertion sort. */
+static void rf_sort_xv(rf_xv *v, int64_t n) {
+    int64_t stack[128], top = 0, lo = 0, hi = n - 1, i, j, mid;
+    rf_xv pivot, tmp;
+    for (;;) {
+        while (hi - lo > 24) {
+            mid = lo + (hi - lo) / 2;
+            if (rf_xv_less(&v[mid], &v[lo])) { tmp = v[mid]; v[mid] = v[lo]; v[lo] = tmp; }
+            if (rf_xv_less(&v[hi], &v[lo])) { tmp = v[hi]; v[hi] = v[lo]; v[lo] = tmp; }
+            if (rf_xv_less(&v[hi], &v[mid])) { tmp = v[hi]; v[hi] = v[mid]; v[mid] = tmp; }
+            pivot = v[mid];
+            i = lo;
+            j = hi;
+            while (i <= j) {
+                while (rf_xv_less(&v[i], &pivot)) i++;
+                while (rf_xv_less(&pivot, &v[j])) j--;
+                if (i <= j) { tmp = v[i]; v[i] = v[j]; v[j] = tmp; i++; j--; }
+            }
+            if (j - lo < hi - i) {       /* the smaller part now, the larger later */
+                if (i < hi) { stack[top++] = i; stack[top++] = hi; }
+                hi = j;
+            } else {
+                if (lo < j) { stack[top++] = lo; stack[top++] = j; }
+                lo = i;
+            }
+        }
+        if (top == 0) break;
+        hi = stack[--top];
+        lo = stack[--top];
+    }
+    for (i = 1; i < n; i++) {
+        tmp = v[i];
+        for (j = i - 1; j >= 0 && rf_xv_less(&tmp, &v[j]); j--)
+            v[j + 1] = v[j];
+        v[j + 1] = tmp;
+    }
 }
 
 static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restrict dst,
@@ -58,6 +96,9 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
         const uint64_t *from = (const uint64_t *)rec;
         if (R->pending && code != 255 && code >= R->lo && code <= R->hi) {
             uint64_t *u = (uint64_t *)(R->U + R->u * stride);
+            const int64_t row = R->rowoff >= 0
+                ? (int64_t)*(const int32_t *)(rec + R->rowoff) : *(const int64_t *)rec;
+            __builtin_prefetch(R->X + row * R->xs0 + f * R->xs1);
             for (j = 0; j < words; j++)
                 u[j] = from[j];
             R->u++;

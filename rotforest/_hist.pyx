@@ -36,7 +36,7 @@ import numpy as np
 
 from libc.math cimport INFINITY, NAN, isnan, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from ._tree cimport Node
@@ -48,10 +48,12 @@ cdef extern from "_hist.h":
         int pending
         uint8_t* U
         int64_t u
+        const double* X
+        int64_t xs0, xs1, rowoff
     ctypedef struct rf_xv:
-        double x, w, t
+        double x
         int64_t i
-    int rf_cmp_xv(const void* a, const void* b) noexcept nogil
+    void rf_sort_xv(rf_xv* v, int64_t n) noexcept nogil
     int64_t rf_hpart(const uint8_t* src, uint8_t* dst, int64_t stride, int64_t hdr,
                      const uint8_t* codes, int64_t p, int64_t s, int64_t e, int64_t f,
                      int64_t cut, int mleft, rf_hrefine* R, double* left,
@@ -180,6 +182,8 @@ cdef struct HSplit:
     int mleft, found, missing     # missing: the node holds missing values of it
     int64_t lo, hi                # the node's non-empty bins on each side of the cut
     double proxy
+    int lo_pure, hi_pure          # classes: its bin lo (hi) holds one class (no cut
+                                  # inside it can beat the binned ones, see _partition)
     int refined                   # the cut refined on X (see _refine): codes below lo
     double thr                    # left, above hi right, in [lo, hi] by x <= thr
 
@@ -205,10 +209,12 @@ cdef struct HB:
     const double* X
     int64_t xs0, xs1
     const uint8_t* exact          # per feature: its bins hold one value each
-    rf_xv* gath                   # _refine_split's values, and their room
-    int64_t gath_cap
-    uint8_t* ubuf                 # the records it sets aside, and their room
-    int64_t ubuf_cap
+    # _refine_split's buffers, the workspace's (kept between trees): the records the
+    # partition sets aside and their values, with their sizes in bytes
+    char** pend
+    size_t* pend_size
+    char** vals
+    size_t* vals_size
     # settings
     int64_t max_depth, min_split, min_leaf, max_features
     double min_weight_leaf, min_decrease, total_weight
@@ -495,6 +501,14 @@ cdef inline void _add_bin(const HB* B, double* acc, double* wacc, const double* 
         wacc[0] += h[k]
 
 
+cdef inline bint _one_class(const HB* B, const double* h) noexcept nogil:
+    """Whether a bin's samples are of one class."""
+    cdef int64_t k, n = 0
+    for k in range(B.K):
+        n += h[k] > 0.0
+    return n <= 1
+
+
 cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
                const double* tot, double W, int64_t N, bint mleft, bint with_all,
                HSplit* best) noexcept nogil:
@@ -545,6 +559,8 @@ cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_
                 best.cut = b
                 best.lo = b
                 best.hi = bins[i + 1]
+                best.lo_pure = not B.regression and _one_class(B, h + b * S)
+                best.hi_pure = not B.regression and _one_class(B, h + best.hi * S)
 
 
 cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
@@ -603,6 +619,8 @@ cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64
         best.cut = bins[at]
         best.lo = bins[at]
         best.hi = bins[at + 1]
+        best.lo_pure = not reg and (h[2 * best.lo] == 0.0 or h[2 * best.lo + 1] == 0.0)
+        best.hi_pure = not reg and (h[2 * best.hi] == 0.0 or h[2 * best.hi + 1] == 0.0)
 
 
 cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
@@ -798,19 +816,23 @@ cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
     cdef int mode = 1 if B.regression else (2 if B.packed else 0)
     cdef int64_t k, nl, N = e.end - e.start
     cdef rf_hrefine R
-    R.lo = sp.lo
-    R.hi = sp.hi
     R.u = 0
-    R.pending = (B.X != NULL and sp.lo != MISSING and not B.exact[sp.feature])
+    R.X = B.X
+    R.xs0 = B.xs0
+    R.xs1 = B.xs1
+    R.rowoff = B.hdr - 4 if B.compact else -1
+    # the records of the cut's two bins are set aside, but not those of a bin of one
+    # class: a cut inside it moves samples of one class across, along which the
+    # proxy is convex, so none beats the bin's ends, which the binned scan weighed
+    R.pending = (B.X != NULL and sp.lo != MISSING and not B.exact[sp.feature]
+                 and not (sp.lo_pure and sp.hi_pure))
+    R.lo = sp.hi if sp.lo_pure else sp.lo
+    R.hi = sp.lo if sp.hi_pure else sp.hi
     sp.refined = 0
     if R.pending:
-        if B.ubuf_cap < N:
-            free(B.ubuf)
-            B.ubuf = <uint8_t*> malloc(N * B.stride)
-            B.ubuf_cap = N if B.ubuf != NULL else 0
-            if B.ubuf == NULL:
-                return -1
-        R.U = B.ubuf
+        R.U = <uint8_t*> _room(B.pend, B.pend_size, N * B.stride)
+        if R.U == NULL:
+            return -1
     for k in range(B.S):
         B.left_stats[k] = 0.0
         B.right_stats[k] = 0.0
@@ -818,7 +840,8 @@ cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
                   B.codes, B.p, e.start, e.end, sp.feature, sp.cut, sp.mleft, &R,
                   B.left_stats, B.right_stats, wl_out, wr_out, B.compact, mode)
     if R.pending and R.u:
-        return _refine_split(B, e, sp, R.U, R.u, nl, wl_out, wr_out)
+        return _refine_split(B, e, sp, R.U, R.u, nl, wl_out, wr_out,
+                             -1 if sp.lo_pure else (R.u - 1 if sp.hi_pure else -2))
     return nl
 
 
@@ -853,36 +876,35 @@ cdef inline double _rec_x(const HB* B, const uint8_t* rec, int64_t f) noexcept n
 
 
 cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
-                           int64_t u, int64_t nl, double* wl, double* wr) noexcept nogil:
+                           int64_t u, int64_t nl, double* wl, double* wr,
+                           int64_t binned_k) noexcept nogil:
     """The refinement of a binned cut between bins lo and hi: the u records of those
     two bins, set aside by the partition (U, in order), sorted by their values, and
     every cut between two of their distinct values scored as the exact search scores
     it (the records placed left, below lo and the missing ones that go left, on the
     left); the best becomes the node's cut, at the midpoint of its two values, and the
     records are placed by it.  So a boundary inside a bin is found where the exact
-    builder finds it.  Returns the left side's size, or -1 when memory ran out."""
-    cdef int64_t f = sp.feature, i, k, best_k = -1, S = B.S, c, n_left
+    builder finds it.  Where one of the bins was not set aside (a bin of one class),
+    the binned cut is the one with none (``binned_k`` -1) or all (``u - 1``) of the
+    set-aside records on the left, and a candidate too (-2: it is inside).  Returns
+    the left side's size, or -1 when memory ran out."""
+    cdef int64_t f = sp.feature, i, k, best_k = -2, S = B.S, c, n_left
     cdef int64_t N = e.end - e.start, l = e.start + nl, r = e.start + nl + u
     cdef double left[512]
     cdef double right[512]
     cdef double tot[512]
-    cdef double wsum = wl[0], wt, tv, proxy, top = -INFINITY, a, b, thr
+    cdef double wsum = wl[0], wt, tv, proxy, top = -INFINITY, a, b, thr = 0.0
     cdef const uint8_t* rec
     cdef uint8_t* dst = B.buf[(e.depth + 1) & 1]
-    cdef void* q
-    if B.gath_cap < u:
-        q = realloc(B.gath, u * sizeof(rf_xv))
-        if q == NULL:
-            return -1
-        B.gath = <rf_xv*> q
-        B.gath_cap = u
+    cdef rf_xv* gath = <rf_xv*> _room(B.vals, B.vals_size, u * (sizeof(rf_xv) + 1))
+    cdef uint8_t* goes
+    if gath == NULL:
+        return -1
+    goes = <uint8_t*> (gath + u)        # per set-aside record: it goes left
     for i in range(u):
-        rec = _pend(B, U, i)
-        B.gath[i].x = _rec_x(B, rec, f)
-        B.gath[i].w = _rec_w(B, rec)
-        B.gath[i].t = _rec_t(B, rec)
-        B.gath[i].i = i
-    qsort(B.gath, u, sizeof(rf_xv), rf_cmp_xv)
+        gath[i].x = _rec_x(B, _pend(B, U, i), f)
+        gath[i].i = i
+    rf_sort_xv(gath, u)
     # the left side so far, in the histograms' units
     _totals(B, e, tot)
     for c in range(S):
@@ -891,15 +913,17 @@ cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
         left[0] = wsum
         left[1] = B.left_stats[0]
     n_left = nl
-    for k in range(u - 1):
-        wt = B.gath[k].w
-        wsum += wt
-        n_left += 1
-        if B.regression:
-            left[1] += wt * B.gath[k].t
-        else:
-            left[<int64_t> B.gath[k].t] += wt
-        if not B.gath[k].x < B.gath[k + 1].x:
+    for k in range(-1, u):
+        if k >= 0:
+            rec = _pend(B, U, gath[k].i)
+            wt = _rec_w(B, rec)
+            wsum += wt
+            n_left += 1
+            if B.regression:
+                left[1] += wt * _rec_t(B, rec)
+            else:
+                left[<int64_t> _rec_t(B, rec)] += wt
+        if k != binned_k and not (0 <= k < u - 1 and gath[k].x < gath[k + 1].x):
             continue
         if n_left < B.min_leaf or N - n_left < B.min_leaf:
             continue
@@ -911,24 +935,32 @@ cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
         if proxy > top:
             top = proxy
             best_k = k
-    if best_k >= 0:
-        a = B.gath[best_k].x
-        b = B.gath[best_k + 1].x
+    if best_k == -2 and binned_k != -2:     # (none valid by these sums: as binned)
+        best_k = binned_k
+    sp.refined = not (best_k == binned_k and binned_k != -2)
+    if not sp.refined:                       # the binned cut: a middle edge
+        for k in range(u):
+            goes[gath[k].i] = k <= best_k
+    elif best_k >= 0:
+        a = gath[best_k].x
+        b = gath[best_k + 1].x
         thr = a / 2.0 + b / 2.0
         if thr >= b or thr != thr or thr == INFINITY or thr == -INFINITY:
             thr = a
+        for k in range(u):
+            goes[gath[k].i] = k <= best_k
     else:           # (no valid cut inside: the bins' boundary, as binned)
         thr = -INFINITY
         for k in range(u):
-            rec = _pend(B, U, B.gath[k].i)
-            if _row_code(B, rec, f) == sp.lo:
-                thr = B.gath[k].x
+            goes[gath[k].i] = _row_code(B, _pend(B, U, gath[k].i), f) == sp.lo
+            if goes[gath[k].i]:
+                thr = gath[k].x
     # the set-aside records placed by the cut, in their order
     for i in range(u):
         rec = _pend(B, U, i)
         wt = _rec_w(B, rec)
         tv = _rec_t(B, rec)
-        if _rec_x(B, rec, f) <= thr:
+        if goes[i]:
             memcpy(dst + l * B.stride, rec, B.stride)
             l += 1
             wl[0] += wt
@@ -938,7 +970,6 @@ cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
             memcpy(dst + r * B.stride, rec, B.stride)
             wr[0] += wt
             _add_node_stats(B, B.right_stats, wt, tv)
-    sp.refined = 1
     sp.thr = thr
     return l - e.start
 
@@ -1181,15 +1212,31 @@ cdef int _children_sets(HB* B, const HEntry* e, int64_t nl, double wl, double wr
     return 0
 
 
+cdef char* _room(char** buf, size_t* size, size_t need) noexcept nogil:
+    """A buffer of at least ``need`` bytes at ``*buf`` (grown by half again when it is
+    too small), or NULL when memory ran out."""
+    if need > size[0]:
+        free(buf[0])
+        buf[0] = <char*> malloc(need + need // 2)
+        size[0] = need + need // 2 if buf[0] != NULL else 0
+    return buf[0]
+
+
 cdef class Workspace:
     """The per-sample buffers of the binned builder, kept between the trees that one
     thread grows (allocated once, as large as the largest tree's samples, instead of
     once per tree)."""
     cdef char* buf
     cdef size_t size
+    cdef char* pend                 # the refinements' buffers (see _refine_split)
+    cdef size_t pend_size
+    cdef char* vals
+    cdef size_t vals_size
 
     def __dealloc__(self):
         free(self.buf)
+        free(self.pend)
+        free(self.vals)
 
     cdef char* reserve(self, size_t size) noexcept nogil:
         """At least ``size`` bytes (NULL when memory ran out)."""
@@ -1291,8 +1338,6 @@ cdef void _free(HB* B) noexcept nogil:
     free(B.pool_t)
     free(B.pool_c)
     free(B.pool_free)
-    free(B.gath)
-    free(B.ubuf)
     free(B.cnt)
     free(B.touched)
     free(B.batch)
@@ -1371,6 +1416,10 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     cdef char* base
     if workspace is None:
         workspace = Workspace()
+    B.pend = &workspace.pend
+    B.pend_size = &workspace.pend_size
+    B.vals = &workspace.vals
+    B.vals_size = &workspace.vals_size
     cdef int64_t active = 0
     cdef double total = 0.0
     B.packed = not regression and n_classes == 2
