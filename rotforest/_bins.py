@@ -8,9 +8,12 @@ from scipy.sparse import issparse
 
 from rotforest import _hist
 
-# "auto" grows on bins from this many rows on: below it the exact builder is faster
-# (measured with benchmarks/bench_large.py --rows, see the forests' guide)
+# "auto" grows on bins from this many rows on (benchmarks/bench_binned.py --crossover:
+# neither kind of forest is slower there), on data of at most AUTO_FEATURES features
+# (whose samples' records carry their codes; wider data reads them by row, measured
+# slower than the exact builder, and grows exact under "auto")
 AUTO_ROWS = 200_000
+AUTO_FEATURES = 64
 # the rows sampled, at most, for each feature's thresholds (a fixed draw per size)
 EDGE_SAMPLE = 200_000
 # rows of codes per thread's share
@@ -57,7 +60,8 @@ def resolve_max_bins(forest, X, n_outputs, n_classes):
         return None
     reason = why_not_binned(forest, X, n_outputs, n_classes)
     if isinstance(max_bins, str):       # "auto"
-        return 255 if reason is None and X.shape[0] >= AUTO_ROWS else None
+        return (255 if reason is None and X.shape[0] >= AUTO_ROWS
+                and X.shape[1] <= AUTO_FEATURES else None)
     if reason is not None:
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
                          "builder takes dense numeric features, one output, the gini, "

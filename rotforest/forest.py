@@ -615,7 +615,8 @@ default="from_dtype"
         searched between bins, on histograms. Much faster on many rows, and the
         thresholds fall between bins instead of between every two values. None: the
         exact search, every threshold. "auto" (the default): 255 bins from
-        200,000 rows on, where binned growth is measured faster, exact below. Binned
+        200,000 rows on and up to 64 features, where binned growth is measured
+        faster, exact otherwise. Binned
         growth takes dense numeric features, one output, the gini, entropy and
         squared_error criteria, no ``monotonic_cst`` and ``max_leaf_nodes=None``;
         otherwise "auto" grows exact and an int is refused. See
@@ -831,7 +832,8 @@ default="from_dtype"
         searched between bins, on histograms. Much faster on many rows, and the
         thresholds fall between bins instead of between every two values. None: the
         exact search, every threshold. "auto" (the default): 255 bins from
-        200,000 rows on, where binned growth is measured faster, exact below. Binned
+        200,000 rows on and up to 64 features, where binned growth is measured
+        faster, exact otherwise. Binned
         growth takes dense numeric features, one output, the gini, entropy and
         squared_error criteria, no ``monotonic_cst`` and ``max_leaf_nodes=None``;
         otherwise "auto" grows exact and an int is refused. See

@@ -170,6 +170,12 @@ def test_auto_grows_exact_below_its_rows_and_binned_above(monkeypatch):
     auto = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     binned = RandomForestClassifier(n_estimators=3, max_bins=255, random_state=0).fit(X, y)
     assert auto.max_bins_ == 255 and _nodes(auto) == _nodes(binned)
+    # wide data (records without their codes) grows exact under "auto"
+    wide = np.repeat(X, 14, axis=1)[:, :65]
+    assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
+        wide, y).max_bins_ is None
+    assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
+        wide[:, :64], y).max_bins_ == 255
     # what the binned builder does not take grows exact under "auto"
     for params in ({"criterion": "absolute_error"}, {"monotonic_cst": [1, 0, 0, 0, 0]},
                    {"max_leaf_nodes": 8}):
