@@ -518,7 +518,8 @@ cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_
     cdef int64_t S = B.S, K = B.K, i, k, nl = 0, b
     cdef double left[512]
     cdef double right[512]
-    cdef double wl = 0.0, wr, proxy
+    cdef double wl = 0.0, wr, proxy, top = best.proxy
+    cdef int64_t at = -1
     cdef const double* h = hs.h + q * NBINS * S
     cdef int64_t last = nb - 1 if not with_all else nb
     for k in range(S):
@@ -545,22 +546,34 @@ cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_
             left[0] = wl
             right[0] = wr
         proxy = _side_proxy(B, left, wl) + _side_proxy(B, right, wr)
-        if proxy > best.proxy:
-            best.proxy = proxy
-            best.feature = f
-            best.mleft = mleft
-            best.missing = mleft or with_all
-            best.found = 1
-            if i == nb - 1:           # every present bin left, the missing ones right
-                best.cut = MISSING - 1
-                best.lo = MISSING
-                best.hi = MISSING
-            else:
-                best.cut = b
-                best.lo = b
-                best.hi = bins[i + 1]
-                best.lo_pure = not B.regression and _one_class(B, h + b * S)
-                best.hi_pure = not B.regression and _one_class(B, h + best.hi * S)
+        if proxy > top:
+            top = proxy
+            at = i
+    _set_best(B, best, h, f, bins, nb, at, top, mleft, with_all)
+
+
+cdef void _set_best(const HB* B, HSplit* best, const double* h, int64_t f,
+                    const int64_t* bins, int64_t nb, int64_t at, double proxy,
+                    bint mleft, bint with_all) noexcept nogil:
+    """A run's best cut (after present bin ``at``; -1: none beat ``best``) into
+    ``best``, with whether its two bins hold one class each."""
+    if at < 0:
+        return
+    best.proxy = proxy
+    best.feature = f
+    best.mleft = mleft
+    best.missing = mleft or with_all
+    best.found = 1
+    if at == nb - 1:            # every present bin left, the missing ones right
+        best.cut = MISSING - 1
+        best.lo = MISSING
+        best.hi = MISSING
+    else:
+        best.cut = bins[at]
+        best.lo = bins[at]
+        best.hi = bins[at + 1]
+        best.lo_pure = not B.regression and _one_class(B, h + best.lo * B.S)
+        best.hi_pure = not B.regression and _one_class(B, h + best.hi * B.S)
 
 
 cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
@@ -604,23 +617,7 @@ cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64
         if proxy > top:
             top = proxy
             at = i
-    if at < 0:
-        return
-    best.proxy = top
-    best.feature = f
-    best.mleft = mleft
-    best.missing = mleft or with_all
-    best.found = 1
-    if at == nb - 1:            # every present bin left, the missing ones right
-        best.cut = MISSING - 1
-        best.lo = MISSING
-        best.hi = MISSING
-    else:
-        best.cut = bins[at]
-        best.lo = bins[at]
-        best.hi = bins[at + 1]
-        best.lo_pure = not reg and (h[2 * best.lo] == 0.0 or h[2 * best.lo + 1] == 0.0)
-        best.hi_pure = not reg and (h[2 * best.hi] == 0.0 or h[2 * best.hi + 1] == 0.0)
+    _set_best(B, best, h, f, bins, nb, at, top, mleft, with_all)
 
 
 cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
@@ -1092,14 +1089,6 @@ cdef double _threshold(const HB* B, const HSplit* sp) noexcept nogil:
     if sp.lo == MISSING:
         return INFINITY
     return B.edges[B.offsets[sp.feature] + (sp.lo + sp.hi) // 2]
-
-
-cdef inline int64_t _rowid(const HB* B, int64_t t) noexcept nogil:
-    """The row of X of the node's t-th sample."""
-    cdef const uint8_t* rec = B.cur + t * B.stride
-    if B.compact:
-        return (<const int32_t*> (rec + B.hdr - 4))[0]
-    return (<const int64_t*> rec)[0]
 
 
 cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
