@@ -17,6 +17,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define RF_PREFETCH(a) __builtin_prefetch(a)
+#else
+#define RF_PREFETCH(a) ((void)0)
+#endif
+
 /* A cut to refine (see _refine_split in _hist.pyx): the records whose codes are in
  * [lo, hi] are not placed but copied, in order, to U (their count in *u); the others
  * go as the codes say (below lo left, above hi right, missing by mleft).  pending = 0:
@@ -77,6 +83,102 @@ static void rf_sort_xv(rf_xv *v, int64_t n) {
     }
 }
 
+/* The places t in [s, e) of the records whose code of feature f is marked, into idx
+ * (room for e - s + 1; no branch on the mark); their count. */
+static int64_t rf_hgather(const uint8_t *src, int64_t stride, const uint8_t *codes,
+                          int64_t p, int64_t s, int64_t e, int64_t f, int compact,
+                          const uint8_t *marked, int64_t *idx) {
+    int64_t t, u = 0;
+    if (compact) {
+        for (t = s; t < e; t++) {
+            idx[u] = t;
+            u += marked[src[t * stride + f]];
+        }
+    } else {
+        for (t = s; t < e; t++) {
+            idx[u] = t;
+            u += marked[codes[*(const int64_t *)(src + t * stride) * p + f]];
+        }
+    }
+    return u;
+}
+
+/* a gathered sample of a bin searched inside (see _resolve in _hist.pyx) */
+typedef struct { double x; double w; int32_t cls; int32_t code; } rf_he;
+
+/* Sorts v[0:n) by x (the order of equal values does not matter: only cuts between
+ * distinct values are scored): insertion sort for short runs, else quicksort as
+ * rf_sort_xv. */
+static void rf_sort_he(rf_he *v, int64_t n) {
+    int64_t stack[128], top = 0, lo = 0, hi = n - 1, i, j, mid;
+    rf_he pivot, tmp;
+    for (;;) {
+        while (hi - lo > 24) {
+            mid = lo + (hi - lo) / 2;
+            if (v[mid].x < v[lo].x) { tmp = v[mid]; v[mid] = v[lo]; v[lo] = tmp; }
+            if (v[hi].x < v[lo].x) { tmp = v[hi]; v[hi] = v[lo]; v[lo] = tmp; }
+            if (v[hi].x < v[mid].x) { tmp = v[hi]; v[hi] = v[mid]; v[mid] = tmp; }
+            pivot = v[mid];
+            i = lo;
+            j = hi;
+            while (i <= j) {
+                while (v[i].x < pivot.x) i++;
+                while (pivot.x < v[j].x) j--;
+                if (i <= j) { tmp = v[i]; v[i] = v[j]; v[j] = tmp; i++; j--; }
+            }
+            if (j - lo < hi - i) {
+                if (i < hi) { stack[top++] = i; stack[top++] = hi; }
+                hi = j;
+            } else {
+                if (lo < j) { stack[top++] = lo; stack[top++] = j; }
+                lo = i;
+            }
+        }
+        if (top == 0) break;
+        hi = stack[--top];
+        lo = stack[--top];
+    }
+    for (i = 1; i < n; i++) {
+        tmp = v[i];
+        for (j = i - 1; j >= 0 && tmp.x < v[j].x; j--)
+            v[j + 1] = v[j];
+        v[j + 1] = tmp;
+    }
+}
+
+/* The gathered samples' value of feature f (from X at their rows: the record's int32
+ * at rowoff, or its int64 at 0 when rowoff < 0), weight, class and code, for the u
+ * records at places idx; X prefetched some samples ahead (its reads are the misses). */
+static void rf_hfetch(const uint8_t *src, int64_t stride, int64_t hdr, int64_t rowoff,
+                      const uint8_t *codes, int64_t p, int compact, int packed,
+                      const double *X, int64_t xs0, int64_t xs1, int64_t f,
+                      const int64_t *idx, int64_t u, rf_he *out) {
+    const int64_t ahead = 12;
+    int64_t k;
+    for (k = 0; k < u; k++) {
+        const uint8_t *rec = src + idx[k] * stride;
+        int64_t row;
+        if (k + ahead < u) {
+            const uint8_t *next = src + idx[k + ahead] * stride;
+            const int64_t r2 = rowoff >= 0 ? (int64_t)*(const int32_t *)(next + rowoff)
+                                           : *(const int64_t *)next;
+            RF_PREFETCH(X + r2 * xs0 + f * xs1);
+        }
+        row = rowoff >= 0 ? (int64_t)*(const int32_t *)(rec + rowoff)
+                          : *(const int64_t *)rec;
+        out[k].x = X[row * xs0 + f * xs1];
+        if (packed) {
+            const uint64_t v = *(const uint64_t *)(rec + hdr);
+            out[k].w = (double)(v & (((uint64_t)1 << 32) - 1));
+            out[k].cls = (v >> 32) != 0;
+        } else {
+            out[k].w = *(const double *)(rec + hdr);
+            out[k].cls = (int32_t)*(const int64_t *)(rec + hdr + 8);
+        }
+        out[k].code = compact ? rec[f] : codes[row * p + f];
+    }
+}
+
 static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restrict dst,
                                     int64_t stride, int64_t hdr, const uint8_t *codes,
                                     int64_t p, int64_t s, int64_t e, int64_t f,
@@ -98,7 +200,7 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
             uint64_t *u = (uint64_t *)(R->U + R->u * stride);
             const int64_t row = R->rowoff >= 0
                 ? (int64_t)*(const int32_t *)(rec + R->rowoff) : *(const int64_t *)rec;
-            __builtin_prefetch(R->X + row * R->xs0 + f * R->xs1);
+            RF_PREFETCH(R->X + row * R->xs0 + f * R->xs1);
             for (j = 0; j < words; j++)
                 u[j] = from[j];
             R->u++;

@@ -34,9 +34,9 @@ goes left in both).
 """
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, isnan, log
+from libc.math cimport INFINITY, NAN, fabs, isnan, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from ._tree cimport Node
@@ -54,6 +54,18 @@ cdef extern from "_hist.h":
         double x
         int64_t i
     void rf_sort_xv(rf_xv* v, int64_t n) noexcept nogil
+    ctypedef struct rf_he:
+        double x
+        double w
+        int32_t cls, code
+    void rf_sort_he(rf_he* v, int64_t n) noexcept nogil
+    void rf_hfetch(const uint8_t* src, int64_t stride, int64_t hdr, int64_t rowoff,
+                   const uint8_t* codes, int64_t p, int compact, int packed,
+                   const double* X, int64_t xs0, int64_t xs1, int64_t f,
+                   const int64_t* idx, int64_t u, rf_he* out) noexcept nogil
+    int64_t rf_hgather(const uint8_t* src, int64_t stride, const uint8_t* codes,
+                       int64_t p, int64_t s, int64_t e, int64_t f, int compact,
+                       const uint8_t* marked, int64_t* idx) noexcept nogil
     int64_t rf_hpart(const uint8_t* src, uint8_t* dst, int64_t stride, int64_t hdr,
                      const uint8_t* codes, int64_t p, int64_t s, int64_t e, int64_t f,
                      int64_t cut, int mleft, rf_hrefine* R, double* left,
@@ -68,6 +80,7 @@ cdef double EPSILON = 2.220446049250313e-16
 cdef double LN2 = 0.6931471805599453
 DEF MISSING = 255           # the code of a missing value
 DEF NBINS = 256             # bins per feature's histogram (the missing one included)
+DEF MAX_BOUND_K = 4         # classes up to which cuts inside bins are searched exactly
 DEF SMALL = 96              # nodes of fewer samples fill their histograms lazily
 DEF SUB_MIN = 512           # a child of this many samples may take its histograms by
                             # subtraction (see _children_sets)
@@ -81,6 +94,13 @@ cdef enum:
     CRIT_GINI_B = 0
     CRIT_ENTROPY_B = 1
     CRIT_SQUARED_B = 2
+
+# cuts inside bins (classification) are searched where one might gain more than the
+# best binned cut's gain times 1 + INSIDE_TOL and plus INSIDE_ABS of the root's
+# impurity (see _cand_floor; both 0: exactly the exact search's cuts; chosen by
+# bench_binned.py --inside)
+INSIDE_TOL = 0.5
+INSIDE_ABS = 1e-4
 
 CRITERIA = {"gini": CRIT_GINI_B, "entropy": CRIT_ENTROPY_B, "log_loss": CRIT_ENTROPY_B,
             "squared_error": CRIT_SQUARED_B}
@@ -188,6 +208,17 @@ cdef struct HSplit:
     double thr                    # left, above hi right, in [lo, hi] by x <= thr
 
 
+cdef struct HCand:
+    # a bin whose inside might hold a cut better than the binned ones (see _bounds):
+    # the bound, the left side's statistics before the bin (class weights, weight,
+    # samples), and the binned cut whose refinement covers the bin (as HSplit's)
+    double bound
+    double left[MAX_BOUND_K]
+    double wl
+    int64_t nl, feature, b, cut, lo, hi
+    int mleft, missing, lo_pure, hi_pure
+
+
 cdef struct HSet:
     # histograms, by slot: slot j's bins at h[j * NBINS * S], its bitmap of non-empty
     # bins at touched[4 * j], its sample counts at cnt[j * NBINS]
@@ -241,6 +272,12 @@ cdef struct HB:
     int32_t* cnt
     uint64_t* touched             # a bitmap of each feature's touched bins (small nodes)
     int64_t hist_cap
+    # cuts inside bins (classification with X, see _bounds): this node's candidates
+    bint bounds
+    double inside_tol, inside_abs # (see _cand_floor)
+    double root_most              # the root's largest gain, in the proxies' units
+    HCand* hc
+    int64_t hc_n, hc_cap
     int64_t* batch
     int64_t* cand
     uint8_t* isconst               # per feature, of the batch: constant in the node
@@ -627,7 +664,9 @@ cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
     cdef int64_t nb = _bins_of(hs.touched + q * 4, bins)
     cdef bint missing = (hs.touched[q * 4 + 3] >> 63) & 1
     if nb + missing <= 1:
-        return True
+        # one bin: constant, unless its values may differ and cuts inside bins are
+        # searched (see _bounds)
+        return nb == 0 or not B.bounds or B.exact[f]
     if B.S == 2 and (B.regression or B.criterion == CRIT_GINI_B):
         _run2(B, hs, q, f, bins, nb, tot, W, N, False, missing, best)
         if missing and nb > 1:
@@ -637,6 +676,370 @@ cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
     if missing and nb > 1:
         _run(B, hs, q, f, bins, nb, tot, W, N, True, False, best)
     return False
+
+
+# ----------------------------------------------------------------------------------------
+# Cuts inside bins (classification)
+# ----------------------------------------------------------------------------------------
+#
+# A cut between two values of one bin moves some of the bin's samples left: the left
+# side's class weights are the prefix before the bin plus a point x of the box
+# 0 <= x <= (the bin's class weights).  Both criteria's proxies are convex in x (the
+# Gini's sum of squares over the sum is quadratic over linear; the entropy's is minus
+# a concave function), so none of those cuts beats the best corner of the box: the
+# bin's ends, or some classes of the bin moved left whole.  _bounds takes that corner
+# per mixed bin of every drawn feature; bins whose bound beats the binned best are
+# searched exactly (_eval_cand: the bin's samples sorted by value, as _refine_split
+# does), the highest bound first, until the best found beats every bound left.  So a
+# binned tree of a classifier cuts where the exact search would, up to ties, for up
+# to MAX_BOUND_K classes.
+
+cdef double _corners(const HB* B, const double* left, double wl, const double* hb,
+                     const double* tot, double W) noexcept nogil:
+    """The largest proxy at the corners of a bin's box (see above): the left side's
+    statistics ``left`` (weight ``wl``) plus each subset of the bin's classes ``hb``."""
+    cdef int64_t K = B.K, k, mask
+    cdef double L[MAX_BOUND_K]
+    cdef double R[MAX_BOUND_K]
+    cdef double wL, wR, v, top = -INFINITY
+    for mask in range(1 << K):
+        wL = 0.0
+        for k in range(K):
+            L[k] = left[k] + (hb[k] if (mask >> k) & 1 else 0.0)
+            wL += L[k]
+            R[k] = tot[k] - L[k]
+        wR = W - wL
+        if wL <= 0.0 or wR <= 0.0:
+            continue
+        v = _side_proxy(B, L, wL) + _side_proxy(B, R, wR)
+        if v > top:
+            top = v
+    return top
+
+
+cdef inline double _cand_floor(const HB* B, const double* tot, double W,
+                               double top) noexcept nogil:
+    """What a bin's bound must beat to be searched: the best cut's proxy ``top`` plus
+    the larger of B.inside_tol of its gain over the node's and B.inside_abs of the
+    root's largest gain (a split into pure sides), and a rounding margin.  So the cut
+    taken gains at least 1 / (1 + inside_tol) of the best one's, or the best one's
+    less inside_abs of the tree's impurity (as min_impurity_decrease weighs it)."""
+    cdef double parent
+    if top == -INFINITY:
+        return top
+    parent = _side_proxy(B, tot, W)
+    return top + max(B.inside_tol * (top - parent if top > parent else 0.0),
+                     B.inside_abs * B.root_most) + 1e-12 * fabs(top)
+
+
+cdef int _bound_run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins,
+                    int64_t nb, const double* tot, double W, bint mleft, bint with_all,
+                    double top) noexcept nogil:
+    """The bins of one run of slot q (feature f; see _run) whose bound beats ``top``
+    (a _cand_floor), appended to B.hc; 0, or -1 when memory ran out."""
+    cdef int64_t S = B.S, K = B.K, i, k, b, nl = 0
+    cdef const double* h = hs.h + q * NBINS * S
+    cdef const double* hb
+    cdef double left[MAX_BOUND_K]
+    cdef double wl = 0.0, bound
+    cdef HCand* c
+    cdef void* grown
+    for k in range(K):
+        left[k] = 0.0
+    if mleft:
+        _add_bin(B, left, &wl, h + MISSING * S)
+        if B.need_counts:
+            nl = hs.cnt[q * NBINS + MISSING]
+    for i in range(nb):
+        b = bins[i]
+        hb = h + b * S
+        if not _one_class(B, hb):
+            bound = _corners(B, left, wl, hb, tot, W)
+            if bound > top:
+                if B.hc_n == B.hc_cap:
+                    grown = realloc(B.hc, (2 * B.hc_cap + 64) * sizeof(HCand))
+                    if grown == NULL:
+                        return -1
+                    B.hc = <HCand*> grown
+                    B.hc_cap = 2 * B.hc_cap + 64
+                c = &B.hc[B.hc_n]
+                B.hc_n += 1
+                c.bound = bound
+                for k in range(K):
+                    c.left[k] = left[k]
+                c.wl = wl
+                c.nl = nl
+                c.feature = f
+                c.b = b
+                c.mleft = mleft
+                c.missing = mleft or with_all
+                # the binned cut whose two bins hold this one
+                if nb == 1:
+                    c.lo = c.hi = b
+                elif i < nb - 1:
+                    c.lo = b
+                    c.hi = bins[i + 1]
+                else:
+                    c.lo = bins[i - 1]
+                    c.hi = b
+                c.cut = c.lo
+                c.lo_pure = _one_class(B, h + c.lo * S)
+                c.hi_pure = _one_class(B, h + c.hi * S)
+        _add_bin(B, left, &wl, hb)
+        if B.need_counts:
+            nl += hs.cnt[q * NBINS + b]
+    return 0
+
+
+cdef int _bounds(HB* B, HSet hs, int64_t q, int64_t f, const double* tot, double W,
+                 int64_t* bins, double top) noexcept nogil:
+    """_bound_run over both runs of slot q (feature f; see _scan_feature)."""
+    cdef int64_t nb
+    cdef bint missing
+    if B.exact[f] or B.node_const[f]:
+        return 0
+    nb = _bins_of(hs.touched + q * 4, bins)
+    missing = (hs.touched[q * 4 + 3] >> 63) & 1
+    if nb == 0:
+        return 0
+    if _bound_run(B, hs, q, f, bins, nb, tot, W, False, missing, top) < 0:
+        return -1
+    if missing:
+        return _bound_run(B, hs, q, f, bins, nb, tot, W, True, False, top)
+    return 0
+
+
+cdef int _by_bound(const void* a, const void* b) noexcept nogil:
+    """qsort's order of candidates: the highest bound first (ties: by feature, bin)."""
+    cdef const HCand* x = <const HCand*> a
+    cdef const HCand* y = <const HCand*> b
+    if x.bound != y.bound:
+        return -1 if x.bound > y.bound else 1
+    if x.feature != y.feature:
+        return -1 if x.feature < y.feature else 1
+    if x.b != y.b:
+        return -1 if x.b < y.b else 1
+    return x.mleft - y.mleft
+
+
+DEF SUBS = 64                # sub-buckets of a bin searched inside (see _eval_bin)
+DEF SORT_ONLY = 48           # fewer samples: sorted at once
+
+
+cdef inline void _take(const HB* B, double* left, double* wl, int64_t* nl,
+                       const rf_he* v) noexcept nogil:
+    left[v.cls] += v.w
+    wl[0] += v.w
+    nl[0] += 1
+
+
+cdef inline bint _valid(const HB* B, int64_t nl, int64_t N, double wl,
+                        double W) noexcept nogil:
+    """Whether a cut leaving nl samples (weight wl) of the node's N (W) left is allowed."""
+    if B.need_counts and (nl < B.min_leaf or N - nl < B.min_leaf):
+        return False
+    return not (wl < B.min_weight_leaf or W - wl < B.min_weight_leaf or W - wl <= 0.0)
+
+
+cdef inline double _cut_proxy(const HB* B, const double* left, double wl,
+                              const double* tot, double W) noexcept nogil:
+    cdef double right[MAX_BOUND_K]
+    cdef int64_t k
+    for k in range(B.K):
+        right[k] = tot[k] - left[k]
+    return _side_proxy(B, left, wl) + _side_proxy(B, right, W - wl)
+
+
+cdef double _scan_sorted(const HB* B, const rf_he* v, int64_t n, double* left,
+                         double* wl, int64_t* nl, int64_t N, const double* tot,
+                         double W, double top) noexcept nogil:
+    """The samples v[0:n) (sorted by value) moved left one by one onto the side
+    ``left`` (weight wl, nl samples), every cut between two of their distinct values
+    scored; the best proxy above ``top`` (else ``top``)."""
+    cdef int64_t k
+    cdef double proxy
+    for k in range(n):
+        _take(B, left, wl, nl, v + k)
+        if k < n - 1 and v[k].x < v[k + 1].x and _valid(B, nl[0], N, wl[0], W):
+            proxy = _cut_proxy(B, left, wl[0], tot, W)
+            if proxy > top:
+                top = proxy
+    return top
+
+
+cdef double _eval_bin(HB* B, const HEntry* e, const HCand* c, const double* tot,
+                      rf_he* v, int64_t n, rf_he* tmp, double top) noexcept nogil:
+    """The best proxy above ``top`` (else ``top``) of the cuts between two values
+    inside candidate c's bin, whose n samples are v (reordered; tmp: room for n).
+    Few samples are sorted and every cut scored; more are spread over SUBS equal
+    sub-ranges of their values: the cuts between sub-ranges are scored from their
+    sums, and only a sub-range whose corner bound (see _bounds) beats the floor of
+    the best so far is sorted and searched.  As exact as sorting them all."""
+    cdef int64_t N = e.end - e.start, K = B.K, k, j, nl = c.nl, at, last = -1
+    cdef double W = e.weight, lo, hi, scale, wl = c.wl, proxy
+    cdef double left[MAX_BOUND_K]
+    cdef double sums[SUBS * MAX_BOUND_K]
+    cdef int64_t cnt[SUBS]
+    cdef int64_t start[SUBS + 1]
+    cdef uint8_t sub
+    cdef bint mixed
+    for k in range(K):
+        left[k] = c.left[k]
+    if n <= SORT_ONLY:
+        rf_sort_he(v, n)
+        return _scan_sorted(B, v, n, left, &wl, &nl, N, tot, W, top)
+    lo = hi = v[0].x
+    for j in range(1, n):
+        if v[j].x < lo:
+            lo = v[j].x
+        if v[j].x > hi:
+            hi = v[j].x
+    if not hi > lo:
+        return top                  # (one value: no cut inside)
+    scale = SUBS / (hi - lo)
+    memset(cnt, 0, sizeof(cnt))
+    memset(sums, 0, sizeof(sums))
+    for j in range(n):
+        at = <int64_t> ((v[j].x - lo) * scale)
+        if at >= SUBS:
+            at = SUBS - 1
+        v[j].code = <int32_t> at    # (the bin is known: the field holds the sub-range)
+        cnt[at] += 1
+        sums[at * K + v[j].cls] += v[j].w
+        if at > last:
+            last = at
+    start[0] = 0
+    for j in range(SUBS):
+        start[j + 1] = start[j] + cnt[j]
+    for j in range(n):              # tmp: the samples by sub-range
+        at = v[j].code
+        tmp[start[at]] = v[j]
+        start[at] += 1
+    for j in range(SUBS):
+        start[j] -= cnt[j]
+    for j in range(SUBS):
+        if cnt[j] == 0:
+            continue
+        mixed = False
+        for k in range(K):
+            mixed = mixed or (sums[j * K + k] > 0.0 and sums[j * K + k] < _sub_w(sums, j, K))
+        if mixed and _corners(B, left, wl, sums + j * K, tot, W) > _cand_floor(
+                B, tot, W, top):
+            rf_sort_he(tmp + start[j], cnt[j])
+            top = _scan_sorted(B, tmp + start[j], cnt[j], left, &wl, &nl, N, tot, W,
+                               top)
+        else:
+            for k in range(K):
+                left[k] += sums[j * K + k]
+                wl += sums[j * K + k]
+            nl += cnt[j]
+        if j == last:
+            break
+        if _valid(B, nl, N, wl, W):            # the cut between sub-ranges
+            proxy = _cut_proxy(B, left, wl, tot, W)
+            if proxy > top:
+                top = proxy
+    return top
+
+
+cdef inline double _sub_w(const double* sums, int64_t j, int64_t K) noexcept nogil:
+    cdef double acc = 0.0
+    cdef int64_t k
+    for k in range(K):
+        acc += sums[j * K + k]
+    return acc
+
+
+cdef int64_t _gather(HB* B, const HEntry* e, int64_t f, const uint8_t* marked) noexcept nogil:
+    """The node's samples whose bin of feature f is marked, as rf_he (value, weight,
+    class, bin) at B.vals, with room for as many after them; their count u, or
+    -1 when memory ran out."""
+    cdef int64_t N = e.end - e.start, u
+    cdef int64_t* idx = <int64_t*> _room(B.pend, B.pend_size, (N + 1) * sizeof(int64_t))
+    cdef rf_he* v
+    if idx == NULL:
+        return -1
+    u = rf_hgather(B.cur, B.stride, B.codes, B.p, e.start, e.end, f, B.compact, marked,
+                   idx)
+    v = <rf_he*> _room(B.vals, B.vals_size, 2 * u * sizeof(rf_he) + 1)
+    if v == NULL:
+        return -1
+    rf_hfetch(B.cur, B.stride, B.hdr, B.hdr - 4 if B.compact else -1, B.codes, B.p,
+              B.compact, B.packed, B.X, B.xs0, B.xs1, f, idx, u, v)
+    return u
+
+
+cdef int _resolve(HB* B, const HEntry* e, HSplit* best) noexcept nogil:
+    """The candidates of the node (B.hc) searched, the highest bound first, while a
+    bound beats the best cut (by _cand_floor); one that beats it becomes ``best`` (as
+    the binned cut whose refinement finds it, see _partition).  A feature's candidates
+    above the floor are searched together: one pass over the node's samples gathers
+    their bins' samples, spread by bin (a counting sort), each bin searched by
+    _eval_bin.  0, or -1 when memory ran out."""
+    cdef double tot[MAX_BOUND_K]
+    cdef double top = best.proxy, v, floor
+    cdef int64_t j, i, f, u, b
+    cdef uint8_t marked[NBINS]
+    cdef int64_t at[NBINS]
+    cdef int64_t cnt[NBINS]
+    cdef rf_he* g
+    cdef rf_he* by_bin
+    cdef HCand* c
+    if B.hc_n == 0:
+        return 0
+    B.cur = B.buf[e.depth & 1]
+    _totals(B, e, tot)
+    if B.hc_n > 1:
+        qsort(B.hc, B.hc_n, sizeof(HCand), _by_bound)
+    floor = _cand_floor(B, tot, e.weight, top)
+    for j in range(B.hc_n):
+        if not B.hc[j].bound > floor:
+            break
+        f = B.hc[j].feature
+        if f < 0:               # (searched with an earlier one of its feature)
+            continue
+        memset(marked, 0, NBINS)
+        for i in range(j, B.hc_n):
+            if B.hc[i].feature == f and B.hc[i].bound > floor:
+                marked[B.hc[i].b] = 1
+        u = _gather(B, e, f, marked)
+        if u < 0:
+            return -1
+        g = <rf_he*> B.vals[0]
+        by_bin = g + u
+        memset(cnt, 0, sizeof(cnt))
+        for i in range(u):
+            cnt[g[i].code] += 1
+        at[0] = 0
+        for b in range(1, NBINS):
+            at[b] = at[b - 1] + cnt[b - 1]
+        for i in range(u):
+            by_bin[at[g[i].code]] = g[i]
+            at[g[i].code] += 1
+        for i in range(j, B.hc_n):
+            c = &B.hc[i]
+            if c.feature != f or not c.bound > floor:
+                continue
+            b = c.b
+            v = _eval_bin(B, e, c, tot, by_bin + at[b] - cnt[b], cnt[b], g, top)
+            if v > top:
+                top = v
+                floor = _cand_floor(B, tot, e.weight, top)
+                best.proxy = v
+                best.feature = c.feature
+                best.cut = c.cut
+                best.lo = c.lo
+                best.hi = c.hi
+                best.mleft = c.mleft
+                best.missing = c.missing
+                best.lo_pure = c.lo_pure
+                best.hi_pure = c.hi_pure
+                best.found = 1
+        for i in range(j, B.hc_n):
+            if B.hc[i].feature == f:
+                B.hc[i].feature = -1
+    B.hc_n = 0
+    return 0
 
 
 cdef int64_t _draw(HB* B, int64_t i, int64_t n_cand, bint random) noexcept nogil:
@@ -738,6 +1141,14 @@ cdef void _find_split_set(HB* B, const HEntry* e, HSplit* best,
         f = _draw(B, i, n_cand, B.shuffle)
         if _scan_feature(B, hs, f, f, tot, e.weight, e.end - e.start, bins, best):
             B.node_const[f] = 1
+    if B.bounds:
+        for i in range(n_cand):
+            if _bounds(B, hs, B.cand[i], B.cand[i], tot, e.weight, bins,
+                       _cand_floor(B, tot, e.weight, best.proxy)) < 0:
+                B.error = 1
+                return
+        if _resolve(B, e, best) < 0:
+            B.error = 1
 
 
 cdef void _subtract(HB* B, int64_t big, int64_t small) noexcept nogil:
@@ -801,7 +1212,15 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
                 B.node_const[B.batch[q]] = 1
             else:
                 nonconst = True
+        if B.bounds:
+            for q in range(m):
+                if _bounds(B, B.batch_set, q, B.batch[q], tot, e.weight, bins,
+                           _cand_floor(B, tot, e.weight, best.proxy)) < 0:
+                    B.error = 1
+                    return
         visited += m
+    if B.bounds and _resolve(B, e, best) < 0:
+        B.error = 1
 
 
 cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
@@ -1122,6 +1541,8 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
             _find_split_set(B, &e, &sp, bins)
         else:
             _find_split(B, &e, &sp, bins)
+        if B.error:
+            return
         if not sp.found:
             _release(B, e.hset)
             continue
@@ -1131,6 +1552,9 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
             B.error = 1
             return
         n = e.end - e.start
+        if nl == 0 or nl == n:      # (no valid cut after all: a leaf)
+            _release(B, e.hset)
+            continue
         improvement = (e.weight / B.total_weight) * (
             e.impurity - (wr / e.weight) * _impurity(B, B.right_stats, wr)
             - (wl / e.weight) * _impurity(B, B.left_stats, wl))
@@ -1331,6 +1755,7 @@ cdef void _free(HB* B) noexcept nogil:
     free(B.touched)
     free(B.batch)
     free(B.cand)
+    free(B.hc)
     free(B.stack)
     free(B.stack_stats)
     free(B.stack_const)
@@ -1350,7 +1775,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                double min_impurity_decrease, uint64_t seed, bint shuffle_features=False,
                Workspace workspace=None, int64_t compact_features=COMPACT,
                bint subtract=True, const double[:, :] X=None,
-               const uint8_t[::1] exact=None):
+               const uint8_t[::1] exact=None, double inside_tol=-1.0,
+               double inside_abs=-1.0):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
@@ -1402,6 +1828,9 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.min_decrease = min_impurity_decrease
     B.rng = seed
     B.hist_cap = max(1, min(64, (1 << 20) // (NBINS * S)))
+    B.bounds = not regression and n_classes <= MAX_BOUND_K and B.X != NULL
+    B.inside_tol = INSIDE_TOL if inside_tol < 0.0 else inside_tol
+    B.inside_abs = INSIDE_ABS if inside_abs < 0.0 else inside_abs
     cdef char* base
     if workspace is None:
         workspace = Workspace()
@@ -1442,6 +1871,9 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                             B.node_stats[y[i]] += sample_weight[i]
                         m += 1
                 B.total_weight = tw
+                if B.bounds and tw > 0.0:
+                    B.root_most = ((tw if B.criterion == CRIT_GINI_B else 0.0)
+                                   - _side_proxy(&B, B.node_stats, tw))
                 # the sibling by subtraction: every feature drawn at every node, the
                 # codes in the records, integer weights (exact sums), a set of
                 # histograms of at most 512 kB

@@ -301,3 +301,73 @@ def test_bins_of_one_value_are_marked_exact():
                          rng.integers(0, 3000, 300)]).astype(float)
     X[::9, 0] = np.nan
     assert _bins.binned_features(X, 255, 1)[3].tolist() == [1, 0, 0]
+
+
+def _best_exact(X, y, w, min_leaf, criterion):
+    """The best impurity decrease of any cut between two distinct values (missing
+    values on either side), or that sends only the missing values right, by brute
+    force: the exact search's optimum."""
+    best = -np.inf
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        nan = np.isnan(x)
+        values = np.unique(x[~nan])
+        for thr in list((values[:-1] + values[1:]) / 2) + [np.inf]:
+            for nan_left in (False, True):
+                left = np.where(nan, nan_left, x <= thr)
+                if min(left.sum(), (~left).sum()) < min_leaf:
+                    continue
+                best = max(best, _decrease(y, w, left, False, criterion))
+    return best
+
+
+@pytest.mark.parametrize("criterion, classes, missing, min_leaf, weighted", [
+    ("gini", 2, 0.0, 1, False),
+    ("gini", 3, 0.1, 1, True),
+    ("entropy", 2, 0.1, 3, False),
+    ("entropy", 3, 0.0, 2, True),
+])
+def test_cuts_inside_bins_are_searched_up_to_the_tolerance(monkeypatch, criterion,
+                                                           classes, missing, min_leaf,
+                                                           weighted):
+    # classes that flip every 1/40 of x0's range: 6 bins hold several flips each, so
+    # the best cuts lie inside bins; a binned classifier's every split gains at least
+    # 1 / (1 + INSIDE_TOL) of the exact optimum's (brute force; INSIDE_ABS 0), all
+    # of it with 0, and without the search inside bins (a huge tolerance) some split
+    # gains less
+    rng = np.random.default_rng(7)
+    n = 400
+    X = rng.random((n, 3))
+    y = np.floor(X[:, 0] * 40).astype(int) % classes
+    noisy = rng.random(n) < 0.1
+    y[noisy] = rng.integers(0, classes, noisy.sum())
+    X[rng.random(X.shape) < missing] = np.nan
+    w = rng.integers(1, 4, n) * 0.7 if weighted else np.ones(n)
+
+    def worst_ratio(tol):
+        monkeypatch.setattr(_hist, "INSIDE_TOL", tol)
+        monkeypatch.setattr(_hist, "INSIDE_ABS", 0.0)
+        forest = RandomForestClassifier(
+            n_estimators=1, bootstrap=False, max_features=None, max_depth=5,
+            min_samples_leaf=min_leaf, criterion=criterion, max_bins=6,
+            random_state=0).fit(X, y, sample_weight=w)
+        tree = forest.estimators_[0].tree_
+        paths = tree.decision_path(X).toarray().astype(bool)
+        worst = np.inf
+        for node in range(tree.node_count):
+            rows = paths[:, node]
+            f = tree.feature[node]
+            if f < 0:
+                continue
+            x = X[rows, f]
+            left = np.where(np.isnan(x), bool(tree.missing_go_to_left[node]),
+                            x <= tree.threshold[node])
+            assert min(left.sum(), (~left).sum()) >= min_leaf
+            got = _decrease(y[rows], w[rows], left, False, criterion)
+            best = _best_exact(X[rows], y[rows], w[rows], min_leaf, criterion)
+            worst = min(worst, (got + 1e-12) / (best + 1e-12))
+        return worst
+
+    assert worst_ratio(0.0) >= 1 - 1e-9
+    assert worst_ratio(0.5) >= 1 / 1.5 - 1e-9
+    assert worst_ratio(1e9) < 1 / 1.5
