@@ -276,6 +276,8 @@ cdef struct HB:
     bint bounds
     double inside_tol, inside_abs # (see _cand_floor)
     double root_most              # the root's largest gain, in the proxies' units
+    double lip_skip               # bins of at most this weight cannot be candidates
+                                  # (see _set_lip; 0: every bin's bound is taken)
     HCand* hc
     int64_t hc_n, hc_cap
     int64_t* batch
@@ -695,14 +697,16 @@ cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
 # to MAX_BOUND_K classes.
 
 cdef double _corners(const HB* B, const double* left, double wl, const double* hb,
-                     const double* tot, double W) noexcept nogil:
+                     const double* tot, double W, bint ends) noexcept nogil:
     """The largest proxy at the corners of a bin's box (see above): the left side's
-    statistics ``left`` (weight ``wl``) plus each subset of the bin's classes ``hb``."""
+    statistics ``left`` (weight ``wl``) plus each subset of the bin's classes ``hb``;
+    without ``ends``, not the empty and the full subsets (the bin's ends: cuts scored
+    already, when no constraint could have made them invalid)."""
     cdef int64_t K = B.K, k, mask
     cdef double L[MAX_BOUND_K]
     cdef double R[MAX_BOUND_K]
     cdef double wL, wR, v, top = -INFINITY
-    for mask in range(1 << K):
+    for mask in range(0 if ends else 1, (1 << K) if ends else (1 << K) - 1):
         wL = 0.0
         for k in range(K):
             L[k] = left[k] + (hb[k] if (mask >> k) & 1 else 0.0)
@@ -732,6 +736,18 @@ cdef inline double _cand_floor(const HB* B, const double* tot, double W,
                      B.inside_abs * B.root_most) + 1e-12 * fabs(top)
 
 
+cdef inline void _set_lip(HB* B, const double* tot, double W, double best) noexcept nogil:
+    """B.lip_skip for a node whose best cut's proxy is ``best``: the Gini proxy of a
+    side changes by at most the weight moved across (its derivatives along a class lie
+    in [-1, 1]), so a cut inside a bin of weight w scores at most its lower end (a cut
+    scored already, or no split) plus 2w, and a bin with 2w below the floor's margin
+    over ``best`` needs no bound.  Only without constraints (every end a valid cut)."""
+    B.lip_skip = 0.0
+    if (B.criterion == CRIT_GINI_B and not B.need_counts and B.min_weight_leaf <= 0.0
+            and best > -INFINITY):
+        B.lip_skip = (_cand_floor(B, tot, W, best) - best) / 2.0
+
+
 cdef int _bound_run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins,
                     int64_t nb, const double* tot, double W, bint mleft, bint with_all,
                     double top) noexcept nogil:
@@ -753,8 +769,9 @@ cdef int _bound_run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins,
     for i in range(nb):
         b = bins[i]
         hb = h + b * S
-        if not _one_class(B, hb):
-            bound = _corners(B, left, wl, hb, tot, W)
+        if not _one_class(B, hb) and not _bin_w(hb, K) <= B.lip_skip:
+            bound = _corners(B, left, wl, hb, tot, W,
+                             B.need_counts or B.min_weight_leaf > 0.0)
             if bound > top:
                 if B.hc_n == B.hc_cap:
                     grown = realloc(B.hc, (2 * B.hc_cap + 64) * sizeof(HCand))
@@ -897,6 +914,9 @@ cdef double _eval_bin(HB* B, const HEntry* e, const HCand* c, const double* tot,
     if not hi > lo:
         return top                  # (one value: no cut inside)
     scale = SUBS / (hi - lo)
+    if not scale < INFINITY:        # (values too close to spread: sorted at once)
+        rf_sort_he(v, n)
+        return _scan_sorted(B, v, n, left, &wl, &nl, N, tot, W, top)
     memset(cnt, 0, sizeof(cnt))
     memset(sums, 0, sizeof(sums))
     for j in range(n):
@@ -923,7 +943,7 @@ cdef double _eval_bin(HB* B, const HEntry* e, const HCand* c, const double* tot,
         mixed = False
         for k in range(K):
             mixed = mixed or (sums[j * K + k] > 0.0 and sums[j * K + k] < _sub_w(sums, j, K))
-        if mixed and _corners(B, left, wl, sums + j * K, tot, W) > _cand_floor(
+        if mixed and _corners(B, left, wl, sums + j * K, tot, W, True) > _cand_floor(
                 B, tot, W, top):
             rf_sort_he(tmp + start[j], cnt[j])
             top = _scan_sorted(B, tmp + start[j], cnt[j], left, &wl, &nl, N, tot, W,
@@ -940,6 +960,14 @@ cdef double _eval_bin(HB* B, const HEntry* e, const HCand* c, const double* tot,
             if proxy > top:
                 top = proxy
     return top
+
+
+cdef inline double _bin_w(const double* hb, int64_t K) noexcept nogil:
+    cdef double acc = 0.0
+    cdef int64_t k
+    for k in range(K):
+        acc += hb[k]
+    return acc
 
 
 cdef inline double _sub_w(const double* sums, int64_t j, int64_t K) noexcept nogil:
@@ -1142,6 +1170,7 @@ cdef void _find_split_set(HB* B, const HEntry* e, HSplit* best,
         if _scan_feature(B, hs, f, f, tot, e.weight, e.end - e.start, bins, best):
             B.node_const[f] = 1
     if B.bounds:
+        _set_lip(B, tot, e.weight, best.proxy)
         for i in range(n_cand):
             if _bounds(B, hs, B.cand[i], B.cand[i], tot, e.weight, bins,
                        _cand_floor(B, tot, e.weight, best.proxy)) < 0:
@@ -1213,6 +1242,7 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
             else:
                 nonconst = True
         if B.bounds:
+            _set_lip(B, tot, e.weight, best.proxy)
             for q in range(m):
                 if _bounds(B, B.batch_set, q, B.batch[q], tot, e.weight, bins,
                            _cand_floor(B, tot, e.weight, best.proxy)) < 0:
