@@ -169,13 +169,36 @@ cdef inline uint8_t _code(double x, const double[::1] edges, int64_t a,
     return <uint8_t> (base - a + (edges[base] < x))
 
 
-def draw_counts(const int64_t[::1] drawn, int64_t n):
+def draw_counts(const int64_t[::1] drawn, int64_t n, bint small=False, out=None):
     """How many times each of n rows was drawn, as float64 (``np.bincount(drawn,
     minlength=n)`` as weights, without its int64 copy), without the GIL; every draw
-    must be in [0, n)."""
-    out = np.zeros(n, dtype=np.float64)
-    cdef double[::1] counts = out
+    must be in [0, n).  ``small``: as uint8 (an eighth of the bytes; build_tree takes
+    them as weights), unless a row was drawn more than 255 times.  ``out``: counts so
+    far (of a draw made in chunks) to add to, returned, or None when they are uint8
+    and a row would pass 255."""
     cdef int64_t i, k
+    cdef uint8_t[::1] few
+    cdef double[::1] counts
+    if out is None:
+        out = np.zeros(n, dtype=np.uint8 if small else np.float64)
+    elif small:
+        raise ValueError("small and out are not given together")
+    if out.dtype == np.uint8:
+        few = out
+        with nogil:
+            for i in range(drawn.shape[0]):
+                k = drawn[i]
+                if k < 0 or k >= n:
+                    with gil:
+                        raise ValueError(f"draw {k} is not a row of {n}")
+                if few[k] == 255:
+                    with gil:
+                        if small:
+                            return draw_counts(drawn, n)
+                        return None
+                few[k] += 1
+        return out
+    counts = out
     with nogil:
         for i in range(drawn.shape[0]):
             k = drawn[i]
@@ -1799,7 +1822,7 @@ cdef void _free(HB* B) noexcept nogil:
 
 def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                const int64_t[::1] offsets, const int32_t[::1] y, const double[::1] target,
-               const double[::1] sample_weight, int64_t n_classes, int criterion,
+               sample_weight, int64_t n_classes, int criterion,
                int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
                double min_weight_leaf, int64_t max_features,
                double min_impurity_decrease, uint64_t seed, bint shuffle_features=False,
@@ -1813,7 +1836,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     features' thresholds; ``y``: class codes 0 .. n_classes - 1 (classification, with
     ``target`` None) or ``target`` (regression, ``y`` None, ``n_classes`` 1);
     ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification) or CRIT_SQUARED_B.
-    Samples of weight zero take no part.  ``workspace``: a Workspace to reuse (a
+    Samples of weight zero take no part; ``sample_weight`` is float64, or uint8
+    counts (draw_counts' ``small``).  ``workspace``: a Workspace to reuse (a
     thread's trees share one).  ``subtract=False`` builds every node's histograms
     (the tests compare).  ``X``: the values the codes were made from (None: cuts are
     not refined, see _refine_split), and ``exact``: per feature, 1 when each of its bins
@@ -1821,6 +1845,16 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     as the exact builder's ``build_tree`` does."""
     cdef HB B
     cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
+    cdef const double[::1] sw_f
+    cdef const uint8_t[::1] sw_c
+    cdef bint by_counts = np.asarray(sample_weight).dtype == np.uint8
+    cdef double wi
+    if by_counts:
+        sw_c = sample_weight
+    else:
+        sw_f = sample_weight
+    if (sw_c.shape[0] if by_counts else sw_f.shape[0]) != n:
+        raise ValueError(f"{n} rows of codes, but sample_weight has another length")
     cdef double tw = 0.0
     cdef bint regression = target is not None
     cdef double* root
@@ -1874,10 +1908,11 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.int_weights = True
     with nogil:
         for i in range(n):
-            if sample_weight[i] > 0.0:
+            wi = <double> sw_c[i] if by_counts else sw_f[i]
+            if wi > 0.0:
                 active += 1
-                total += sample_weight[i]
-                if sample_weight[i] != <double> (<int64_t> sample_weight[i]):
+                total += wi
+                if wi != <double> (<int64_t> wi):
                     B.int_weights = False
         # (integer weights whose sum fits 32 bits)
         B.packed = B.packed and B.int_weights and total < 4294967295.0
@@ -1890,15 +1925,16 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                 for k in range(S):
                     B.node_stats[k] = 0.0
                 for i in range(n):
-                    if sample_weight[i] > 0.0:
-                        _fill_record(&B, B.buf[0] + m * B.stride, i, sample_weight[i],
+                    wi = <double> sw_c[i] if by_counts else sw_f[i]
+                    if wi > 0.0:
+                        _fill_record(&B, B.buf[0] + m * B.stride, i, wi,
                                      target[i] if regression else <double> y[i])
-                        tw += sample_weight[i]
+                        tw += wi
                         if regression:
-                            B.node_stats[0] += sample_weight[i] * target[i]
-                            B.node_stats[1] += sample_weight[i] * target[i] * target[i]
+                            B.node_stats[0] += wi * target[i]
+                            B.node_stats[1] += wi * target[i] * target[i]
                         else:
-                            B.node_stats[y[i]] += sample_weight[i]
+                            B.node_stats[y[i]] += wi
                         m += 1
                 B.total_weight = tw
                 if B.bounds and tw > 0.0:

@@ -304,6 +304,43 @@ def apply_flat(flat, const int32_t[::1] original, const double[:, :] X, table=No
     return out
 
 
+def add_leaf_values_flat(flat, const int32_t[::1] original, const double[:, :] X,
+                         const double[:, ::1] values, double[:, ::1] out):
+    """``out[i] += values[leaf of row i]`` for every row of X: apply_flat's walk (without
+    categorical splits) with the leaves' values added as the rows arrive, so no array
+    of leaf indices is made and gathered from (a forest's mean sums its trees so)."""
+    cdef uint8_t[::1] raw = flat.view(np.uint8)
+    cdef const FlatNode* fl = <const FlatNode*> &raw[0]
+    cdef Py_ssize_t n = X.shape[0], k = values.shape[1], i0, j, m, c
+    cdef int32_t cur[BLOCK]
+    cdef const FlatNode* node
+    cdef const double* v
+    cdef bint moving
+    cdef double x
+    if out.shape[0] != n or out.shape[1] != k:
+        raise ValueError(f"out is {out.shape[0]} x {out.shape[1]}, expected {n} x {k}")
+    with nogil:
+        i0 = 0
+        while i0 < n:
+            m = min(BLOCK, n - i0)
+            for j in range(m):
+                cur[j] = 0
+            moving = True
+            while moving:
+                moving = False
+                for j in range(m):
+                    node = &fl[cur[j]]
+                    x = X[i0 + j, node.feature & FEATURE_BITS]
+                    cur[j] = node.left + ((x > node.threshold)
+                                          | ((x != x) & (node.feature < 0)))
+                    moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
+            for j in range(m):
+                v = &values[original[cur[j]], 0]
+                for c in range(k):
+                    out[i0 + j, c] += v[c]
+            i0 += m
+
+
 def _apply_flat_categorical(flat, const int32_t[::1] original, const double[:, :] X,
                             const uint64_t[::1] table):
     cdef uint8_t[::1] raw = flat.view(np.uint8)
@@ -721,6 +758,23 @@ class Tree:
         if issparse(rows):
             return apply_flat_sparse(flat[0], flat[1], rows, flat[2])
         return apply_flat(flat[0], flat[1], rows, flat[2])
+
+    def add_leaf_values(self, X, values, out):
+        """``out += values[self.apply(X)]`` (``values``: one row per node, float64;
+        ``out``: float64, C order), without the array of leaf indices where X is dense
+        and the tree has no categorical split."""
+        flat = self.__dict__.get("_flat")
+        if flat is None:
+            flat = self._flat = flatten(self.nodes, self.code_sets)
+        rows = self._rows(X)
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        if (issparse(rows) or flat[2] is not None or values.ndim != 2
+                or values.shape[0] != self.node_count or not out.flags.c_contiguous
+                or out.dtype != np.float64):
+            out += values[self.apply(rows)]
+            return out
+        add_leaf_values_flat(flat[0], flat[1], rows, values, out)
+        return out
 
     def decision_path(self, X):
         """The nodes every row of ``X`` passes (a CSR indicator matrix, one row per

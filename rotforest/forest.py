@@ -64,6 +64,27 @@ def _draw_tree(base_seed, index, n_samples, n_draws, bootstrap, p=None, legacy=F
     return state.choice(n_samples, n_draws, replace=True, p=p), first
 
 
+# rows a chunk of a tree's bootstrap draw (see _unit_counts)
+_DRAW_CHUNK = 1 << 20
+
+
+def _unit_counts(base_seed, index, n_samples, n_draws, state):
+    """_draw_tree's uniform bootstrap draw (not legacy) as uint8 counts, drawn in chunks
+    of _DRAW_CHUNK (RandomState.randint continues one stream across calls: the same
+    draws), so that no int64 array of n_draws is held; and its ``first``.  None for
+    the counts when a row is drawn more than 255 times."""
+    rng = _tree_rng(base_seed, index)
+    first = int(rng.integers(np.iinfo(np.int64).max))
+    state.seed(first % _TREE_SEED_BOUND)
+    counts = np.zeros(n_samples, dtype=np.uint8)
+    for start in range(0, n_draws, _DRAW_CHUNK):
+        drawn = state.randint(0, n_samples, min(_DRAW_CHUNK, n_draws - start))
+        if _hist.draw_counts(np.asarray(drawn, dtype=np.int64), n_samples,
+                             out=counts) is None:
+            return None, first
+    return counts, first
+
+
 def _in_bag(drawn, n_samples):
     """A tree's drawn indices as scikit-learn's forests give them: int32 (when every
     index fits)."""
@@ -169,14 +190,25 @@ def _grow_trees(job, indices):
     trees = []
     # the binned builder's buffers, reused by this worker's trees
     binned = None if job.binned is None else job.binned + (_hist.Workspace(),)
+    # the binned builder takes bootstrap counts of unit weights as uint8 (a byte a row
+    # where float64 holds eight)
+    small = (binned is not None and job.bootstrap and p is None
+             and not job.balanced_subsample and not job.oob_pruning
+             and bool(np.all(sw == 1.0)))
     for index in indices:
-        drawn, first = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap, p,
-                                  job.legacy_seeds, state)
+        weights = drawn = None
+        if small and not job.legacy_seeds:
+            weights, first = _unit_counts(job.base_seed, index, n, job.n_draws, state)
+        if weights is None:
+            drawn, first = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap,
+                                      p, job.legacy_seeds, state)
+            weights = _hist.draw_counts(np.asarray(drawn, dtype=np.int64), n, small)
         random_state, seed = seeds(first)
-        weights = _hist.draw_counts(np.asarray(drawn, dtype=np.int64), n)   # (float64)
         out = weights == 0 if job.oob_pruning else None
-        if p is None:          # drawn by weight: the counts alone carry the weights
-            weights *= sw      # in place: no array of n samples is held beyond the weights
+        if p is None and weights.dtype != np.uint8:
+            # uniform draws: the counts times the weights (drawn by weight, the counts
+            # alone carry them), in place: no array of n samples beyond the weights
+            weights *= sw
         if job.balanced_subsample:
             weights *= compute_sample_weight("balanced", job.y, indices=drawn)
         del drawn
@@ -413,7 +445,7 @@ class _BaseRandomForest(_BaseForest):
         def block(trees):
             total = np.zeros((X.shape[0], n_values))
             for tree in self.estimators_[trees.start:trees.stop]:
-                total += _leaf_values(tree.tree_)[tree.tree_.apply(X)]
+                tree.tree_.add_leaf_values(X, _leaf_values(tree.tree_), total)
             return total
 
         return _sum_over_trees(len(self.estimators_), n_jobs, block) / len(self.estimators_)

@@ -371,3 +371,28 @@ def test_cuts_inside_bins_are_searched_up_to_the_tolerance(monkeypatch, criterio
     assert worst_ratio(0.0) >= 1 - 1e-9
     assert worst_ratio(0.5) >= 1 / 1.5 - 1e-9
     assert worst_ratio(1e9) < 1 / 1.5
+
+
+def test_uint8_counts_grow_the_float_counts_trees(monkeypatch):
+    # unit weights: the binned forest's trees take their bootstrap counts as uint8,
+    # drawn in chunks (the same stream); equal weights of 2 take the float64 path:
+    # the same trees (a tree depends on the weights' ratios only)
+    from rotforest import forest as forest_module
+    monkeypatch.setattr(forest_module, "_DRAW_CHUNK", 97)
+    X, y = _data(700, 5, seed=9)
+    unit = RandomForestClassifier(n_estimators=4, max_bins=32, random_state=3).fit(X, y)
+    twos = RandomForestClassifier(n_estimators=4, max_bins=32, random_state=3).fit(
+        X, y, sample_weight=np.full(len(y), 2.0))
+    assert _nodes(unit) == _nodes(twos)
+    for a, b in zip(unit.estimators_, twos.estimators_):
+        assert np.array_equal(a.tree_.value, b.tree_.value)
+        assert np.allclose(2 * a.tree_.weighted_n_node_samples,
+                           b.tree_.weighted_n_node_samples)
+    # the counts against the draw's bincount, and a row drawn more than 255 times
+    drawn = np.random.RandomState(0).randint(0, 50, 400)
+    counts = _hist.draw_counts(drawn, 50, small=True)
+    assert counts.dtype == np.uint8 and np.array_equal(counts, np.bincount(drawn,
+                                                                           minlength=50))
+    many = np.zeros(300, dtype=np.int64)
+    assert _hist.draw_counts(many, 3, small=True).tolist() == [300.0, 0.0, 0.0]
+    assert _hist.draw_counts(many, 3, out=np.zeros(3, np.uint8)) is None

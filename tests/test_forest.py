@@ -357,3 +357,26 @@ def test_importances_ignore_rounding_of_splits_without_gain():
     tree = DecisionTreeClassifier(criterion="error", random_state=0).fit(
         X, (X[:, 0] > 0).astype(int))
     np.testing.assert_allclose(tree.feature_importances_, [1.0, 0.0])
+
+
+def test_add_leaf_values_equals_the_gather_of_apply():
+    # the fused walk that sums a forest's leaf values against values[apply(X)], on
+    # dense X in either order, float32, missing values, categorical splits, sparse X
+    from scipy.sparse import csr_matrix
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 6))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 5] = rng.integers(0, 7, 500)
+    y = (np.nan_to_num(X[:, 0]) + (X[:, 5] % 3 == 1) > 0.5).astype(int)
+    for categorical in (None, [5]):
+        forest = RandomForestClassifier(n_estimators=3, random_state=0,
+                                        categorical_features=categorical).fit(X, y)
+        for tree in forest.estimators_:
+            t = tree.tree_
+            values = t.value.reshape(t.node_count, -1)
+            for rows in (X, np.asfortranarray(X), X.astype(np.float32),
+                         csr_matrix(np.nan_to_num(X))):
+                start = rng.normal(size=(500, values.shape[1]))
+                want = start + values[t.apply(rows)]
+                got = t.add_leaf_values(rows, values, start.copy())
+                assert np.array_equal(got, want)
