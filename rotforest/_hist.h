@@ -44,44 +44,58 @@ static inline int rf_xv_less(const rf_xv *a, const rf_xv *b) {
     return a->x < b->x || (a->x == b->x && a->i < b->i);
 }
 
-/* Sorts v[0:n) by (x, i): quicksort (median of three, the smaller part first, so the
- * stack stays logarithmic) down to runs of 24, then one insertion sort. */
-static void rf_sort_xv(rf_xv *v, int64_t n) {
-    int64_t stack[128], top = 0, lo = 0, hi = n - 1, i, j, mid;
-    rf_xv pivot, tmp;
-    for (;;) {
-        while (hi - lo > 24) {
-            mid = lo + (hi - lo) / 2;
-            if (rf_xv_less(&v[mid], &v[lo])) { tmp = v[mid]; v[mid] = v[lo]; v[lo] = tmp; }
-            if (rf_xv_less(&v[hi], &v[lo])) { tmp = v[hi]; v[hi] = v[lo]; v[lo] = tmp; }
-            if (rf_xv_less(&v[hi], &v[mid])) { tmp = v[hi]; v[hi] = v[mid]; v[mid] = tmp; }
-            pivot = v[mid];
-            i = lo;
-            j = hi;
-            while (i <= j) {
-                while (rf_xv_less(&v[i], &pivot)) i++;
-                while (rf_xv_less(&pivot, &v[j])) j--;
-                if (i <= j) { tmp = v[i]; v[i] = v[j]; v[j] = tmp; i++; j--; }
-            }
-            if (j - lo < hi - i) {       /* the smaller part now, the larger later */
-                if (i < hi) { stack[top++] = i; stack[top++] = hi; }
-                hi = j;
-            } else {
-                if (lo < j) { stack[top++] = lo; stack[top++] = j; }
-                lo = i;
-            }
-        }
-        if (top == 0) break;
-        hi = stack[--top];
-        lo = stack[--top];
-    }
-    for (i = 1; i < n; i++) {
-        tmp = v[i];
-        for (j = i - 1; j >= 0 && rf_xv_less(&tmp, &v[j]); j--)
-            v[j + 1] = v[j];
-        v[j + 1] = tmp;
-    }
+/* A sort of v[0:n) by LESS(a, b) (pointers): quicksort (median of three, the smaller
+ * part first, so the stack stays logarithmic) down to runs of 24, then one insertion
+ * sort; one function a type. */
+#define RF_DEFINE_SORT(NAME, T, LESS)                                                 \
+static void NAME(T *v, int64_t n) {                                                   \
+    int64_t stack[128], top = 0, lo = 0, hi = n - 1, i, j, mid;                       \
+    T pivot, tmp;                                                                     \
+    for (;;) {                                                                        \
+        while (hi - lo > 24) {                                                        \
+            mid = lo + (hi - lo) / 2;                                                 \
+            if (LESS(&v[mid], &v[lo])) { tmp = v[mid]; v[mid] = v[lo]; v[lo] = tmp; } \
+            if (LESS(&v[hi], &v[lo])) { tmp = v[hi]; v[hi] = v[lo]; v[lo] = tmp; }    \
+            if (LESS(&v[hi], &v[mid])) { tmp = v[hi]; v[hi] = v[mid]; v[mid] = tmp; } \
+            pivot = v[mid];                                                           \
+            i = lo;                                                                   \
+            j = hi;                                                                   \
+            while (i <= j) {                                                          \
+                while (LESS(&v[i], &pivot)) i++;                                      \
+                while (LESS(&pivot, &v[j])) j--;                                      \
+                if (i <= j) { tmp = v[i]; v[i] = v[j]; v[j] = tmp; i++; j--; }        \
+            }                                                                         \
+            if (j - lo < hi - i) {                                                    \
+                if (i < hi) { stack[top++] = i; stack[top++] = hi; }                  \
+                hi = j;                                                               \
+            } else {                                                                  \
+                if (lo < j) { stack[top++] = lo; stack[top++] = j; }                  \
+                lo = i;                                                               \
+            }                                                                         \
+        }                                                                             \
+        if (top == 0) break;                                                          \
+        hi = stack[--top];                                                            \
+        lo = stack[--top];                                                            \
+    }                                                                                 \
+    for (i = 1; i < n; i++) {                                                         \
+        tmp = v[i];                                                                   \
+        for (j = i - 1; j >= 0 && LESS(&tmp, &v[j]); j--)                             \
+            v[j + 1] = v[j];                                                          \
+        v[j + 1] = tmp;                                                               \
+    }                                                                                 \
 }
+
+/* rf_sort_xv: by (x, i) */
+RF_DEFINE_SORT(rf_sort_xv, rf_xv, rf_xv_less)
+
+/* a gathered sample of a bin searched inside (see _resolve in _hist.pyx) */
+typedef struct { double x; double w; int32_t cls; int32_t code; } rf_he;
+
+static inline int rf_he_less(const rf_he *a, const rf_he *b) { return a->x < b->x; }
+
+/* rf_sort_he: by x (the order of equal values does not matter: only cuts between
+ * distinct values are scored) */
+RF_DEFINE_SORT(rf_sort_he, rf_he, rf_he_less)
 
 /* The places t in [s, e) of the records whose code of feature f is marked, into idx
  * (room for e - s + 1; no branch on the mark); their count. */
@@ -101,49 +115,6 @@ static int64_t rf_hgather(const uint8_t *src, int64_t stride, const uint8_t *cod
         }
     }
     return u;
-}
-
-/* a gathered sample of a bin searched inside (see _resolve in _hist.pyx) */
-typedef struct { double x; double w; int32_t cls; int32_t code; } rf_he;
-
-/* Sorts v[0:n) by x (the order of equal values does not matter: only cuts between
- * distinct values are scored): insertion sort for short runs, else quicksort as
- * rf_sort_xv. */
-static void rf_sort_he(rf_he *v, int64_t n) {
-    int64_t stack[128], top = 0, lo = 0, hi = n - 1, i, j, mid;
-    rf_he pivot, tmp;
-    for (;;) {
-        while (hi - lo > 24) {
-            mid = lo + (hi - lo) / 2;
-            if (v[mid].x < v[lo].x) { tmp = v[mid]; v[mid] = v[lo]; v[lo] = tmp; }
-            if (v[hi].x < v[lo].x) { tmp = v[hi]; v[hi] = v[lo]; v[lo] = tmp; }
-            if (v[hi].x < v[mid].x) { tmp = v[hi]; v[hi] = v[mid]; v[mid] = tmp; }
-            pivot = v[mid];
-            i = lo;
-            j = hi;
-            while (i <= j) {
-                while (v[i].x < pivot.x) i++;
-                while (pivot.x < v[j].x) j--;
-                if (i <= j) { tmp = v[i]; v[i] = v[j]; v[j] = tmp; i++; j--; }
-            }
-            if (j - lo < hi - i) {
-                if (i < hi) { stack[top++] = i; stack[top++] = hi; }
-                hi = j;
-            } else {
-                if (lo < j) { stack[top++] = lo; stack[top++] = j; }
-                lo = i;
-            }
-        }
-        if (top == 0) break;
-        hi = stack[--top];
-        lo = stack[--top];
-    }
-    for (i = 1; i < n; i++) {
-        tmp = v[i];
-        for (j = i - 1; j >= 0 && tmp.x < v[j].x; j--)
-            v[j + 1] = v[j];
-        v[j + 1] = tmp;
-    }
 }
 
 /* The gathered samples' value of feature f (from X at their rows: the record's int32

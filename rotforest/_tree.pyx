@@ -266,38 +266,49 @@ cdef int32_t CATEGORICAL = 0x40000000
 cdef int32_t FEATURE_BITS = 0x3FFFFFFF
 
 
+cdef inline void _walk_block(const FlatNode* fl, const char* xb, Py_ssize_t s0,
+                             Py_ssize_t s1, Py_ssize_t i0, Py_ssize_t m,
+                             int32_t* cur) noexcept nogil:
+    """Rows i0 .. i0 + m - 1 (m <= BLOCK) of X (at xb, strides s0, s1 in bytes) walked in
+    lockstep from the root, so that their memory accesses overlap; rows that reach a
+    leaf wait there (leaves loop on themselves) until the whole block has arrived;
+    their flat leaves into cur."""
+    cdef Py_ssize_t j
+    cdef const FlatNode* node
+    cdef bint moving = True
+    cdef double x
+    for j in range(m):
+        cur[j] = 0
+    while moving:
+        moving = False
+        for j in range(m):
+            node = &fl[cur[j]]
+            x = (<const double*> (xb + (i0 + j) * s0
+                                  + (node.feature & FEATURE_BITS) * s1))[0]
+            # NaN: "x > t" is false; it goes right only where the node says so
+            cur[j] = node.left + ((x > node.threshold)
+                                  | ((x != x) & (node.feature < 0)))
+            moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
+
+
 def apply_flat(flat, const int32_t[::1] original, const double[:, :] X, table=None):
-    """Leaf reached by every row: BLOCK rows walk the tree in lockstep, so that their
-    memory accesses overlap; rows that reach a leaf wait there (leaves loop on
-    themselves) until the whole block has arrived.  ``table``: the sets of codes of the
-    categorical splits (flatten's third result), walked row by row."""
+    """Leaf reached by every row: BLOCK rows at a time walk the tree in lockstep
+    (_walk_block).  ``table``: the sets of codes of the categorical splits (flatten's
+    third result), walked row by row."""
     if table is not None:
         return _apply_flat_categorical(flat, original, X, table)
     cdef uint8_t[::1] raw = flat.view(np.uint8)
     cdef const FlatNode* fl = <const FlatNode*> &raw[0]
     cdef Py_ssize_t n = X.shape[0], i0, j, m
     cdef int32_t cur[BLOCK]
-    cdef const FlatNode* node
-    cdef bint moving
-    cdef double x
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] res = out
+    cdef const char* xb = <const char*> &X[0, 0] if n > 0 and X.shape[1] > 0 else NULL
     with nogil:
         i0 = 0
         while i0 < n:
             m = min(BLOCK, n - i0)
-            for j in range(m):
-                cur[j] = 0
-            moving = True
-            while moving:
-                moving = False
-                for j in range(m):
-                    node = &fl[cur[j]]
-                    x = X[i0 + j, node.feature & FEATURE_BITS]
-                    # NaN: "x > t" is false; it goes right only where the node says so
-                    cur[j] = node.left + ((x > node.threshold)
-                                          | ((x != x) & (node.feature < 0)))
-                    moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
+            _walk_block(fl, xb, X.strides[0], X.strides[1], i0, m, cur)
             for j in range(m):
                 res[i0 + j] = original[cur[j]]
             i0 += m
@@ -313,27 +324,15 @@ def add_leaf_values_flat(flat, const int32_t[::1] original, const double[:, :] X
     cdef const FlatNode* fl = <const FlatNode*> &raw[0]
     cdef Py_ssize_t n = X.shape[0], k = values.shape[1], i0, j, m, c
     cdef int32_t cur[BLOCK]
-    cdef const FlatNode* node
     cdef const double* v
-    cdef bint moving
-    cdef double x
+    cdef const char* xb = <const char*> &X[0, 0] if n > 0 and X.shape[1] > 0 else NULL
     if out.shape[0] != n or out.shape[1] != k:
         raise ValueError(f"out is {out.shape[0]} x {out.shape[1]}, expected {n} x {k}")
     with nogil:
         i0 = 0
         while i0 < n:
             m = min(BLOCK, n - i0)
-            for j in range(m):
-                cur[j] = 0
-            moving = True
-            while moving:
-                moving = False
-                for j in range(m):
-                    node = &fl[cur[j]]
-                    x = X[i0 + j, node.feature & FEATURE_BITS]
-                    cur[j] = node.left + ((x > node.threshold)
-                                          | ((x != x) & (node.feature < 0)))
-                    moving = moving | (fl[cur[j]].threshold == fl[cur[j]].threshold)
+            _walk_block(fl, xb, X.strides[0], X.strides[1], i0, m, cur)
             for j in range(m):
                 v = &values[original[cur[j]], 0]
                 for c in range(k):

@@ -65,20 +65,27 @@ def _decrease(y, w, left, regression, criterion):
             - (W - wl) / W * _impurity(y[~left], w[~left], regression, criterion))
 
 
-def _best_over_edges(X, y, w, flat, offsets, min_leaf, regression, criterion):
-    """The best impurity decrease of any cut at a bin edge (missing values on either
-    side), or that sends only the missing values right, by brute force."""
+def _best_over(X, y, w, thresholds, min_leaf, regression, criterion):
+    """The best impurity decrease of any cut at ``thresholds(j, x)`` of each feature j
+    (missing values on either side), or that sends only the missing values right, by
+    brute force."""
     best = -np.inf
     for j in range(X.shape[1]):
         x = X[:, j]
         nan = np.isnan(x)
-        for thr in list(flat[offsets[j]:offsets[j + 1]]) + [np.inf]:
+        for thr in list(thresholds(j, x[~nan])) + [np.inf]:
             for nan_left in (False, True):
                 left = np.where(nan, nan_left, x <= thr)
                 if min(left.sum(), (~left).sum()) < min_leaf:
                     continue
                 best = max(best, _decrease(y, w, left, regression, criterion))
     return best
+
+
+def _best_over_edges(X, y, w, flat, offsets, min_leaf, regression, criterion):
+    """_best_over the bins' edges."""
+    return _best_over(X, y, w, lambda j, x: flat[offsets[j]:offsets[j + 1]], min_leaf,
+                      regression, criterion)
 
 
 @pytest.mark.parametrize("regression, criterion, levels, missing, min_leaf", [
@@ -303,22 +310,14 @@ def test_bins_of_one_value_are_marked_exact():
     assert _bins.binned_features(X, 255, 1)[3].tolist() == [1, 0, 0]
 
 
+def _midpoints(j, x):
+    values = np.unique(x)
+    return (values[:-1] + values[1:]) / 2
+
+
 def _best_exact(X, y, w, min_leaf, criterion):
-    """The best impurity decrease of any cut between two distinct values (missing
-    values on either side), or that sends only the missing values right, by brute
-    force: the exact search's optimum."""
-    best = -np.inf
-    for j in range(X.shape[1]):
-        x = X[:, j]
-        nan = np.isnan(x)
-        values = np.unique(x[~nan])
-        for thr in list((values[:-1] + values[1:]) / 2) + [np.inf]:
-            for nan_left in (False, True):
-                left = np.where(nan, nan_left, x <= thr)
-                if min(left.sum(), (~left).sum()) < min_leaf:
-                    continue
-                best = max(best, _decrease(y, w, left, False, criterion))
-    return best
+    """_best_over every cut between two distinct values: the exact search's optimum."""
+    return _best_over(X, y, w, _midpoints, min_leaf, False, criterion)
 
 
 @pytest.mark.parametrize("criterion, classes, missing, min_leaf, weighted", [
