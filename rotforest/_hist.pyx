@@ -169,20 +169,17 @@ cdef inline uint8_t _code(double x, const double[::1] edges, int64_t a,
     return <uint8_t> (base - a + (edges[base] < x))
 
 
-def draw_counts(const int64_t[::1] drawn, int64_t n, bint small=False, out=None):
+def draw_counts(const int64_t[::1] drawn, int64_t n, out=None):
     """How many times each of n rows was drawn, as float64 (``np.bincount(drawn,
     minlength=n)`` as weights, without its int64 copy), without the GIL; every draw
-    must be in [0, n).  ``small``: as uint8 (an eighth of the bytes; build_tree takes
-    them as weights), unless a row was drawn more than 255 times.  ``out``: counts so
-    far (of a draw made in chunks) to add to, returned, or None when they are uint8
-    and a row would pass 255."""
+    must be in [0, n).  ``out``: counts so far to add to (float64, or uint8, which
+    build_tree takes as weights: a draw made in chunks), returned; None when they are
+    uint8 and a row would pass 255."""
     cdef int64_t i, k
     cdef uint8_t[::1] few
     cdef double[::1] counts
     if out is None:
-        out = np.zeros(n, dtype=np.uint8 if small else np.float64)
-    elif small:
-        raise ValueError("small and out are not given together")
+        out = np.zeros(n, dtype=np.float64)
     if out.dtype == np.uint8:
         few = out
         with nogil:
@@ -193,8 +190,6 @@ def draw_counts(const int64_t[::1] drawn, int64_t n, bint small=False, out=None)
                         raise ValueError(f"draw {k} is not a row of {n}")
                 if few[k] == 255:
                     with gil:
-                        if small:
-                            return draw_counts(drawn, n)
                         return None
                 few[k] += 1
         return out
@@ -571,6 +566,20 @@ cdef inline bint _one_class(const HB* B, const double* h) noexcept nogil:
     return n <= 1
 
 
+cdef inline int64_t _run_start(const HB* B, HSet hs, int64_t q, const double* h,
+                               double* left, double* wl, bint mleft) noexcept nogil:
+    """A run's left side before its first bin (slot q's histograms h): empty, or the
+    missing values' bin when they go left; its sample count (when counted)."""
+    cdef int64_t k
+    for k in range(B.S):
+        left[k] = 0.0
+    wl[0] = 0.0
+    if not mleft:
+        return 0
+    _add_bin(B, left, wl, h + MISSING * B.S)
+    return hs.cnt[q * NBINS + MISSING] if B.need_counts else 0
+
+
 cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_t nb,
                const double* tot, double W, int64_t N, bint mleft, bint with_all,
                HSplit* best) noexcept nogil:
@@ -584,12 +593,7 @@ cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_
     cdef int64_t at = -1
     cdef const double* h = hs.h + q * NBINS * S
     cdef int64_t last = nb - 1 if not with_all else nb
-    for k in range(S):
-        left[k] = 0.0
-    if mleft:
-        _add_bin(B, left, &wl, h + MISSING * S)
-        if B.need_counts:
-            nl = hs.cnt[q * NBINS + MISSING]
+    nl = _run_start(B, hs, q, h, left, &wl, mleft)
     for i in range(last):
         b = bins[i]
         _add_bin(B, left, &wl, h + b * S)
@@ -783,12 +787,7 @@ cdef int _bound_run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins,
     cdef double wl = 0.0, bound
     cdef HCand* c
     cdef void* grown
-    for k in range(K):
-        left[k] = 0.0
-    if mleft:
-        _add_bin(B, left, &wl, h + MISSING * S)
-        if B.need_counts:
-            nl = hs.cnt[q * NBINS + MISSING]
+    nl = _run_start(B, hs, q, h, left, &wl, mleft)
     for i in range(nb):
         b = bins[i]
         hb = h + b * S
@@ -921,8 +920,7 @@ cdef double _eval_bin(HB* B, const HEntry* e, const HCand* c, const double* tot,
     cdef double sums[SUBS * MAX_BOUND_K]
     cdef int64_t cnt[SUBS]
     cdef int64_t start[SUBS + 1]
-    cdef uint8_t sub
-    cdef bint mixed
+    cdef double floor, seen
     for k in range(K):
         left[k] = c.left[k]
     if n <= SORT_ONLY:
@@ -960,21 +958,18 @@ cdef double _eval_bin(HB* B, const HEntry* e, const HCand* c, const double* tot,
         start[at] += 1
     for j in range(SUBS):
         start[j] -= cnt[j]
+    floor = _cand_floor(B, tot, W, top)
     for j in range(SUBS):
         if cnt[j] == 0:
             continue
-        mixed = False
-        for k in range(K):
-            mixed = mixed or (sums[j * K + k] > 0.0 and sums[j * K + k] < _sub_w(sums, j, K))
-        if mixed and _corners(B, left, wl, sums + j * K, tot, W, True) > _cand_floor(
-                B, tot, W, top):
+        seen = top
+        if (not _one_class(B, sums + j * K)
+                and _corners(B, left, wl, sums + j * K, tot, W, True) > floor):
             rf_sort_he(tmp + start[j], cnt[j])
             top = _scan_sorted(B, tmp + start[j], cnt[j], left, &wl, &nl, N, tot, W,
                                top)
         else:
-            for k in range(K):
-                left[k] += sums[j * K + k]
-                wl += sums[j * K + k]
+            _add_bin(B, left, &wl, sums + j * K)
             nl += cnt[j]
         if j == last:
             break
@@ -982,6 +977,8 @@ cdef double _eval_bin(HB* B, const HEntry* e, const HCand* c, const double* tot,
             proxy = _cut_proxy(B, left, wl, tot, W)
             if proxy > top:
                 top = proxy
+        if top != seen:
+            floor = _cand_floor(B, tot, W, top)
     return top
 
 
@@ -990,14 +987,6 @@ cdef inline double _bin_w(const double* hb, int64_t K) noexcept nogil:
     cdef int64_t k
     for k in range(K):
         acc += hb[k]
-    return acc
-
-
-cdef inline double _sub_w(const double* sums, int64_t j, int64_t K) noexcept nogil:
-    cdef double acc = 0.0
-    cdef int64_t k
-    for k in range(K):
-        acc += sums[j * K + k]
     return acc
 
 
@@ -1837,7 +1826,7 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     ``target`` None) or ``target`` (regression, ``y`` None, ``n_classes`` 1);
     ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification) or CRIT_SQUARED_B.
     Samples of weight zero take no part; ``sample_weight`` is float64, or uint8
-    counts (draw_counts' ``small``).  ``workspace``: a Workspace to reuse (a
+    counts (see draw_counts).  ``workspace``: a Workspace to reuse (a
     thread's trees share one).  ``subtract=False`` builds every node's histograms
     (the tests compare).  ``X``: the values the codes were made from (None: cuts are
     not refined, see _refine_split), and ``exact``: per feature, 1 when each of its bins

@@ -202,7 +202,7 @@ def _grow_trees(job, indices):
         if weights is None:
             drawn, first = _draw_tree(job.base_seed, index, n, job.n_draws, job.bootstrap,
                                       p, job.legacy_seeds, state)
-            weights = _hist.draw_counts(np.asarray(drawn, dtype=np.int64), n, small)
+            weights = _hist.draw_counts(np.asarray(drawn, dtype=np.int64), n)
         random_state, seed = seeds(first)
         out = weights == 0 if job.oob_pruning else None
         if p is None and weights.dtype != np.uint8:

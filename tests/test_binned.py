@@ -389,9 +389,9 @@ def test_uint8_counts_grow_the_float_counts_trees(monkeypatch):
                            b.tree_.weighted_n_node_samples)
     # the counts against the draw's bincount, and a row drawn more than 255 times
     drawn = np.random.RandomState(0).randint(0, 50, 400)
-    counts = _hist.draw_counts(drawn, 50, small=True)
+    counts = _hist.draw_counts(drawn, 50, out=np.zeros(50, np.uint8))
     assert counts.dtype == np.uint8 and np.array_equal(counts, np.bincount(drawn,
                                                                            minlength=50))
     many = np.zeros(300, dtype=np.int64)
-    assert _hist.draw_counts(many, 3, small=True).tolist() == [300.0, 0.0, 0.0]
+    assert _hist.draw_counts(many, 3).tolist() == [300.0, 0.0, 0.0]
     assert _hist.draw_counts(many, 3, out=np.zeros(3, np.uint8)) is None
