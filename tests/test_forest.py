@@ -34,17 +34,21 @@ def test_threads_given_by_the_second_trees_time(monkeypatch):
     thread when it took under _TREE_SECONDS_TO_THREAD, else one per
     _TREE_SECONDS_PER_THREAD of its time (two at least), at most n_jobs and one a tree;
     the trees come back in order.  From _CELLS_UNTIMED cells nothing is timed."""
-    import time
+    from types import SimpleNamespace
 
     import rotforest._parallel as forest
 
     started = counting_pools(monkeypatch)
     monkeypatch.setattr(forest, "_TREE_SECONDS_TO_THREAD", 0.02)
     monkeypatch.setattr(forest, "_TREE_SECONDS_PER_THREAD", 0.01)
+    # a clock that only the second tree advances: the test does not depend on how
+    # long a sleep takes on a loaded machine
+    now = [0.0]
+    monkeypatch.setattr(forest, "time", SimpleNamespace(perf_counter=lambda: now[0]))
 
     def grow(chunk, second_takes):
         if chunk[0] == 1:
-            time.sleep(second_takes)
+            now[0] += second_takes
         return [index * 10 for index in chunk]
 
     for second_takes, n_jobs, n_trees, threads in [
