@@ -337,7 +337,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                const double[::1] target=None, bint shuffle_features=False,
                categories=None, int64_t min_category_samples=0,
                output_classes=None, codes=None, sparse=None, floats=None,
-               bits=None):
+               bits=None, col_top=None):
     """Grow one tree on presorted lists.
 
     Parameters are already validated and resolved to plain numbers by the caller.
@@ -366,6 +366,8 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
     trees); otherwise a lone tree takes the lowest-indexed of tied features.
     ``ranks`` is what :func:`dense_ranks` returns for ``keys`` (computed here when None
     and some node sorts: a forest computes it once for all its trees).
+    ``col_top`` is what :func:`column_tops` returns for ``keys`` (computed here when
+    None; a forest computes it once).
     ``categories`` is what :func:`category_codes` returns for the categorical features
     (None: none): their nodes split on sets of levels (see _categorical.pxi); not with
     monotonic constraints on them, nor the absolute error.  A level with fewer than
@@ -409,7 +411,7 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                                                     criterion, monotonic, target, n_out)
     values, col_top_arr, max_rank, categorical = _checked_sources(
         keys, ranks, codes, floats, bits, sparse, categories, monotonic, random_split,
-        criterion, regression, n, F)
+        criterion, regression, n, F, col_top)
     memset(&B, 0, sizeof(Builder))
     _set_key_layout(&B, n, max_rank, K, regression or n_out > 1, integral, tw, max_w)
     _set_parameters(&B, X, sample_weight, target, monotonic, n_act, K, n_values, criterion,
@@ -459,7 +461,7 @@ cdef object _output_shape(y, target, int64_t n, output_classes, int64_t n_classe
 
 cdef object _checked_sources(keys, ranks, codes, floats, bits, sparse, categories,
                              monotonic, bint random_split, int criterion, bint regression,
-                             int64_t n, int64_t F):
+                             int64_t n, int64_t F, col_top=None):
     """build_tree's checks of where the features are read from (the presorted keys and
     their ranks, sparse columns, or the values: X, its float copy, its integer codes and
     their bits) and of the categories; returns ``(values, col_top, max_rank,
@@ -480,8 +482,16 @@ cdef object _checked_sources(keys, ranks, codes, floats, bits, sparse, categorie
                              "categorical features or the absolute error")
         if ranks is not None:
             raise ValueError("ranks without keys")
+    elif col_top is not None:
+        if (not isinstance(col_top, np.ndarray) or col_top.dtype != np.uint64
+                or col_top.shape != (F,)):
+            raise ValueError("col_top must be column_tops(keys, n)")
+        col_top_arr = col_top
+        max_rank = int(col_top.max()) if F > 0 else 0
     else:
         col_top_arr, max_rank = _checked_column_tops(keys, n)
+    if col_top is not None and keys is None:
+        raise ValueError("col_top without keys")
     if codes is not None:
         code_arr, coded_arr, code_missing = codes
         if (not values or code_arr.shape != (F, n) or not code_arr.flags.c_contiguous

@@ -25,6 +25,16 @@ def canonical_csc(X):
                   # converts)
 
 
+def few_entries(X, per_column, share=0.0):
+    """Whether a dense X stores few values, as a sparse matrix would (those other than
+    0.0, NaN among them): at most ``per_column`` a column on average, or at most
+    ``share`` of its cells."""
+    if X.size == 0:
+        return False
+    stored = np.count_nonzero(X)
+    return stored <= per_column * X.shape[1] or stored <= share * X.size
+
+
 class SparseColumns(tuple):
     """sparse_columns' result: its eight arrays, as a tuple.  ``checked``: the
     (n_samples, n_features) for which the builder has checked every entry, kept only

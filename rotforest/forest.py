@@ -27,8 +27,8 @@ from rotforest._validation import (check_class_weight, check_real, check_tree_pa
                                    resolve_max_features, store_params)
 from rotforest.pruning import prune_reduced_error
 from rotforest._dependence import RecursionDependence
-from rotforest._inputs import category_table, predict_input, training_data
-from rotforest._sparse import canonical_csr, sparse_columns
+from rotforest._inputs import category_table, predict_input, sparse_native, training_data
+from rotforest._sparse import canonical_csc, canonical_csr, few_entries, sparse_columns
 from rotforest.tree import DecisionTreeRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -101,6 +101,14 @@ _FLOATS = True
 # ... and the small-integer features mostly of one value (or of two values) through
 # bits that mark the rows of other values (the same trees; False: every row's code)
 _BITS = True
+# A dense X whose columns store (hold other than 0.0) at most this many values on
+# average is grown on as a sparse one (its entries listed per column, see _sparse.py):
+# the same trees, and a node then reads a drawn feature's few entries instead of every
+# sample's value.  Fits of 100 trees (benchmarks/bench_few_valued.py --sparse-rule): 0.3 to
+# 0.8 of the dense path's time at 6 to 45 entries a column (600 to 10,000 rows, 500 to
+# 10,000 columns of counts or binary words), 0.8 to 1.3 around 90 to 100, slower above
+# (None: never).
+_SPARSE_ENTRIES = 64
 
 
 def tree_categories(categories, base_seed, index, fraction):
@@ -145,7 +153,8 @@ class _ForestJob(_TreeJob):
     ``set_fraction`` (see tree_categories); ``template``: the fit's tree_template;
     ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds);
     ``codes``: _builder.integer_codes', ``floats``: _builder.float_copy's, ``bits``:
-    _builder.code_bits' (trees of random cuts on the values, no keys)."""
+    _builder.code_bits' (trees of random cuts on the values, no keys); ``col_top``:
+    _builder.column_tops' of the keys (or None)."""
 
     tree_class: type
     params: dict
@@ -173,10 +182,18 @@ class _ForestJob(_TreeJob):
     floats: Optional[tuple] = None
     bits: Optional[tuple] = None
     binned: Optional[tuple] = None
+    col_top: Optional[np.ndarray] = None
 
     @property
     def cells(self):
         return self.X.size      # (a sparse X: its stored entries)
+
+
+def _mostly_zeros(X, template):
+    """Whether a dense X grows faster as a sparse one (see _SPARSE_ENTRIES): trees
+    that take it (no categorical features), few entries a column."""
+    return (_SPARSE_ENTRIES is not None and sparse_native(template)
+            and few_entries(X, _SPARSE_ENTRIES))
 
 
 def _grow_trees(job, indices):
@@ -227,7 +244,7 @@ def _grow_trees(job, indices):
         tree._grow(X, job.keys, target, weights, settings, seed,
                    job.scaled_by if p is None else 1.0, ranks=job.ranks, categories=own,
                    value_codes=job.codes, sparse=job.sparse, floats=job.floats,
-                   bits=job.bits, binned=binned)
+                   bits=job.bits, binned=binned, col_top=job.col_top)
         if job.oob_pruning and sw[out].sum() > 0:   # weighted draws may leave out only
             tree.tree_ = prune_reduced_error(     # samples of weight 0: nothing to tune on
                 tree.tree_, X[out] if issparse(X) else np.ascontiguousarray(X[out]),
@@ -330,9 +347,9 @@ class _BaseRandomForest(_BaseForest):
         if max_bins is not None:
             # the bins' codes of every row, once per forest (see _bins.py)
             binned = binned_features(X, max_bins, fit.n_jobs)
-        elif issparse(X):
+        elif issparse(X) or _mostly_zeros(X, template):
             # the stored entries and their ranks, once per forest (see _sparse.py)
-            sparse = sparse_columns(X)
+            sparse = sparse_columns(X if issparse(X) else canonical_csc(X))
             for part in sparse:
                 part.setflags(write=False)
         elif template._needs_presort():
@@ -362,7 +379,8 @@ class _BaseRandomForest(_BaseForest):
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
             categories, float(self.categorical_set_fraction), fit.template,
-            fit.legacy_seeds, codes, sparse, floats, bits, binned)
+            fit.legacy_seeds, codes, sparse, floats, bits, binned,
+            None if keys is None else _builder.column_tops(keys, X.shape[0]))
 
     def _max_bins(self, fit):
         """The fit's bins (see _bins.resolve_max_bins), or None."""

@@ -11,10 +11,10 @@ from sklearn.utils.validation import check_is_fitted
 from rotforest import _builder, _hist
 from rotforest._inputs import (_check_sample_weight, category_table, check_targets,
                                predict_input, regression_data, training_data,
-                               weight_scale)
+                               sparse_native, weight_scale)
 from rotforest._dependence import RecursionDependence
 from rotforest._mixins import _AcceptsNaN, _AtomicFit, _LogProba, _stack_outputs
-from rotforest._sparse import canonical_csc, sparse_columns
+from rotforest._sparse import canonical_csc, few_entries, sparse_columns
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
@@ -30,6 +30,18 @@ from rotforest._validation import (
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 _MAX_DEPTH_NONE = np.iinfo(np.int32).max
+
+# A dense X that stores (holds other than 0.0) at most _SPARSE_ENTRIES values a column on
+# average, or at most _SPARSE_SHARE of its cells, is grown on as a sparse one (its
+# entries per column, see _sparse.py): the same tree (regression: up to the last bits
+# of the sums, which add in another order), and a node reads a feature's few entries
+# instead of every sample's value (presorted lists of mostly zeros grow deep trees, each
+# level moving every sample of every feature).  A tree of binary columns took 0.04 to
+# 0.4 of the dense path's time at 41 to 91 entries a column, 0.1 to 0.6 at 0.4% to 2%
+# of the cells, 0.8 to 1.2 at 5% to 25% (benchmarks/bench_few_valued.py --sparse-rule).
+# None: never.
+_SPARSE_ENTRIES = 64
+_SPARSE_SHARE = 0.02
 
 
 def builder_seed(rng):
@@ -120,12 +132,18 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         # (random cuts grow on the values: no presort; a forest of them also codes its
         # features of small integers, a pass over X that one tree would not win back)
         # (a sparse X: its stored entries, see _sparse.py)
-        keys = (_builder.presort(X) if self._needs_presort() and not issparse(X)
-                else None)
+        # (a dense X of few entries: as a sparse one, see _SPARSE_ENTRIES)
+        sparse = (sparse_columns(canonical_csc(X))
+                  if (not issparse(X) and _SPARSE_ENTRIES is not None
+                      and sparse_native(self)
+                      and few_entries(X, _SPARSE_ENTRIES, _SPARSE_SHARE)) else None)
+        keys = (_builder.presort(X)
+                if self._needs_presort() and not issparse(X) and sparse is None else None)
         categories = category_table(self, X, keys)
         for name, value in fitted.items():
             setattr(self, name, value)
-        self._grow(X, keys, target, sw, settings, seed, categories=categories)
+        self._grow(X, keys, target, sw, settings, seed, categories=categories,
+                   sparse=sparse)
         if tune is not None:
             self.tree_ = prune_reduced_error(
                 self.tree_, X_tune if issparse(X_tune) else np.ascontiguousarray(X_tune),
@@ -174,7 +192,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     def _grow(self, X, keys, target, sw, settings, seed, scaled_by=1.0, ranks=None,
               categories=None, value_codes=None, sparse=None, floats=None, bits=None,
-              binned=None):
+              binned=None, col_top=None):
         """The one call into the builder, on lists presorted by the caller (a forest
         shares them, and their dense ``ranks``, between its trees).  ``target``: class
         codes (int32) or numeric targets (float64); ``scaled_by``: the power of two by
@@ -184,7 +202,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         for the codes, or None (keys None: random cuts on the values).  A sparse X (canonical_csc's) is grown on its
         ``sparse_columns`` (``sparse``, computed here when None).  ``binned``:
         _bins.binned_features' for X: the tree grows on the bins (keys None; see
-        _hist.pyx)."""
+        _hist.pyx).  ``col_top``: _builder.column_tops' for the keys (a forest's, once
+        for its trees), or None."""
         # A tree depends only on the ratios of the weights: weights far from 1 are scaled
         # so that sums and squares neither overflow nor underflow, and the node weights
         # are scaled back afterwards.
@@ -212,7 +231,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             nodes, value, depth, left_codes = self._grow_exact(
                 X, keys, codes, numeric, sw, n_values, outputs, settings, seed,
                 frac * float(sw.sum()), ranks, categories, value_codes, sparse, floats,
-                bits)
+                bits, col_top)
         # pruned on the scaled weights (only their ratios matter; scaled back, tiny ones
         # would be subnormal and round), then the node weights scaled back
         tree = prune_cost_complexity(Tree(X.shape[1], n_values, nodes, value, depth,
@@ -232,19 +251,19 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
 
     def _grow_exact(self, X, keys, codes, numeric, sw, n_values, outputs, settings,
                     seed, min_weight_leaf, ranks, categories, value_codes, sparse, floats,
-                    bits):
+                    bits, col_top=None):
         """The exact builder's tree (see _grow): ``(nodes, value, depth, left_codes)``."""
         X_build = X
         if issparse(X):
             sparse = sparse_columns(X) if sparse is None else sparse
             X_build = np.broadcast_to(np.zeros(1), X.shape)   # the shape alone
-            keys = value_codes = floats = bits = None
+            keys = value_codes = floats = bits = col_top = None
         return _builder.build_tree(
             X_build, keys, codes, sw, 1 if outputs is not None else n_values, seed=seed,
             sparse=sparse,
             output_classes=outputs, codes=value_codes, floats=floats, bits=bits,
             min_weight_leaf=min_weight_leaf, ranks=ranks, target=numeric,
-            categories=categories,
+            categories=categories, col_top=None if keys is None else col_top,
             # (more than the samples: the same as n + 1, which fits the builder's int64)
             min_category_samples=min(self.min_category_samples, X.shape[0] + 1),
             **settings)

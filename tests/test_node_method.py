@@ -54,6 +54,34 @@ def _data(kind, n, n_features, n_classes, missing, seed):
     return X, y
 
 
+def test_column_tops_count_the_values_and_grow_the_same_tree():
+    rng = np.random.default_rng(4)
+    n = 300
+    X = np.column_stack([rng.normal(size=n), np.round(rng.normal(size=n)),
+                         rng.integers(0, 2, n).astype(float), np.full(n, 2.5)])
+    X[rng.random(n) < 0.1, 1] = np.nan          # missing values: one more value
+    keys = _builder.presort(X)
+    tops = _builder.column_tops(keys, n)
+    expected = [np.unique(X[~np.isnan(X[:, j]), j]).size - 1 + np.isnan(X[:, j]).any()
+                for j in range(X.shape[1])]
+    np.testing.assert_array_equal(tops, expected)
+    assert tops.dtype == np.uint64 and not tops.flags.writeable
+    y = (X[:, 0] + np.nan_to_num(X[:, 1]) > 0).astype(np.int32)
+    args = dict(n_classes=2, criterion=0, random_split=False, max_depth=2**31 - 1,
+                min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
+                max_features=2, max_leaf_nodes=-1, min_impurity_decrease=0.0, seed=5)
+    a = _builder.build_tree(X, keys, y, np.ones(n), **args)
+    b = _builder.build_tree(X, keys, y, np.ones(n), col_top=tops, **args)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    with pytest.raises(ValueError, match="col_top"):
+        _builder.build_tree(X, keys, y, np.ones(n), col_top=tops[:3], **args)
+    with pytest.raises(ValueError, match="col_top"):
+        _builder.build_tree(X, keys, y, np.ones(n), col_top=tops.astype(np.int64), **args)
+    with pytest.raises(ValueError, match="presort"):
+        _builder.column_tops(keys, n + 40)
+
+
 def test_dense_ranks_match_a_reference_in_the_narrowest_type():
     rng = np.random.default_rng(1)
     n = 700

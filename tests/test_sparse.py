@@ -219,6 +219,8 @@ def test_estimators_on_sparse_equal_dense(cls, params, fmt, monkeypatch):
     if fmt == "csc_int64":
         S.indices = S.indices.astype(np.int64)
         S.indptr = S.indptr.astype(np.int64)
+    # (a forest grows a dense X of so few entries as a sparse one: not here)
+    monkeypatch.setattr(rotforest.forest, "_SPARSE_ENTRIES", None)
     dense = cls(random_state=0, **params).fit(X, y, sample_weight=sw)
     # never made dense: fit and prediction on the stored entries alone
     monkeypatch.setattr(_validation, "_physical_memory", lambda: 1000)
@@ -230,6 +232,62 @@ def test_estimators_on_sparse_equal_dense(cls, params, fmt, monkeypatch):
     np.testing.assert_array_equal(dense.apply(X), sparse.apply(S))
     if hasattr(dense, "oob_score_"):
         assert dense.oob_score_ == sparse.oob_score_
+
+
+@pytest.mark.parametrize("cls, params", _ESTIMATORS, ids=lambda v: getattr(v, "__name__", ""))
+def test_dense_data_of_few_entries_grows_as_sparse(cls, params, monkeypatch):
+    # a dense X whose columns hold few values other than 0.0 is grown on its entries
+    # (_SPARSE_ENTRIES of tree.py and forest.py): the trees of the dense path, which
+    # the spy shows is not the one taken; more entries keep the dense path
+    module = rotforest.forest if "n_estimators" in params else rotforest.tree
+    rng = np.random.default_rng(7)
+    n, d = 300, 40
+    X = _sparse_data(rng, n, d, nan=True, density=0.08)
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 3]) > 0).astype(int)
+    if "Regressor" in cls.__name__:
+        y = np.round(4 * np.abs(y + rng.normal(size=n))) / 4
+    sw = rng.integers(1, 3, n).astype(float)
+    made = []
+    real = module.canonical_csc
+    monkeypatch.setattr(module, "canonical_csc", lambda A: made.append(A.shape) or real(A))
+    on = cls(random_state=0, **params).fit(X, y, sample_weight=sw)
+    assert made == [X.shape]
+    monkeypatch.setattr(module, "_SPARSE_ENTRIES", None)
+    off = cls(random_state=0, **params).fit(X, y, sample_weight=sw)
+    assert made == [X.shape]
+    for a, b in zip(_trees(on), _trees(off)):
+        assert _same_nodes(a.tree_.nodes, b.tree_.nodes)
+        np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
+    np.testing.assert_array_equal(on.predict(X), off.predict(X))
+    # about 24 entries a column (8% of the cells): sparse under a rule of 64, dense
+    # under one of 20
+    monkeypatch.setattr(module, "_SPARSE_ENTRIES", 20)
+    cls(random_state=0, **params).fit(X, y)
+    assert made == [X.shape]
+    monkeypatch.setattr(module, "_SPARSE_ENTRIES", 64)
+    cls(random_state=0, **params).fit(X, y)
+    assert made == [X.shape, X.shape]
+
+
+def test_a_tree_also_grows_sparse_below_a_share_of_the_cells(monkeypatch):
+    # 75 entries a column but 1.5% of the cells: a tree (every feature at every node)
+    # grows on the entries, a forest (a few features a node) on the dense columns
+    rng = np.random.default_rng(3)
+    X = (rng.random((5000, 10)) < 0.015) * rng.poisson(2.0, (5000, 10)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    made = []
+    for module in (rotforest.tree, rotforest.forest):
+        real = module.canonical_csc
+        monkeypatch.setattr(module, "canonical_csc",
+                            lambda A, real=real, module=module:
+                            made.append(module.__name__) or real(A))
+    tree = rotforest.DecisionTreeClassifier(random_state=0).fit(X, y)
+    rotforest.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    assert made == ["rotforest.tree"]
+    monkeypatch.setattr(rotforest.tree, "_SPARSE_SHARE", 0.0)
+    dense = rotforest.DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert made == ["rotforest.tree"]
+    assert _same_nodes(tree.tree_.nodes, dense.tree_.nodes)
 
 
 def test_validation_fraction_and_oob_pruning_on_sparse():
