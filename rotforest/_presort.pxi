@@ -9,15 +9,14 @@
 
 cdef inline uint64_t _ordered_bits(double v) noexcept nogil:
     """An unsigned integer that orders as v does: NaN above everything, -0.0 as 0.0."""
-    cdef uint64_t u
-    if v != v:
-        return ~(<uint64_t> 0)
-    if v == 0.0:
-        return (<uint64_t> 1) << 63
+    # without branches (the signs of a rotation's axes are a coin toss each): -0.0 and
+    # 0.0 as +0.0's bits, a negative value's bits flipped, a positive one's sign bit set,
+    # NaN all ones
+    cdef uint64_t u, neg
     memcpy(&u, &v, sizeof(double))
-    if u >> 63:
-        return ~u
-    return u | ((<uint64_t> 1) << 63)
+    u &= -(<uint64_t> (v != 0.0))
+    neg = <uint64_t> ((<int64_t> u) >> 63)
+    return (u ^ (neg | ((<uint64_t> 1) << 63))) | -(<uint64_t> (v != v))
 
 
 cdef void _block_keys(const double* X, int64_t rstride, int64_t cstride, int64_t n,
@@ -159,7 +158,7 @@ cdef int _few_values_column(const double* col, int64_t stride, int64_t n, uint8_
     words out[n:]) when it holds at most FEW_VALUES distinct values, and at most one per
     8 samples (fewer rows would spend their time sorting the values), counted exactly
     (-0.0 as 0.0, every NaN as one value above the others); returns 0, or 1 (out not
-    written) when it holds more.  codes takes n bytes of scratch, hist FEW_VALUES + 1
+    written) when it holds more.  codes takes n bytes of scratch, hist 4 FEW_VALUES
     counts."""
     cdef uint64_t slot_key[FEW_SLOTS]
     cdef int16_t slot_code[FEW_SLOTS]
@@ -196,20 +195,45 @@ cdef int _few_values_column(const double* col, int64_t stride, int64_t n, uint8_
         qsort(values, count, sizeof(_FewValue), _cmp_few)
     for a in range(count):
         rank[values[a].code] = <uint8_t> a
-    # a stable scatter by rank: each rank's samples in index order
-    memset(hist, 0, (count + 1) * sizeof(int64_t))
+    # a stable scatter by rank: each rank's samples in index order.  The rows are dealt
+    # in four quarters, each with its own counts and places (a rank's samples of quarter
+    # k after those of quarters below k): four chains of increments, not one that waits
+    # on the last sample's when neighbours share a value
+    # (quarters of qn rows, the last of the rest: n >= 8 rows here, so it has some)
+    cdef int64_t qn = (n + 3) >> 2, k, c, last = n - 3 * qn
+    cdef int64_t* qc = hist       # FEW_VALUES counts of each quarter
+    memset(qc, 0, 4 * FEW_VALUES * sizeof(int64_t))
     for i in range(n):
         codes[i] = rank[codes[i]]
-        hist[codes[i] + 1] += 1
-    for a in range(count):
-        hist[a + 1] += hist[a]
+    for i in range(qn):
+        qc[codes[i]] += 1
+        qc[FEW_VALUES + codes[qn + i]] += 1
+        qc[2 * FEW_VALUES + codes[2 * qn + i]] += 1
+        if i < last:
+            qc[3 * FEW_VALUES + codes[3 * qn + i]] += 1
+    # the places: rank by rank, quarter by quarter
     memset(out + n, 0, ((n + 31) >> 5) * sizeof(uint32_t))
+    pos = 0
     for a in range(count):
-        pos = hist[a]
         out[n + (pos >> 5)] |= (<uint32_t> 1) << (pos & 31)
-    for i in range(n):
-        out[hist[codes[i]]] = <uint32_t> i
-        hist[codes[i]] += 1
+        for k in range(4):
+            c = qc[k * FEW_VALUES + a]
+            qc[k * FEW_VALUES + a] = pos
+            pos += c
+    cdef int64_t* q0 = qc
+    cdef int64_t* q1 = qc + FEW_VALUES
+    cdef int64_t* q2 = qc + 2 * FEW_VALUES
+    cdef int64_t* q3 = qc + 3 * FEW_VALUES
+    for i in range(qn):
+        out[q0[codes[i]]] = <uint32_t> i
+        q0[codes[i]] += 1
+        out[q1[codes[qn + i]]] = <uint32_t> (qn + i)
+        q1[codes[qn + i]] += 1
+        out[q2[codes[2 * qn + i]]] = <uint32_t> (2 * qn + i)
+        q2[codes[2 * qn + i]] += 1
+        if i < last:
+            out[q3[codes[3 * qn + i]]] = <uint32_t> (3 * qn + i)
+            q3[codes[3 * qn + i]] += 1
     return 0
 
 

@@ -10,7 +10,8 @@ from rotforest import _builder
 @pytest.mark.parametrize("layout", ["F", "C", "view"])
 @pytest.mark.parametrize("method, n", [("auto", 5000), ("auto", 200), ("numpy", 5000), ("radix", 5000),
                                        ("radix", 200), ("numpy", 30), ("auto", 33),
-                                       ("numpy", 64), ("radix", 65)])
+                                       ("numpy", 64), ("radix", 65),
+                                       ("auto", 643), ("auto", 5001)])
 def test_presort_orders_by_value_then_index(kind, layout, method, n):
     # numpy's sort and the radix sort each give the reference order (auto picks by n)
     rng = np.random.default_rng(0)
@@ -59,12 +60,15 @@ def _decode(row, n):
     return row[:n].astype(np.int64), np.cumsum(starts) - 1
 
 
-def test_presort_missing_values_last_as_one_value():
+@pytest.mark.parametrize("n", [300, 1001])     # sorted; counted (few values, many rows)
+def test_presort_missing_values_last_as_one_value(n):
     rng = np.random.default_rng(4)
-    X = np.round(rng.normal(size=(300, 2)), 1)
-    X[rng.random(300) < 0.2, 0] = np.nan
+    X = np.round(rng.normal(size=(n, 2)), 1)
+    X[rng.random(n) < 0.2, 0] = np.nan
     keys = _builder.presort(X)
-    order, ranks = _decode(keys[0], 300)
+    order, ranks = _decode(keys[0], n)
+    assert np.array_equal(order[~np.isnan(X[order, 0])],
+                          np.argsort(X[:, 0], kind="stable")[:np.sum(~np.isnan(X[:, 0]))])
     nan = np.isnan(X[:, 0])
     assert np.all(nan[order[-nan.sum():]]) and not np.any(nan[order[:-nan.sum()]])
     np.testing.assert_array_equal(order[-nan.sum():], np.flatnonzero(nan))  # index order
