@@ -347,6 +347,11 @@ class _BaseRandomForest(_BaseForest):
         if max_bins is not None:
             # the bins' codes of every row, once per forest (see _bins.py)
             binned = binned_features(X, max_bins, fit.n_jobs)
+            if fit.sw.strides[0] and bool(np.all(fit.sw == 1.0)):
+                # unit weights as one number seen n times (read only): no array of n
+                # floats through the fit (80 MB at 10 million rows); each tree weighs
+                # its rows by its own counts
+                fit.sw = np.broadcast_to(np.float64(1.0), fit.sw.shape)
         elif issparse(X) or _mostly_zeros(X, template):
             # the stored entries and their ranks, once per forest (see _sparse.py)
             sparse = sparse_columns(X if issparse(X) else canonical_csc(X))
