@@ -36,10 +36,13 @@ _MAX_DEPTH_NONE = np.iinfo(np.int32).max
 # entries per column, see _sparse.py): the same tree (regression: up to the last bits
 # of the sums, which add in another order), and a node reads a feature's few entries
 # instead of every sample's value (presorted lists of mostly zeros grow deep trees, each
-# level moving every sample of every feature).  A tree of binary columns took 0.04 to
-# 0.4 of the dense path's time at 41 to 91 entries a column, 0.1 to 0.6 at 0.4% to 2%
-# of the cells, 0.8 to 1.2 at 5% to 25% (benchmarks/bench_few_valued.py --sparse-rule).
-# None: never.
+# level moving every sample of every feature).  A tree of binary columns took 0.05 to
+# 0.7 of the dense path's time at 40 to 45 entries a column (600 to 10,000 rows), 0.14
+# to 0.43 at 0.4% to 2% of the cells, 0.95 to 1.14 at 7% to 15%.  A tree of random
+# cuts, which reads no presorted lists, takes only the share: at 45 entries a column it
+# took 0.2 to 0.6 of its time from 3,000 rows but 2.5 times it at 600 rows (7.5% of the
+# cells), and 0.2 to 0.7 at 0.4% to 2% of the cells
+# (benchmarks/bench_few_valued.py --sparse-rule).  None: never.
 _SPARSE_ENTRIES = 64
 _SPARSE_SHARE = 0.02
 
@@ -136,7 +139,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         sparse = (sparse_columns(canonical_csc(X))
                   if (not issparse(X) and _SPARSE_ENTRIES is not None
                       and sparse_native(self)
-                      and few_entries(X, _SPARSE_ENTRIES, _SPARSE_SHARE)) else None)
+                      and few_entries(X, 0 if self.splitter == "random"
+                                      else _SPARSE_ENTRIES, _SPARSE_SHARE)) else None)
         keys = (_builder.presort(X)
                 if self._needs_presort() and not issparse(X) and sparse is None else None)
         categories = category_table(self, X, keys)

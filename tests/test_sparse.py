@@ -240,9 +240,13 @@ def test_dense_data_of_few_entries_grows_as_sparse(cls, params, monkeypatch):
     # (_SPARSE_ENTRIES of tree.py and forest.py): the trees of the dense path, which
     # the spy shows is not the one taken; more entries keep the dense path
     module = rotforest.forest if "n_estimators" in params else rotforest.tree
+    random_tree = cls is rotforest.ExtraTreeClassifier   # takes only the share rule
     rng = np.random.default_rng(7)
     n, d = 300, 40
     X = _sparse_data(rng, n, d, nan=True, density=0.08)
+    share = np.count_nonzero(X) / X.size
+    if random_tree:
+        monkeypatch.setattr(module, "_SPARSE_SHARE", share + 0.01)
     y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 3]) > 0).astype(int)
     if "Regressor" in cls.__name__:
         y = np.round(4 * np.abs(y + rng.normal(size=n))) / 4
@@ -259,12 +263,17 @@ def test_dense_data_of_few_entries_grows_as_sparse(cls, params, monkeypatch):
         assert _same_nodes(a.tree_.nodes, b.tree_.nodes)
         np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
     np.testing.assert_array_equal(on.predict(X), off.predict(X))
-    # about 24 entries a column (8% of the cells): sparse under a rule of 64, dense
-    # under one of 20
+    # about 40 entries a column: sparse under a rule of 64, dense under one of 20
     monkeypatch.setattr(module, "_SPARSE_ENTRIES", 20)
+    if random_tree:
+        monkeypatch.setattr(module, "_SPARSE_SHARE", share - 0.01)
     cls(random_state=0, **params).fit(X, y)
     assert made == [X.shape]
     monkeypatch.setattr(module, "_SPARSE_ENTRIES", 64)
+    if random_tree:     # 64 entries a column do not make a random tree sparse
+        cls(random_state=0, **params).fit(X, y)
+        assert made == [X.shape]
+        monkeypatch.setattr(module, "_SPARSE_SHARE", share + 0.01)
     cls(random_state=0, **params).fit(X, y)
     assert made == [X.shape, X.shape]
 
