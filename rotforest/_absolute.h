@@ -3,6 +3,7 @@
 #ifndef ROTFOREST_ABSOLUTE_H
 #define ROTFOREST_ABSOLUTE_H
 #include <stdint.h>
+#include "_prefetch.h"
 
 /* A sample of the node, by its rank in y: its weight, centred target and neighbours
    still present (32 bytes: two records a cache line, one line per access). */
@@ -54,9 +55,9 @@ static inline __attribute__((always_inline))
 void rf_abs_prefetch(const rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                      int64_t q, int64_t step, int64_t count) {
     if (count > 2 * RF_ABS_AHEAD)
-        __builtin_prefetch(&rk[L[q + 2 * RF_ABS_AHEAD * step] & im], 0);
+        RF_PREFETCH_RW(&rk[L[q + 2 * RF_ABS_AHEAD * step] & im], 0, 3);
     if (count > RF_ABS_AHEAD)
-        __builtin_prefetch(&R[rk[L[q + RF_ABS_AHEAD * step] & im]], 1);
+        RF_PREFETCH_RW(&R[rk[L[q + RF_ABS_AHEAD * step] & im]], 1, 3);
 }
 
 /* Deletes L[q] (rank rk[L[q] & im]) for q = from, from + step, ... short of to, and

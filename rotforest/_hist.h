@@ -17,11 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define RF_PREFETCH(a) __builtin_prefetch(a)
-#else
-#define RF_PREFETCH(a) ((void)0)
-#endif
+#include "_prefetch.h"
 
 /* A cut to refine (see _refine_split in _hist.pyx): the records whose codes are in
  * [lo, hi] are not placed but copied, in order, to U (their count in *u); the others

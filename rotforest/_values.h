@@ -7,6 +7,7 @@
 #define ROTFOREST_VALUES_H
 #include <stdint.h>
 #include <math.h>
+#include "_prefetch.h"
 
 /* samples ahead whose value is prefetched: the gathers miss the cache in deep nodes,
    and the prefetches keep more of them in flight than the out-of-order window does */
@@ -25,9 +26,8 @@ static inline int64_t NAME(const T *xf, int64_t rs, const uint64_t *S, uint64_t 
     int64_t nm = 0, q;                                                                 \
     for (q = s; q + 1 < e; q += 2) {                                                   \
         if (q + 1 + RF_GATHER_AHEAD < e) {                                             \
-            __builtin_prefetch(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0); \
-            __builtin_prefetch(&xf[(int64_t)(S[q + 1 + RF_GATHER_AHEAD] & im) * rs], 0, \
-                               0);                                                     \
+            RF_PREFETCH_RW(&xf[(int64_t)(S[q + RF_GATHER_AHEAD] & im) * rs], 0, 0);    \
+            RF_PREFETCH_RW(&xf[(int64_t)(S[q + 1 + RF_GATHER_AHEAD] & im) * rs], 0, 0); \
         }                                                                              \
         v = (double)xf[(int64_t)(S[q] & im) * rs];                                     \
         w = (double)xf[(int64_t)(S[q + 1] & im) * rs];                                 \
@@ -65,7 +65,7 @@ static inline void rf_prefetch_rows(const void *base, int64_t stride, const uint
                                     uint64_t im, int64_t s, int64_t e) {
     const char *b = (const char *)base;
     for (int64_t q = s; q < e; q++)
-        __builtin_prefetch(b + (int64_t)(S[q] & im) * stride, 0, 0);
+        RF_PREFETCH_RW(b + (int64_t)(S[q] & im) * stride, 0, 0);
 }
 
 /* Whether any of V[s:e) equals u (eight at a time, without a branch within them). */
@@ -118,7 +118,7 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *S, uint64_t im, int
     int64_t nm = 0, q, lo = missing, hi = -1;                                           \
     for (q = s; q < e; q++) {                                                           \
         if (q + RF_GATHER_AHEAD < e)                                                    \
-            __builtin_prefetch(&cf[S[q + RF_GATHER_AHEAD] & im], 0, 0);                 \
+            RF_PREFETCH_RW(&cf[S[q + RF_GATHER_AHEAD] & im], 0, 0);                 \
         int64_t c = cf[S[q] & im];                                                      \
         RF_TAKE_CODE(c, q);                                                             \
     }                                                                                   \
@@ -161,7 +161,7 @@ static inline int64_t NAME(const CODE_T *cf, const uint64_t *bits, int64_t mode,
         }                                                                               \
         for (j = 0; j < k; j++) {                                                       \
             if (j + RF_GATHER_AHEAD < k)                                                \
-                __builtin_prefetch(&cf[S[Q[j + RF_GATHER_AHEAD]] & im], 0, 0);          \
+                RF_PREFETCH_RW(&cf[S[Q[j + RF_GATHER_AHEAD]] & im], 0, 0);          \
             q = (int64_t)Q[j];                                                          \
             c = cf[S[q] & im];                                                          \
             RF_TAKE_CODE(c, q);                                                         \
