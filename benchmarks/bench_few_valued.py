@@ -21,6 +21,7 @@ stored cells.
 
     python benchmarks/bench_few_valued.py                 # the targets (a few minutes)
     python benchmarks/bench_few_valued.py --sparse-rule   # the rule's crossover
+    python benchmarks/bench_few_valued.py --sparse-rule --large   # ... on more rows
     python benchmarks/bench_few_valued.py --quick         # seconds: a smoke run
 """
 import argparse
@@ -51,6 +52,10 @@ RULE_GRID = [(10000, 500, 0.002, 0.006), (10000, 500, 0.005, 0.015),
              (10000, 500, 0.01, 0.03), (3000, 1000, 0.01, 0.02), (3000, 1000, 0.02, 0.04),
              (3000, 1000, 0.05, 0.1), (600, 3000, 0.05, 0.1), (600, 3000, 0.1, 0.2),
              (50000, 100, 0.002, 0.006)]
+# --large: where the forests' crossover in entries a column has grown with the rows
+LARGE_GRID = [(20000, 200, 0.003, 0.007), (20000, 200, 0.008, 0.012),
+              (50000, 100, 0.008, 0.012), (100000, 50, 0.001, 0.003),
+              (100000, 50, 0.003, 0.007)]
 
 
 def models(n_jobs):
@@ -142,7 +147,7 @@ def sparse_rule(args):
         "tree": (lambda s: rotforest.DecisionTreeClassifier(random_state=s), _tree),
         "extra tree": (lambda s: rotforest.ExtraTreeClassifier(random_state=s), _tree),
     }
-    grid = RULE_GRID[:2] if args.quick else RULE_GRID
+    grid = RULE_GRID[:2] if args.quick else (LARGE_GRID if args.large else RULE_GRID)
     rows = []
     for n, p, lo, hi in grid:
         if args.quick:
@@ -176,6 +181,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--large", action="store_true",
+                        help="--sparse-rule on 20,000 to 100,000 rows")
     args = parser.parse_args(argv)
     print(header("bench_few_valued.py"))
     print()

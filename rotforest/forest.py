@@ -107,8 +107,11 @@ _BITS = True
 # sample's value.  Fits of 100 trees (benchmarks/bench_few_valued.py --sparse-rule): 0.3 to
 # 0.8 of the dense path's time at 6 to 45 entries a column (600 to 10,000 rows, 500 to
 # 10,000 columns of counts or binary words), 0.8 to 1.3 around 90 to 100, slower above
-# (None: never).
+# (None: never).  The crossover in entries a column grows with the rows: so does a
+# dense X of at most _SPARSE_SHARE of its cells stored (0.58 to 0.6 of the time at 0.2%
+# to 0.4% of 50,000 to 100,000 rows; 0.76 to 0.92 at 0.5%, 1.1 to 1.24 at 1%).
 _SPARSE_ENTRIES = 64
+_SPARSE_SHARE = 0.004
 
 
 def tree_categories(categories, base_seed, index, fraction):
@@ -193,7 +196,7 @@ def _mostly_zeros(X, template):
     """Whether a dense X grows faster as a sparse one (see _SPARSE_ENTRIES): trees
     that take it (no categorical features), few entries a column."""
     return (_SPARSE_ENTRIES is not None and sparse_native(template)
-            and few_entries(X, _SPARSE_ENTRIES))
+            and few_entries(X, _SPARSE_ENTRIES, _SPARSE_SHARE))
 
 
 def _grow_trees(job, indices):

@@ -278,9 +278,10 @@ def test_dense_data_of_few_entries_grows_as_sparse(cls, params, monkeypatch):
     assert made == [X.shape, X.shape]
 
 
-def test_a_tree_also_grows_sparse_below_a_share_of_the_cells(monkeypatch):
+def test_trees_and_forests_grow_sparse_below_a_share_of_the_cells(monkeypatch):
     # 75 entries a column but 1.5% of the cells: a tree (every feature at every node)
-    # grows on the entries, a forest (a few features a node) on the dense columns
+    # grows on the entries, a forest (a few features a node) on the dense columns,
+    # which it leaves only at a smaller share
     rng = np.random.default_rng(3)
     X = (rng.random((5000, 10)) < 0.015) * rng.poisson(2.0, (5000, 10)).astype(float)
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
@@ -297,6 +298,14 @@ def test_a_tree_also_grows_sparse_below_a_share_of_the_cells(monkeypatch):
     dense = rotforest.DecisionTreeClassifier(random_state=0).fit(X, y)
     assert made == ["rotforest.tree"]
     assert _same_nodes(tree.tree_.nodes, dense.tree_.nodes)
+    # a forest takes a share too, a smaller one: 0.3% of 30,000 rows (90 a column)
+    Z = (rng.random((30000, 5)) < 0.003).astype(float)
+    z = (Z[:, 0] + Z[:, 1] > 0).astype(int)
+    rotforest.RandomForestClassifier(n_estimators=2, random_state=0).fit(Z, z)
+    assert made == ["rotforest.tree", "rotforest.forest"]
+    monkeypatch.setattr(rotforest.forest, "_SPARSE_SHARE", 0.002)
+    rotforest.RandomForestClassifier(n_estimators=2, random_state=0).fit(Z, z)
+    assert made == ["rotforest.tree", "rotforest.forest"]
 
 
 def test_validation_fraction_and_oob_pruning_on_sparse():
