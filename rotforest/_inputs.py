@@ -17,7 +17,7 @@ from rotforest import _builder
 from rotforest._categorical import (as_pandas_categories, categorical_input,
                                     check_categorical_params, check_categorical_unchanged,
                                     check_codes, string_columns_error)
-from rotforest._sparse import canonical_csc, canonical_csr
+from rotforest._sparse import canonical_csc, canonical_csr, few_entries
 from rotforest._validation import check_class_weight, densify, power_of_two_below
 
 
@@ -121,6 +121,14 @@ def sparse_native(est):
     forests without categorical features); the others make it dense."""
     return (getattr(est, "_sparse_native", False)
             and getattr(est, "is_categorical_", None) is None)
+
+
+def grows_on_entries(est, X, per_column, share):
+    """Whether the estimator grows a dense X on its entries, as a sparse one (it takes
+    sparse X, see sparse_native, and X stores few values: see _sparse.few_entries);
+    ``per_column`` None: never."""
+    return (per_column is not None and not issparse(X) and sparse_native(est)
+            and few_entries(X, per_column, share))
 
 
 def predict_input(est, X, dense=False):

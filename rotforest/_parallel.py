@@ -171,11 +171,12 @@ def _presort_in_threads(X, n_threads):
                                   _builder.keys_width(X.shape[0]), n_threads)
 
 
-def _ranks_in_threads(keys, n_samples, n_threads):
+def _ranks_in_threads(keys, n_samples, n_threads, col_top=None):
     """The dense ranks of the presort (see :func:`_builder.dense_ranks`), which the trees'
-    nodes read when they sort their samples."""
+    nodes read when they sort their samples (``col_top``: the keys' column_tops, when
+    the caller has them)."""
     return _by_columns_in_threads(_builder.dense_ranks, keys, keys.shape[0], n_samples,
-                                  n_threads, _builder.rank_dtype(keys, n_samples))
+                                  n_threads, _builder.rank_dtype(keys, n_samples, col_top))
 
 
 

@@ -482,31 +482,29 @@ def column_tops(const uint32_t[:, ::1] keys, Py_ssize_t n):
     return tops
 
 
-def rank_dtype(const uint32_t[:, ::1] keys, Py_ssize_t n):
+def rank_dtype(const uint32_t[:, ::1] keys, Py_ssize_t n, col_top=None):
     """The narrowest unsigned integer type that holds every dense rank of
-    :func:`presort`'s output ``keys`` for ``n`` samples."""
-    tops = np.empty(keys.shape[0], dtype=np.uint64)
-    cdef uint64_t[::1] t = tops
-    cdef uint64_t top = 0
-    if keys.shape[0] > 0:
-        with nogil:
-            top = _column_tops(keys, n, &t[0])
-    return _dtype_for(top)
+    :func:`presort`'s output ``keys`` for ``n`` samples (``col_top``: their
+    :func:`column_tops`, when the caller has them)."""
+    if col_top is None:
+        col_top = column_tops(keys, n)
+    return _dtype_for(int(col_top.max()) if col_top.shape[0] > 0 else 0)
 
 
-def needs_ranks(const uint32_t[:, ::1] keys, Py_ssize_t n, int64_t max_features):
+def needs_ranks(const uint32_t[:, ::1] keys, Py_ssize_t n, int64_t max_features,
+                col_top=None):
     """Whether trees grown on :func:`presort`'s output ``keys`` (``n`` samples) with
     ``max_features`` may sort in their nodes, and so read :func:`dense_ranks` (the
     plan of :func:`build_tree`'s root, the same for every tree of a forest; a tree that
-    needs ranks it was not given computes them)."""
+    needs ranks it was not given computes them).  ``col_top``: the keys'
+    :func:`column_tops`, when the caller has them."""
     cdef int64_t F = keys.shape[0]
     if F == 0 or n == 0:
         return False
-    tops = np.empty(F, dtype=np.uint64)
-    cdef uint64_t[::1] t = tops
-    cdef uint64_t top
-    with nogil:
-        top = _column_tops(keys, n, &t[0])
+    if col_top is None:
+        col_top = column_tops(keys, n)
+    cdef const uint64_t[::1] t = col_top
+    cdef uint64_t top = int(col_top.max())
     return _tree_method(max(1, min(max_features, F)), F, max(1, _bit_length(top)),
                         &t[0], n) != METHOD_PRESORT
 

@@ -27,8 +27,9 @@ from rotforest._validation import (check_class_weight, check_real, check_tree_pa
                                    resolve_max_features, store_params)
 from rotforest.pruning import prune_reduced_error
 from rotforest._dependence import RecursionDependence
-from rotforest._inputs import category_table, predict_input, sparse_native, training_data
-from rotforest._sparse import canonical_csc, canonical_csr, few_entries, sparse_columns
+from rotforest._inputs import (category_table, grows_on_entries, predict_input,
+                               training_data)
+from rotforest._sparse import canonical_csc, canonical_csr, sparse_columns
 from rotforest.tree import DecisionTreeRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -192,13 +193,6 @@ class _ForestJob(_TreeJob):
         return self.X.size      # (a sparse X: its stored entries)
 
 
-def _mostly_zeros(X, template):
-    """Whether a dense X grows faster as a sparse one (see _SPARSE_ENTRIES): trees
-    that take it (no categorical features), few entries a column."""
-    return (_SPARSE_ENTRIES is not None and sparse_native(template)
-            and few_entries(X, _SPARSE_ENTRIES, _SPARSE_SHARE))
-
-
 def _grow_trees(job, indices):
     """Build the trees ``indices`` one after the other (one worker's share) as the fit's
     ``job`` (a _ForestJob) says."""
@@ -355,7 +349,7 @@ class _BaseRandomForest(_BaseForest):
                 # floats through the fit (80 MB at 10 million rows); each tree weighs
                 # its rows by its own counts
                 fit.sw = np.broadcast_to(np.float64(1.0), fit.sw.shape)
-        elif issparse(X) or _mostly_zeros(X, template):
+        elif issparse(X) or grows_on_entries(template, X, _SPARSE_ENTRIES, _SPARSE_SHARE):
             # the stored entries and their ranks, once per forest (see _sparse.py)
             sparse = sparse_columns(X if issparse(X) else canonical_csc(X))
             for part in sparse:
@@ -375,11 +369,14 @@ class _BaseRandomForest(_BaseForest):
             if _BITS and codes is not None:
                 bits = _builder.code_bits(codes)
         categories = category_table(self, X, keys)
+        # every column's count of values (what each tree reads of the keys first), once
+        col_top = None if keys is None else _builder.column_tops(keys, X.shape[0])
         # the trees' nodes may sort the features they draw (see the builder): their
         # dense ranks, also once per forest (1 to 4 bytes a cell)
         if keys is not None and _builder.needs_ranks(
-                keys, X.shape[0], resolve_max_features(self.max_features, X.shape[1])):
-            ranks = _ranks_in_threads(keys, X.shape[0], fit.n_jobs)
+                keys, X.shape[0], resolve_max_features(self.max_features, X.shape[1]),
+                col_top):
+            ranks = _ranks_in_threads(keys, X.shape[0], fit.n_jobs, col_top)
             ranks.setflags(write=False)
         return _ForestJob(
             self._tree_class, self._tree_params(), X, keys, fit.y, fit.target, fit.sw,
@@ -387,8 +384,7 @@ class _BaseRandomForest(_BaseForest):
             self._preset() == "balanced_subsample" and self.bootstrap,
             bool(self.oob_pruning), self._progress(len(new)), fit.scaled_by, fit.p, ranks,
             categories, float(self.categorical_set_fraction), fit.template,
-            fit.legacy_seeds, codes, sparse, floats, bits, binned,
-            None if keys is None else _builder.column_tops(keys, X.shape[0]))
+            fit.legacy_seeds, codes, sparse, floats, bits, binned, col_top)
 
     def _max_bins(self, fit):
         """The fit's bins (see _bins.resolve_max_bins), or None."""

@@ -10,11 +10,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _builder, _hist
 from rotforest._inputs import (_check_sample_weight, category_table, check_targets,
-                               predict_input, regression_data, training_data,
-                               sparse_native, weight_scale)
+                               grows_on_entries, predict_input, regression_data,
+                               training_data, weight_scale)
 from rotforest._dependence import RecursionDependence
 from rotforest._mixins import _AcceptsNaN, _AtomicFit, _LogProba, _stack_outputs
-from rotforest._sparse import canonical_csc, few_entries, sparse_columns
+from rotforest._sparse import canonical_csc, sparse_columns
 from rotforest._tree import Tree
 from rotforest.pruning import cost_complexity_path, prune_cost_complexity, prune_reduced_error
 from rotforest._validation import (
@@ -136,11 +136,10 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         # features of small integers, a pass over X that one tree would not win back)
         # (a sparse X: its stored entries, see _sparse.py)
         # (a dense X of few entries: as a sparse one, see _SPARSE_ENTRIES)
+        per_column = (0 if self.splitter == "random" and _SPARSE_ENTRIES is not None
+                      else _SPARSE_ENTRIES)
         sparse = (sparse_columns(canonical_csc(X))
-                  if (not issparse(X) and _SPARSE_ENTRIES is not None
-                      and sparse_native(self)
-                      and few_entries(X, 0 if self.splitter == "random"
-                                      else _SPARSE_ENTRIES, _SPARSE_SHARE)) else None)
+                  if grows_on_entries(self, X, per_column, _SPARSE_SHARE) else None)
         keys = (_builder.presort(X)
                 if self._needs_presort() and not issparse(X) and sparse is None else None)
         categories = category_table(self, X, keys)
