@@ -8,7 +8,7 @@
  * depth's parity; its children's are the same slice of the other buffer: the left side
  * from s forward, the right side from e backward (so that no record is copied twice).
  * Every record is written to both ends and the count of its side advances (no branch
- * on the side).  Each side's statistics are summed on the way: class weights (mode 0),
+ * on the side); with place = 0 (children that will not be split) none is written.  Each side's statistics are summed on the way: class weights (mode 0),
  * the sums of w*y and w*y*y (mode 1), or for two classes with integer weights the sums
  * of w + (w * class << 32), in registers (mode 2).  A cut to refine sets aside the
  * records of its two bins (rf_hrefine).  Returns the left side's size (of the placed
@@ -152,34 +152,51 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
                                     int64_t cut, int mleft, rf_hrefine *R,
                                     double *left, double *right,
                                     double *wl, double *wr, const int compact,
-                                    const int mode, const int64_t words) {
+                                    const int mode, const int64_t words,
+                                    const int place) {
     double *st[2] = {right, left};
     double side[2] = {0.0, 0.0};
     double ly = 0.0, ly2 = 0.0, ry = 0.0, ry2 = 0.0, lw = 0.0, rw = 0.0;
     uint64_t lv = 0, rv = 0;
     int64_t l = s, r = e, t, j;
+    /* the refinement's fields in locals: the stores to dst could alias *R, so the
+     * compiler would read them from memory at every record */
+    const int pending = R->pending;
+    const int64_t lo = R->lo, hi = R->hi, rowoff = R->rowoff, xs0 = R->xs0, xs1 = R->xs1;
+    const double *X = R->X;
+    uint8_t *U = R->U;
+    int64_t u = R->u;
     for (t = s; t < e; t++) {
         const uint8_t *rec = src + t * stride;
         const uint8_t code = compact ? rec[f] : codes[*(const int64_t *)rec * p + f];
         int64_t go;
         const uint64_t *from = (const uint64_t *)rec;
-        if (R->pending && code != 255 && code >= R->lo && code <= R->hi) {
-            uint64_t *u = (uint64_t *)(R->U + R->u * stride);
-            const int64_t row = R->rowoff >= 0
-                ? (int64_t)*(const int32_t *)(rec + R->rowoff) : *(const int64_t *)rec;
-            RF_PREFETCH(R->X + row * R->xs0 + f * R->xs1);
-            for (j = 0; j < words; j++)
-                u[j] = from[j];
-            R->u++;
+        if (pending && code != 255 && code >= lo && code <= hi) {
+            const int64_t row = rowoff >= 0
+                ? (int64_t)*(const int32_t *)(rec + rowoff) : *(const int64_t *)rec;
+            RF_PREFETCH(X + row * xs0 + f * xs1);
+            memcpy(U + u * stride, rec, (size_t)(words * 8));
+            u++;
             continue;
         }
         go = code == 255 ? mleft : code <= cut;
-        uint64_t *a = (uint64_t *)(dst + l * stride);
-        uint64_t *b = (uint64_t *)(dst + (r - 1) * stride);
-        for (j = 0; j < words; j++) {
-            const uint64_t v = from[j];
-            a[j] = v;
-            b[j] = v;
+        if (!place) {
+            /* (children that are leaves: their statistics only) */
+        } else if (words == 4) {
+            /* the record read once and written whole to both ends (vector stores;
+             * the ends may meet, so a word-by-word copy must alternate its stores) */
+            uint64_t v[4];
+            memcpy(v, rec, 32);
+            memcpy(dst + l * stride, v, 32);
+            memcpy(dst + (r - 1) * stride, v, 32);
+        } else {
+            uint64_t *a = (uint64_t *)(dst + l * stride);
+            uint64_t *b = (uint64_t *)(dst + (r - 1) * stride);
+            for (j = 0; j < words; j++) {
+                const uint64_t v = from[j];
+                a[j] = v;
+                b[j] = v;
+            }
         }
         if (mode == 1) {
             const double wt = *(const double *)(rec + hdr);
@@ -205,6 +222,7 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
         l += go;
         r -= 1 - go;
     }
+    R->u = u;
     if (mode == 1) {
         left[0] = ly;
         left[1] = ly2;
@@ -229,12 +247,13 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
 
 /* one loop specialised for each layout and task (and the common record sizes) */
 #define RF_HPART(C, M, W) rf_hpart_impl(src, dst, stride, hdr, codes, p, s, e, f, cut, \
-                                        mleft, R, left, right, wl, wr, C, M, W)
+                                        mleft, R, left, right, wl, wr, C, M, W, place)
 
 static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_t hdr,
                         const uint8_t *codes, int64_t p, int64_t s, int64_t e, int64_t f,
                         int64_t cut, int mleft, rf_hrefine *R, double *left,
-                        double *right, double *wl, double *wr, int compact, int mode) {
+                        double *right, double *wl, double *wr, int compact, int mode,
+                        int place) {
     const int64_t words = stride >> 3;
     if (!compact) {
         if (mode == 1) return RF_HPART(0, 1, 3);

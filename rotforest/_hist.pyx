@@ -70,7 +70,7 @@ cdef extern from "_hist.h":
                      const uint8_t* codes, int64_t p, int64_t s, int64_t e, int64_t f,
                      int64_t cut, int mleft, rf_hrefine* R, double* left,
                      double* right, double* wl, double* wr, int compact,
-                     int mode) noexcept nogil
+                     int mode, int place) noexcept nogil
 
 cdef extern from "_platform.h":
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
@@ -137,36 +137,47 @@ def bin_edges(const double[:] column, int64_t max_bins):
 def bin_codes(const double[:, :] X, const double[::1] edges, const int64_t[::1] offsets,
               uint8_t[:, ::1] out, int64_t row_start, int64_t row_end):
     """Codes of rows [row_start, row_end) of X into ``out`` (row by row): feature f's
-    edges are ``edges[offsets[f]:offsets[f + 1]]``; a value's code is the number of its
-    edges below it, a missing value's 255.  Runs without the GIL."""
-    cdef int64_t i, j
+    edges are ``edges[offsets[f]:offsets[f + 1]]`` (at most 255 of them); a value's
+    code is the number of its edges below it, a missing value's 255.  Runs without the
+    GIL."""
+    cdef int64_t i, j, k
     cdef int64_t p = X.shape[1]
     cdef bint by_rows = X.strides[1] == sizeof(double)
+    for j in range(p):
+        if offsets[j + 1] - offsets[j] > 255:
+            raise ValueError(f"feature {j} has more than 255 edges")
+    # each feature's edges padded to 256 with infinity: every search takes the same
+    # eight steps, so the searches of a row's features overlap (see _code256)
+    cdef double[:, ::1] tab = np.full((max(p, 1), 256), np.inf)
+    for j in range(p):
+        for k in range(offsets[j], offsets[j + 1]):
+            tab[j, k - offsets[j]] = edges[k]
     with nogil:
         if by_rows:             # C order: a row at a time
             for i in range(row_start, row_end):
                 for j in range(p):
-                    out[i, j] = _code(X[i, j], edges, offsets[j], offsets[j + 1])
+                    out[i, j] = _code256(X[i, j], &tab[j, 0])
         else:
             for j in range(p):
                 for i in range(row_start, row_end):
-                    out[i, j] = _code(X[i, j], edges, offsets[j], offsets[j + 1])
+                    out[i, j] = _code256(X[i, j], &tab[j, 0])
 
 
-cdef inline uint8_t _code(double x, const double[::1] edges, int64_t a,
-                          int64_t b) noexcept nogil:
-    """x's code among the edges [a, b): the number of them below x (a search without
-    branches on the comparisons); 255 for NaN."""
-    cdef int64_t base = a, n = b - a, half
+cdef inline uint8_t _code256(double x, const double* t) noexcept nogil:
+    """x's code among 256 sorted edges (the last ones infinite), at most 255 below
+    it: eight steps without branches; 255 for NaN."""
+    cdef int64_t pos = 0
     if isnan(x):
         return MISSING
-    if n == 0:
-        return 0
-    while n > 1:
-        half = n >> 1
-        base = base + half if edges[base + half] < x else base
-        n -= half
-    return <uint8_t> (base - a + (edges[base] < x))
+    pos += 128 * (t[pos + 127] < x)
+    pos += 64 * (t[pos + 63] < x)
+    pos += 32 * (t[pos + 31] < x)
+    pos += 16 * (t[pos + 15] < x)
+    pos += 8 * (t[pos + 7] < x)
+    pos += 4 * (t[pos + 3] < x)
+    pos += 2 * (t[pos + 1] < x)
+    pos += t[pos] < x
+    return <uint8_t> pos
 
 
 def draw_counts(const int64_t[::1] drawn, int64_t n, out=None):
@@ -253,6 +264,7 @@ cdef struct HB:
     const int64_t* offsets
     bint regression, need_counts, shuffle
     bint packed                   # two classes, integer weights: one integer add a bin
+    bint skip_last
     int criterion
     # the values, for refining cuts (NULL: none), and their strides in doubles
     const double* X
@@ -1268,10 +1280,12 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
 cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
                         double* wr_out) noexcept nogil:
     """Partitions the node's records into the other buffer (see _hist.h), summing each
-    side's statistics into left_stats / right_stats; a cut on a feature whose bins
+    side's statistics into left_stats / right_stats (only the statistics when the
+    children are at the greatest depth, leaves whose samples are not read); a cut on a feature whose bins
     hold several values is refined on X on the way (see _refine_split).  Returns the
     left side's size, or -1 when memory ran out."""
     cdef int mode = 1 if B.regression else (2 if B.packed else 0)
+    cdef int place = e.depth + 1 < B.max_depth or not B.skip_last
     cdef int64_t k, nl, N = e.end - e.start
     cdef rf_hrefine R
     R.u = 0
@@ -1296,10 +1310,10 @@ cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
         B.right_stats[k] = 0.0
     nl = rf_hpart(B.buf[e.depth & 1], B.buf[(e.depth + 1) & 1], B.stride, B.hdr,
                   B.codes, B.p, e.start, e.end, sp.feature, sp.cut, sp.mleft, &R,
-                  B.left_stats, B.right_stats, wl_out, wr_out, B.compact, mode)
+                  B.left_stats, B.right_stats, wl_out, wr_out, B.compact, mode, place)
     if R.pending and R.u:
         return _refine_split(B, e, sp, R.U, R.u, nl, wl_out, wr_out,
-                             -1 if sp.lo_pure else (R.u - 1 if sp.hi_pure else -2))
+                             -1 if sp.lo_pure else (R.u - 1 if sp.hi_pure else -2), place)
     return nl
 
 
@@ -1335,7 +1349,7 @@ cdef inline double _rec_x(const HB* B, const uint8_t* rec, int64_t f) noexcept n
 
 cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
                            int64_t u, int64_t nl, double* wl, double* wr,
-                           int64_t binned_k) noexcept nogil:
+                           int64_t binned_k, bint place) noexcept nogil:
     """The refinement of a binned cut between bins lo and hi: the u records of those
     two bins, set aside by the partition (U, in order), sorted by their values, and
     every cut between two of their distinct values scored as the exact search scores
@@ -1419,13 +1433,15 @@ cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
         wt = _rec_w(B, rec)
         tv = _rec_t(B, rec)
         if goes[i]:
-            memcpy(dst + l * B.stride, rec, B.stride)
+            if place:
+                memcpy(dst + l * B.stride, rec, B.stride)
             l += 1
             wl[0] += wt
             _add_node_stats(B, B.left_stats, wt, tv)
         else:
             r -= 1
-            memcpy(dst + r * B.stride, rec, B.stride)
+            if place:
+                memcpy(dst + r * B.stride, rec, B.stride)
             wr[0] += wt
             _add_node_stats(B, B.right_stats, wt, tv)
     sp.thr = thr
@@ -1818,7 +1834,7 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                Workspace workspace=None, int64_t compact_features=COMPACT,
                bint subtract=True, const double[:, :] X=None,
                const uint8_t[::1] exact=None, double inside_tol=-1.0,
-               double inside_abs=-1.0):
+               double inside_abs=-1.0, bint skip_last=True):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
@@ -1874,6 +1890,7 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.need_counts = min_samples_leaf > 1
     B.shuffle = shuffle_features
     B.max_depth = max_depth
+    B.skip_last = skip_last
     B.min_split = min_samples_split
     B.min_leaf = min_samples_leaf
     B.max_features = max_features

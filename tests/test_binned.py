@@ -46,6 +46,28 @@ def test_edges_and_codes_against_numpy():
     assert np.array_equal(_bins.binned_features(np.asfortranarray(X), 16, 1)[0], codes)
 
 
+def test_codes_for_every_count_of_edges_and_extreme_values():
+    # the search takes eight steps over edges padded with infinity: every count of
+    # edges up to 255, values equal to an edge, infinities and NaN against numpy
+    rng = np.random.default_rng(2)
+    for count in (0, 1, 2, 3, 127, 128, 129, 200, 254, 255):
+        e = np.sort(rng.choice(np.arange(-500.0, 500.0), count, replace=False))
+        x = np.concatenate([e, e + 1e-9, e - 1e-9, rng.uniform(-600, 600, 300),
+                            [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e300, -1e300]])
+        X = np.column_stack([x, x[::-1]])
+        offsets = np.array([0, count, 2 * count], dtype=np.int64)
+        out = np.empty(X.shape, dtype=np.uint8)
+        for order in (X, np.asfortranarray(X)):
+            _hist.bin_codes(order, np.concatenate([e, e]), offsets, out, 0, len(X))
+            for j in range(2):
+                want = np.where(np.isnan(X[:, j]), 255,
+                                np.searchsorted(e, X[:, j], side="left"))
+                assert np.array_equal(out[:, j], want), count
+    with pytest.raises(ValueError, match="more than 255 edges"):
+        _hist.bin_codes(np.zeros((2, 1)), np.arange(256.0), np.array([0, 256]),
+                        np.empty((2, 1), dtype=np.uint8), 0, 2)
+
+
 def _impurity(y, w, regression, criterion):
     W = w.sum()
     if regression:
@@ -273,6 +295,25 @@ def test_siblings_by_subtraction_grow_the_built_trees(regression, min_leaf):
     else:
         assert np.array_equal(a["threshold"], b["threshold"])
         assert np.array_equal(trees[0][1], trees[1][1])
+
+
+@pytest.mark.parametrize("regression, classes", [(False, 2), (False, 3), (True, 1)])
+def test_children_at_the_greatest_depth_are_not_placed_and_alike(regression, classes):
+    # a node whose children are at max_depth sums their statistics without placing its
+    # samples (refined cuts included): the trees of placing them, node for node
+    X, y = _data(3000, 6, seed=5, missing=0.05, regression=regression)
+    if not regression:
+        y = (y if classes == 3 else (y > 0)).astype(np.int32)
+    codes, flat, offsets, exact = _bins.binned_features(X, 32, 1)
+    for w in (np.random.default_rng(3).integers(0, 3, len(X)).astype(float),
+              np.random.default_rng(3).uniform(0.1, 2.0, len(X))):
+        args = (None, y, w, 1, 2) if regression else (y, None, w, classes, 0)
+        for depth in (1, 3, 6):
+            a, b = [_hist.build_tree(codes, flat, offsets, *args, depth, 2, 1, 0.0, 4,
+                                     0.0, 11, False, X=X, exact=exact, skip_last=skip)
+                    for skip in (True, False)]
+            assert a[0].tobytes() == b[0].tobytes() and np.array_equal(a[1], b[1])
+            assert a[2] == depth
 
 
 def test_draw_counts_are_bincounts():
