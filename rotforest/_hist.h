@@ -271,3 +271,58 @@ static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_
     if (mode == 2) return RF_HPART(1, 2, words);
     return RF_HPART(1, 0, words);
 }
+
+/* The packed histograms (see _fill_packed in _hist.pyx) of the m features fs of the
+ * records [s, e) of src: each record's payload (its uint64 at hdr) added to bin
+ * code of feature q, alternate records into ph and ph2 (so that runs of one bin do
+ * not chain their adds).  Everything read is in locals (the adds could otherwise alias
+ * the builder's state, which the compiler would read again at every record), the
+ * features in registers for the common batch sizes. */
+static inline void rf_hfill_packed_impl(const uint8_t *src, int64_t stride, int64_t hdr,
+                                        const uint8_t *codes, int64_t p, int compact,
+                                        int64_t s, int64_t e, const int64_t *fs,
+                                        uint64_t *ph, uint64_t *ph2, const int64_t m) {
+    int64_t f[8], q, t;
+    for (q = 0; q < m; q++)
+        f[q] = fs[q];
+    for (t = s; t + 1 < e; t += 2) {
+        const uint8_t *a = src + t * stride, *b = a + stride;
+        const uint64_t va = *(const uint64_t *)(a + hdr), vb = *(const uint64_t *)(b + hdr);
+        const uint8_t *ra = compact ? a : codes + *(const int64_t *)a * p;
+        const uint8_t *rb = compact ? b : codes + *(const int64_t *)b * p;
+        for (q = 0; q < m; q++) {
+            ph[q * 256 + ra[f[q]]] += va;
+            ph2[q * 256 + rb[f[q]]] += vb;
+        }
+    }
+    if (t < e) {
+        const uint8_t *a = src + t * stride;
+        const uint64_t va = *(const uint64_t *)(a + hdr);
+        const uint8_t *ra = compact ? a : codes + *(const int64_t *)a * p;
+        for (q = 0; q < m; q++)
+            ph[q * 256 + ra[f[q]]] += va;
+    }
+}
+
+static void rf_hfill_packed(const uint8_t *src, int64_t stride, int64_t hdr,
+                            const uint8_t *codes, int64_t p, int compact, int64_t s,
+                            int64_t e, const int64_t *fs, int64_t m, uint64_t *ph,
+                            uint64_t *ph2) {
+#define RF_HFILL(M) rf_hfill_packed_impl(src, stride, hdr, codes, p, compact, s, e, fs, \
+                                         ph, ph2, M)
+    int64_t q;
+    switch (m) {
+    case 1: RF_HFILL(1); return;
+    case 2: RF_HFILL(2); return;
+    case 3: RF_HFILL(3); return;
+    case 4: RF_HFILL(4); return;
+    case 5: RF_HFILL(5); return;
+    case 6: RF_HFILL(6); return;
+    case 7: RF_HFILL(7); return;
+    case 8: RF_HFILL(8); return;
+    }
+    for (q = 0; q < m; q += 8)        /* more: eight at a time */
+        rf_hfill_packed(src, stride, hdr, codes, p, compact, s, e, fs + q,
+                        m - q < 8 ? m - q : 8, ph + q * 256, ph2 + q * 256);
+#undef RF_HFILL
+}

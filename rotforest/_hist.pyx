@@ -50,6 +50,10 @@ cdef extern from "_hist.h":
         int64_t u
         const double* X
         int64_t xs0, xs1, rowoff
+    void rf_hfill_packed(const uint8_t* src, int64_t stride, int64_t hdr,
+                         const uint8_t* codes, int64_t p, int compact, int64_t s,
+                         int64_t e, const int64_t* fs, int64_t m, uint64_t* ph,
+                         uint64_t* ph2) noexcept nogil
     ctypedef struct rf_xv:
         double x
         int64_t i
@@ -468,31 +472,16 @@ cdef void _fill_packed(HB* B, int64_t start, int64_t end, int64_t m, HSet hs,
     """_fill_dense for two classes and integer weights: a bin's sample weight (low 32
     bits) and class-1 weight (high 32 bits) summed in one integer (two histograms,
     alternate samples, so that runs of one bin do not chain their adds), then unpacked
-    into the class weights."""
-    cdef int64_t t, q, b, at
-    cdef const uint8_t* row
-    cdef const uint8_t* row2
-    cdef uint64_t v, v2, lo, hi
+    into the class weights (the sums in C, rf_hfill_packed)."""
+    cdef int64_t q, b, at
+    cdef uint64_t v, lo, hi
     cdef uint64_t* ph = B.packed_hist
     cdef uint64_t* ph2 = ph + m * NBINS
     cdef const int64_t* fs = B.batch
     cdef double* h = hs.h
     memset(ph, 0, 2 * m * NBINS * sizeof(uint64_t))
-    t = start
-    while t + 1 < end:
-        row = _row(B, t)
-        row2 = _row(B, t + 1)
-        v = _packed(B, t)
-        v2 = _packed(B, t + 1)
-        for q in range(m):
-            ph[q * NBINS + row[fs[q]]] += v
-            ph2[q * NBINS + row2[fs[q]]] += v2
-        t += 2
-    if t < end:
-        row = _row(B, t)
-        v = _packed(B, t)
-        for q in range(m):
-            ph[q * NBINS + row[fs[q]]] += v
+    rf_hfill_packed(B.cur, B.stride, B.hdr, B.codes, B.p, B.compact, start, end, fs, m,
+                    ph, ph2)
     for q in range(m):
         B.base[q] = slot[q] * NBINS
     _fill_counts(B, start, end, m, hs)
@@ -512,35 +501,56 @@ cdef void _fill_packed(HB* B, int64_t start, int64_t end, int64_t m, HSet hs,
 cdef void _fill_lazy(HB* B, int64_t start, int64_t end, int64_t m) noexcept nogil:
     """The batch's histograms for a node of few samples (into B.batch_set, slot q for
     batch feature q): a bin is cleared when first touched, and only touched bins are
-    read afterwards."""
-    cdef int64_t S = B.S, t, q, b, k, at
+    read afterwards.  (The builder's state read into locals first: the bitmaps' stores
+    could alias it, and the compiler would read it again at every sample.)"""
+    cdef int64_t S = B.S, t, q, b, k, at, stride = B.stride, hdr = B.hdr, p = B.p
+    cdef int64_t cls = 0
+    cdef const uint8_t* cur = B.cur
+    cdef const uint8_t* codes = B.codes
+    cdef const int64_t* batch = B.batch
+    cdef bint compact = B.compact, packed = B.packed, regression = B.regression
+    cdef bint counts = B.need_counts
+    cdef const uint8_t* rec
     cdef const uint8_t* row
-    cdef double wt
-    cdef uint64_t bit
+    cdef double wt, yv = 0.0
+    cdef uint64_t bit, word
     cdef double* h
     cdef HSet hs = B.batch_set
-    memset(hs.touched, 0, m * 4 * sizeof(uint64_t))
+    cdef uint64_t* touched = hs.touched
+    cdef double* hist = hs.h
+    cdef int32_t* cnt = hs.cnt
+    memset(touched, 0, m * 4 * sizeof(uint64_t))
     for t in range(start, end):
-        row = _row(B, t)
-        wt = _w(B, t)
+        rec = cur + t * stride
+        row = rec if compact else codes + (<const int64_t*> rec)[0] * p
+        if packed:
+            word = (<const uint64_t*> (rec + hdr))[0]
+            wt = <double> (word & LOW32)
+            cls = (word >> 32) != 0
+        else:
+            wt = (<const double*> (rec + hdr))[0]
+            if regression:
+                yv = (<const double*> (rec + hdr + 8))[0]
+            else:
+                cls = (<const int64_t*> (rec + hdr + 8))[0]
         for q in range(m):
-            b = row[B.batch[q]]
+            b = row[batch[q]]
             at = q * NBINS + b
-            h = hs.h + at * S
+            h = hist + at * S
             bit = (<uint64_t> 1) << (b & 63)
-            if not (hs.touched[q * 4 + (b >> 6)] & bit):
-                hs.touched[q * 4 + (b >> 6)] |= bit
+            if not (touched[q * 4 + (b >> 6)] & bit):
+                touched[q * 4 + (b >> 6)] |= bit
                 for k in range(S):
                     h[k] = 0.0
-                if B.need_counts:
-                    hs.cnt[at] = 0
-            if B.regression:
+                if counts:
+                    cnt[at] = 0
+            if regression:
                 h[0] += wt
-                h[1] += wt * _y(B, t)
+                h[1] += wt * yv
             else:
-                h[_cls(B, t)] += wt
-            if B.need_counts:
-                hs.cnt[at] += 1
+                h[cls] += wt
+            if counts:
+                cnt[at] += 1
 
 
 cdef inline int64_t _bins_of(const uint64_t* bits, int64_t* out) noexcept nogil:

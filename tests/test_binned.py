@@ -176,6 +176,25 @@ def test_weights_only_their_ratios_and_integer_histograms():
     assert _nodes(a) == _nodes(b)
 
 
+@pytest.mark.parametrize("width", [12, 70])
+def test_integer_histograms_for_every_batch_of_features(width):
+    # the two-class integer histograms are summed for batches of 1 to 8 features at
+    # once (and larger batches eight at a time), from records with codes (narrow) or
+    # rows (wide): each batch size's trees are the floating histograms' trees
+    X, y = _data(1500, width, seed=12, missing=0.05)
+    y = (y > 0).astype(np.int32)
+    codes, flat, offsets, exact = _bins.binned_features(X, 48, 1)
+    w = np.random.default_rng(4).integers(1, 4, len(X)).astype(float)
+    for m in (1, 2, 3, 4, 5, 6, 7, 8, 9, 11):
+        a, b = [_hist.build_tree(codes, flat, offsets, y, None, ww, 2, 0, 8, 2, 1, 0.0, m,
+                                 0.0, 5, False, X=X, exact=exact) for ww in (w, w * 0.5)]
+        assert len(a[0]) > 50
+        assert np.array_equal(a[0]["feature"], b[0]["feature"])
+        assert np.array_equal(a[0]["threshold"], b[0]["threshold"])
+        assert np.array_equal(a[0]["n_node_samples"], b[0]["n_node_samples"])
+        assert np.allclose(a[1], b[1], rtol=1e-12)
+
+
 def test_threads_and_quantile_forest():
     X, y = _data(500, 5, seed=2, regression=True)
     one = RandomForestRegressor(n_estimators=6, max_bins=32, n_jobs=1,
