@@ -34,7 +34,7 @@ def check_max_bins(max_bins):
 def why_not_binned(forest, X, n_outputs, n_classes):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
     the binned builder takes dense numeric features, one output, the Gini, entropy and
-    squared-error criteria, no monotonic constraints, depth-first growth."""
+    squared-error criteria, depth-first growth."""
     if issparse(X):
         return "X is sparse"
     if getattr(forest, "is_categorical_", None) is not None:
@@ -43,8 +43,6 @@ def why_not_binned(forest, X, n_outputs, n_classes):
         return "y has several outputs"
     if forest.criterion not in _hist.CRITERIA:
         return f"the criterion {forest.criterion!r} has no binned scan"
-    if forest.monotonic_cst is not None:
-        return "monotonic constraints are set"
     if forest.max_leaf_nodes is not None:
         return "max_leaf_nodes grows best-first"
     if n_classes > 512:
@@ -65,8 +63,8 @@ def resolve_max_bins(forest, X, n_outputs, n_classes):
     if reason is not None:
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
                          "builder takes dense numeric features, one output, the gini, "
-                         "entropy and squared_error criteria, no monotonic constraints "
-                         "and max_leaf_nodes=None); use max_bins=None")
+                         "entropy and squared_error criteria and max_leaf_nodes=None); "
+                         "use max_bins=None")
     return int(max_bins)
 
 

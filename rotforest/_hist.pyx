@@ -35,7 +35,7 @@ goes left in both).
 import numpy as np
 
 from libc.math cimport INFINITY, NAN, fabs, isnan, log
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
@@ -227,6 +227,8 @@ cdef struct HEntry:
     int64_t start, end, depth, parent
     int is_left
     double weight, impurity
+    double lower, upper           # monotonic constraints: bounds on its value (the
+                                  # class-0 fraction, or the mean; see _grow)
     int64_t hset                  # its histograms (a set of the pool), or -1
 
 
@@ -274,6 +276,9 @@ cdef struct HB:
     const double* X
     int64_t xs0, xs1
     const uint8_t* exact          # per feature: its bins hold one value each
+    const int8_t* mono            # per feature: 1 / -1 when the value (class-0 fraction,
+                                  # mean) may only rise / fall left to right; NULL: none
+    double lower, upper           # the bounds of the node being split
     # _refine_split's buffers, the workspace's (kept between trees): the records the
     # partition sets aside and their values, with their sizes in bytes
     char** pend
@@ -588,6 +593,18 @@ cdef inline bint _one_class(const HB* B, const double* h) noexcept nogil:
     return n <= 1
 
 
+cdef inline bint _keeps(const HB* B, int cst, double vl, double vr) noexcept nogil:
+    """Whether children of values vl / vr (class-0 fractions, or means) keep a split's
+    monotonic constraint cst and the node's bounds (scikit-learn's test)."""
+    return (vl >= B.lower and vr >= B.lower and vl <= B.upper and vr <= B.upper
+            and (vl - vr) * cst <= 0.0)
+
+
+cdef inline int _cst(const HB* B, int64_t f) noexcept nogil:
+    """Feature f's monotonic constraint (0: none)."""
+    return B.mono[f] if B.mono != NULL else 0
+
+
 cdef inline int64_t _run_start(const HB* B, HSet hs, int64_t q, const double* h,
                                double* left, double* wl, bint mleft) noexcept nogil:
     """A run's left side before its first bin (slot q's histograms h): empty, or the
@@ -615,6 +632,7 @@ cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_
     cdef int64_t at = -1
     cdef const double* h = hs.h + q * NBINS * S
     cdef int64_t last = nb - 1 if not with_all else nb
+    cdef int cst = _cst(B, f)
     nl = _run_start(B, hs, q, h, left, &wl, mleft)
     for i in range(last):
         b = bins[i]
@@ -633,6 +651,10 @@ cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_
         if B.regression:
             left[0] = wl
             right[0] = wr
+        if cst != 0 and not (
+                _keeps(B, cst, left[1] / wl, right[1] / wr) if B.regression
+                else _keeps(B, cst, left[0] / wl, right[0] / wr)):
+            continue
         proxy = _side_proxy(B, left, wl) + _side_proxy(B, right, wr)
         if proxy > top:
             top = proxy
@@ -674,6 +696,7 @@ cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64
     cdef bint reg = B.regression, counts = B.need_counts
     cdef int64_t last = nb - 1 if not with_all else nb, i, b, nl = 0, at = -1
     cdef double mwl = B.min_weight_leaf
+    cdef int cst = _cst(B, f)
     if mleft:
         a0 = h[2 * MISSING]
         a1 = h[2 * MISSING + 1]
@@ -697,10 +720,13 @@ cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64
         if wl < mwl or wr < mwl or wr <= 0.0:
             continue
         r1 = tot[1] - a1
+        r0 = tot[0] - a0
+        if cst != 0 and not (_keeps(B, cst, a1 / wl, r1 / wr) if reg
+                             else _keeps(B, cst, a0 / wl, r0 / wr)):
+            continue
         if reg:
             proxy = a1 * a1 / wl + r1 * r1 / wr
         else:
-            r0 = tot[0] - a0
             proxy = (a0 * a0 + a1 * a1) / wl + (r0 * r0 + r1 * r1) / wr
         if proxy > top:
             top = proxy
@@ -717,7 +743,7 @@ cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
     if nb + missing <= 1:
         # one bin: constant, unless its values may differ and cuts inside bins are
         # searched (see _bounds)
-        return nb == 0 or not B.bounds or B.exact[f]
+        return nb == 0 or not B.bounds or B.exact[f] or _cst(B, f) != 0
     if B.S == 2 and (B.regression or B.criterion == CRIT_GINI_B):
         _run2(B, hs, q, f, bins, nb, tot, W, N, False, missing, best)
         if missing and nb > 1:
@@ -857,8 +883,8 @@ cdef int _bounds(HB* B, HSet hs, int64_t q, int64_t f, const double* tot, double
     """_bound_run over both runs of slot q (feature f; see _scan_feature)."""
     cdef int64_t nb
     cdef bint missing
-    if B.exact[f] or B.node_const[f]:
-        return 0
+    if B.exact[f] or B.node_const[f] or _cst(B, f) != 0:
+        return 0                # (a constrained feature: refined in its cut's bins)
     nb = _bins_of(hs.touched + q * 4, bins)
     missing = (hs.touched[q * 4 + 3] >> 63) & 1
     if nb == 0:
@@ -1371,6 +1397,7 @@ cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
     set-aside records on the left, and a candidate too (-2: it is inside).  Returns
     the left side's size, or -1 when memory ran out."""
     cdef int64_t f = sp.feature, i, k, best_k = -2, S = B.S, c, n_left
+    cdef int cst = _cst(B, f)
     cdef int64_t N = e.end - e.start, l = e.start + nl, r = e.start + nl + u
     cdef double left[512]
     cdef double right[512]
@@ -1413,6 +1440,11 @@ cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
             continue
         for c in range(S):
             right[c] = tot[c] - left[c]
+        if cst != 0 and not (
+                _keeps(B, cst, left[1] / wsum, right[1] / (e.weight - wsum))
+                if B.regression
+                else _keeps(B, cst, left[0] / wsum, right[0] / (e.weight - wsum))):
+            continue
         proxy = _side_proxy(B, left, wsum) + _side_proxy(B, right, e.weight - wsum)
         if proxy > top:
             top = proxy
@@ -1513,6 +1545,15 @@ cdef int _add_node(HB* B, const HEntry* e, const double* stats) noexcept nogil:
     else:
         for k in range(nv):
             B.values[idx * nv + k] = stats[k] / e.weight
+    if B.mono != NULL and (B.regression or nv == 2):
+        # the value (the mean, or the class-0 fraction and its complement) held within
+        # the bounds that the constrained splits above set, as scikit-learn does
+        if B.values[idx * nv] < e.lower:
+            B.values[idx * nv] = e.lower
+        elif B.values[idx * nv] > e.upper:
+            B.values[idx * nv] = e.upper
+        if not B.regression:
+            B.values[idx * nv + 1] = 1.0 - B.values[idx * nv]
     if e.parent >= 0:
         if e.is_left:
             B.nodes[e.parent].left_child = <int32_t> idx
@@ -1525,8 +1566,9 @@ cdef int _add_node(HB* B, const HEntry* e, const double* stats) noexcept nogil:
 
 cdef int _push(HB* B, int64_t start, int64_t end, int64_t depth, int64_t parent,
                int is_left, double weight, const double* stats,
-               int64_t hset) noexcept nogil:
-    """Pushes a child entry with its statistics and the node's constant features."""
+               int64_t hset, double lower, double upper) noexcept nogil:
+    """Pushes a child entry with its statistics, its bounds (monotonic constraints) and
+    the node's constant features."""
     cdef int64_t cap, S = B.K if not B.regression else 2, k
     cdef void* q
     cdef HEntry* e
@@ -1554,6 +1596,8 @@ cdef int _push(HB* B, int64_t start, int64_t end, int64_t depth, int64_t parent,
     e.weight = weight
     e.impurity = _impurity(B, stats, weight)
     e.hset = hset
+    e.lower = lower
+    e.upper = upper
     for k in range(S):
         B.stack_stats[B.stack_n * S + k] = stats[k]
     memcpy(B.stack_const + B.stack_n * B.p, B.node_const, B.p)
@@ -1584,7 +1628,9 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
     cdef HSplit sp
     cdef int64_t S = B.K if not B.regression else 2, node, nl, n
     cdef int64_t sets[2]
-    cdef double wl, wr, improvement
+    cdef double wl, wr, improvement, middle
+    cdef double bounds[4]          # lower, upper of the left child, then of the right
+    cdef int cst
     cdef Node* nd
     while B.stack_n > 0:
         B.stack_n -= 1
@@ -1597,6 +1643,8 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
         if _is_leaf(B, &e):
             _release(B, e.hset)
             continue
+        B.lower = e.lower
+        B.upper = e.upper
         if B.subtract and e.hset < 0 and e.end - e.start >= SUB_MIN:
             # a node that will give its histograms to its children (see _children_sets)
             e.hset = _acquire(B)
@@ -1636,11 +1684,22 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
         if _children_sets(B, &e, nl, wl, wr, sets) < 0:
             B.error = 1
             return
+        # a constrained split's children meet at the mean of their values (class-0
+        # fractions, or means), as in scikit-learn
+        bounds[0] = bounds[2] = e.lower
+        bounds[1] = bounds[3] = e.upper
+        cst = _cst(B, sp.feature)
+        if cst != 0:
+            middle = B.left_stats[0] / (2.0 * wl) + B.right_stats[0] / (2.0 * wr)
+            if cst == 1:
+                bounds[1] = bounds[2] = middle
+            else:
+                bounds[0] = bounds[3] = middle
         # right pushed first: the left child is numbered next (pre-order)
         if (_push(B, e.start + nl, e.end, e.depth + 1, node, 0, wr, B.right_stats,
-                  sets[1]) < 0
+                  sets[1], bounds[2], bounds[3]) < 0
                 or _push(B, e.start, e.start + nl, e.depth + 1, node, 1, wl,
-                         B.left_stats, sets[0]) < 0):
+                         B.left_stats, sets[0], bounds[0], bounds[1]) < 0):
             B.error = 1
             return
 
@@ -1835,6 +1894,28 @@ cdef void _free(HB* B) noexcept nogil:
     free(B.values)
 
 
+def _checked_inputs(int64_t n, int64_t p, sample_weight, X, exact, monotonic,
+                    bint many_classes):
+    """build_tree's arrays checked against the codes' n rows and p features; ``exact``
+    (all 0 when None)."""
+    if np.asarray(sample_weight).shape[0] != n:
+        raise ValueError(f"{n} rows of codes, but sample_weight has another length")
+    if X is not None and n > 0 and p > 0 and (X.shape[0] != n or X.shape[1] != p):
+        raise ValueError(f"X is {X.shape[0]} x {X.shape[1]}, the codes {n} x {p}")
+    if exact is None:
+        exact = np.zeros(p, dtype=np.uint8)
+    if exact.shape[0] != p:
+        raise ValueError(f"exact has {exact.shape[0]} flags for {p} features")
+    if monotonic is not None:
+        if monotonic.shape[0] != p:
+            raise ValueError(f"monotonic has {monotonic.shape[0]} entries for {p} features")
+        if many_classes:
+            raise ValueError("monotonic constraints take two classes")
+        if not np.all(np.isin(np.asarray(monotonic), (-1, 0, 1))):
+            raise ValueError("monotonic entries must be -1, 0 or 1")
+    return exact
+
+
 def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                const int64_t[::1] offsets, const int32_t[::1] y, const double[::1] target,
                sample_weight, int64_t n_classes, int criterion,
@@ -1844,7 +1925,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                Workspace workspace=None, int64_t compact_features=COMPACT,
                bint subtract=True, const double[:, :] X=None,
                const uint8_t[::1] exact=None, double inside_tol=-1.0,
-               double inside_abs=-1.0, bint skip_last=True):
+               double inside_abs=-1.0, bint skip_last=True,
+               const int8_t[::1] monotonic=None):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
@@ -1854,7 +1936,11 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     Samples of weight zero take no part; ``sample_weight`` is float64, or uint8
     counts (see draw_counts).  ``workspace``: a Workspace to reuse (a
     thread's trees share one).  ``subtract=False`` builds every node's histograms
-    (the tests compare).  ``X``: the values the codes were made from (None: cuts are
+    (the tests compare).  ``monotonic``: None, or per feature 1 / -1 / 0 as the exact
+    builder takes them (the class-0 fraction of two classes, or the mean, may only rise
+    / fall from the left child to the right one; the nodes' values held within the
+    bounds the constrained splits above set); cuts on a constrained feature are refined
+    in their two bins only.  ``X``: the values the codes were made from (None: cuts are
     not refined, see _refine_split), and ``exact``: per feature, 1 when each of its bins
     holds one value (its cuts need no refinement; None: all 0).  Returns ``(nodes, value, max_depth, None)``
     as the exact builder's ``build_tree`` does."""
@@ -1868,8 +1954,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
         sw_c = sample_weight
     else:
         sw_f = sample_weight
-    if (sw_c.shape[0] if by_counts else sw_f.shape[0]) != n:
-        raise ValueError(f"{n} rows of codes, but sample_weight has another length")
+    exact = _checked_inputs(n, p, sample_weight, X, exact, monotonic,
+                            target is None and n_classes > 2)
     cdef double tw = 0.0
     cdef bint regression = target is not None
     cdef double* root
@@ -1879,16 +1965,12 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.codes = &codes[0, 0] if n > 0 and p > 0 else NULL
     B.n_rows = n
     if X is not None and n > 0 and p > 0:
-        if X.shape[0] != n or X.shape[1] != p:
-            raise ValueError(f"X is {X.shape[0]} x {X.shape[1]}, the codes {n} x {p}")
         B.X = &X[0, 0]
         B.xs0 = X.strides[0] // sizeof(double)
         B.xs1 = X.strides[1] // sizeof(double)
-    if exact is None:
-        exact = np.zeros(p, dtype=np.uint8)
-    if exact.shape[0] != p:
-        raise ValueError(f"exact has {exact.shape[0]} flags for {p} features")
     B.exact = &exact[0] if p > 0 else NULL
+    if monotonic is not None and p > 0:
+        B.mono = &monotonic[0]
     B.p = p
     B.K = 1 if regression else n_classes
     S = 2 if regression else n_classes
@@ -1963,7 +2045,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                               and B.int_weights and p * S <= 256)
                 memset(B.node_const, 0, p)
                 bins = <int64_t*> malloc(NBINS * sizeof(int64_t))
-                if bins == NULL or _push(&B, 0, m, 0, -1, 0, tw, B.node_stats, -1) < 0:
+                if bins == NULL or _push(&B, 0, m, 0, -1, 0, tw, B.node_stats, -1,
+                                         -INFINITY, INFINITY) < 0:
                     B.error = 1
                 else:
                     _grow(&B, bins)

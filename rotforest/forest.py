@@ -672,7 +672,7 @@ default="from_dtype"
         200,000 rows on and up to 64 features, where binned growth is measured
         faster, exact otherwise. Binned
         growth takes dense numeric features, one output, the gini, entropy and
-        squared_error criteria, no ``monotonic_cst`` and ``max_leaf_nodes=None``;
+        squared_error criteria (``monotonic_cst`` too) and ``max_leaf_nodes=None``;
         otherwise "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 
@@ -889,7 +889,7 @@ default="from_dtype"
         200,000 rows on and up to 64 features, where binned growth is measured
         faster, exact otherwise. Binned
         growth takes dense numeric features, one output, the gini, entropy and
-        squared_error criteria, no ``monotonic_cst`` and ``max_leaf_nodes=None``;
+        squared_error criteria (``monotonic_cst`` too) and ``max_leaf_nodes=None``;
         otherwise "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 

@@ -67,7 +67,8 @@ def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
         settings["min_samples_leaf"], min_weight_leaf, settings["max_features"],
         settings["min_impurity_decrease"], seed,
         shuffle_features=settings.get("shuffle_features", False),
-        workspace=binned[4] if len(binned) > 4 else None, X=X, exact=exact)
+        workspace=binned[4] if len(binned) > 4 else None, X=X, exact=exact,
+        monotonic=settings.get("monotonic"))
 
 
 class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):

@@ -753,15 +753,21 @@ def test_bench_large_quick_times_ours_beside_the_installed_peers(capsys):
 
 def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     """bench_binned.py --quick: the crossover table (both builders' fit times and their
-    ratio, per task) and the accuracy table of the synthetic families (the exact
-    forest's score, the binned ones' paired differences, a mean row)."""
+    ratio, per task), the accuracy table of the synthetic families (the exact
+    forest's score, the binned ones' paired differences, a mean row) and the monotonic
+    table (no step against a constraint)."""
     bench = _load("bench_binned")
     bench.main(["--quick"])
     out = capsys.readouterr().out
     assert out.startswith("# bench_binned.py: ")
-    crossover = [line for line in out.splitlines()
-                 if line.startswith("| classification") or line.startswith("| regression")]
+    tasks = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines()
+             if line.startswith("| classification") or line.startswith("| regression")]
+    crossover = ["|" + "|".join(cells) + "|" for cells in tasks if len(cells) == 5]
     assert len(crossover) == 2
+    # the monotonic table: both builders per task, no step against a constraint
+    constrained = [cells for cells in tasks if len(cells) == 7]
+    assert [c[2] for c in constrained] == ["exact (max_bins=None)", "binned (255)"] * 2
+    assert all(c[6] == "0" and c[3].endswith(" s") for c in constrained)
     for line in crossover:
         cells = [c.strip() for c in line.split("|")[1:-1]]
         assert cells[1] == "600" and cells[2].endswith(" s") and cells[3].endswith(" s")

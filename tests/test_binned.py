@@ -87,10 +87,10 @@ def _decrease(y, w, left, regression, criterion):
             - (W - wl) / W * _impurity(y[~left], w[~left], regression, criterion))
 
 
-def _best_over(X, y, w, thresholds, min_leaf, regression, criterion):
+def _best_over(X, y, w, thresholds, min_leaf, regression, criterion, keep=None):
     """The best impurity decrease of any cut at ``thresholds(j, x)`` of each feature j
     (missing values on either side), or that sends only the missing values right, by
-    brute force."""
+    brute force; ``keep(j, left)``: whether a cut may be taken (None: every one)."""
     best = -np.inf
     for j in range(X.shape[1]):
         x = X[:, j]
@@ -98,10 +98,18 @@ def _best_over(X, y, w, thresholds, min_leaf, regression, criterion):
         for thr in list(thresholds(j, x[~nan])) + [np.inf]:
             for nan_left in (False, True):
                 left = np.where(nan, nan_left, x <= thr)
-                if min(left.sum(), (~left).sum()) < min_leaf:
+                if min(left.sum(), (~left).sum()) < max(min_leaf, 1):
+                    continue
+                if keep is not None and not keep(j, left):
                     continue
                 best = max(best, _decrease(y, w, left, regression, criterion))
     return best
+
+
+def _goes_left(tree, node, x):
+    """Which of the values x of the node's split feature go left."""
+    return np.where(np.isnan(x), bool(tree.missing_go_to_left[node]),
+                    x <= tree.threshold[node])
 
 
 def _best_over_edges(X, y, w, flat, offsets, min_leaf, regression, criterion):
@@ -136,8 +144,7 @@ def test_every_split_is_the_best_over_the_edges(regression, criterion, levels, m
         if f < 0:
             continue
         x = X[rows, f]
-        left = np.where(np.isnan(x), bool(tree.missing_go_to_left[node]),
-                        x <= tree.threshold[node])
+        left = _goes_left(tree, node, x)
         got = _decrease(target[rows], w[rows], left, regression, criterion)
         best = _best_over_edges(X[rows], target[rows], w[rows], flat, offsets, min_leaf,
                                 regression, criterion)
@@ -153,6 +160,115 @@ def test_every_split_is_the_best_over_the_edges(regression, criterion, levels, m
         assert thr == np.inf or (below.size and above.size and (
             thr == below[-1] / 2 + above[0] / 2
             or thr in flat[offsets[f]:offsets[f + 1]]))
+
+
+def _value(target, rows, left, regression):
+    """A side's value as the constraints read it: its mean, or its class-0 fraction."""
+    side = target[rows][left]
+    return side.mean() if regression else (side == 0).mean()
+
+
+@pytest.mark.parametrize("regression, criterion, missing", [
+    (False, "gini", 0.0), (False, "entropy", 0.1), (True, "squared_error", 0.1)])
+def test_monotonic_splits_keep_their_bounds_and_beat_every_kept_edge_cut(
+        regression, criterion, missing):
+    # monotonic_cst on bins: every split on a constrained feature orders its children's
+    # values (the class-1 probability, or the mean, may only rise along a feature of
+    # +1) within the bounds set above it (children meet at the mean of their values),
+    # every node's value is held in its bounds, and each split is at least the best cut
+    # at an edge that keeps them (brute force)
+    X, y = _data(400, 4, seed=6, missing=missing, regression=regression)
+    if not regression:
+        y = (y > 0).astype(int)
+    cst = np.array([1, -1, 0, 1])
+    cls = RandomForestRegressor if regression else RandomForestClassifier
+    forest = cls(n_estimators=1, bootstrap=False, max_features=None, max_depth=5,
+                 criterion=criterion, max_bins=24, monotonic_cst=cst,
+                 random_state=0).fit(X, y)
+    assert forest.max_bins_ == 24
+    built = cst if regression else -cst          # (the builder's: class-0 fraction)
+    _, flat, offsets, _ = _bins.binned_features(X, 24, 1)
+    tree = forest.estimators_[0].tree_
+    paths = tree.decision_path(X).toarray().astype(bool)
+    w = np.ones(len(y))
+    bounds = {0: (-np.inf, np.inf)}
+    constrained = 0
+    for node in range(tree.node_count):
+        lo, hi = bounds[node]
+        rows = paths[:, node]
+        raw = _value(y, rows, np.ones(rows.sum(), bool), regression)
+        stored = tree.value[node, 0, 0]
+        assert np.isclose(stored, min(max(raw, lo), hi), rtol=1e-9, atol=1e-12)
+        f = tree.feature[node]
+        if f < 0:
+            continue
+        x = X[rows, f]
+        left = _goes_left(tree, node, x)
+        vl = _value(y, rows, left, regression)
+        vr = _value(y, rows, ~left, regression)
+        kids = [(lo, hi), (lo, hi)]
+        if built[f]:
+            constrained += 1
+            assert (vl - vr) * built[f] <= 1e-12
+            assert lo - 1e-12 <= min(vl, vr) and max(vl, vr) <= hi + 1e-12
+            middle = vl / 2 + vr / 2
+            kids = ([(lo, middle), (middle, hi)] if built[f] == 1
+                    else [(middle, hi), (lo, middle)])
+        bounds[tree.children_left[node]], bounds[tree.children_right[node]] = kids
+        got = _decrease(y[rows], w[rows], left, regression, criterion)
+
+        def keeps(j, cut, rows=rows, lo=lo, hi=hi):
+            a, b = _value(y, rows, cut, regression), _value(y, rows, ~cut, regression)
+            return not built[j] or ((a - b) * built[j] <= 0 and lo <= min(a, b)
+                                    and max(a, b) <= hi)
+        best = _best_over(X[rows], y[rows], w[rows],
+                          lambda j, x: flat[offsets[j]:offsets[j + 1]], 0, regression,
+                          criterion, keeps)
+        assert got >= best - 1e-9 * abs(best) - 1e-12
+    assert constrained >= 3
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_monotonic_binned_forests_predict_monotonically(regression):
+    # every tree of a binned forest (bootstrap, drawn features, cuts refined in their
+    # bins) rises along a feature of +1 and falls along one of -1, for every row
+    X, y = _data(3000, 4, seed=7, missing=0.05, regression=regression)
+    if not regression:
+        y = (y > 0).astype(int)
+    cst = [1, -1, 0, 0]
+    cls = RandomForestRegressor if regression else RandomForestClassifier
+    forest = cls(n_estimators=8, max_bins=32, max_depth=8, max_features=2,
+                 monotonic_cst=cst, random_state=1).fit(X, y)
+    assert forest.max_bins_ == 32
+    rows = X[np.random.default_rng(0).choice(len(X), 60, replace=False)]
+    grid = np.linspace(-4, 4, 81)
+    for f, sign in ((0, 1), (1, -1)):
+        sweep = np.repeat(rows, grid.size, axis=0)
+        sweep[:, f] = np.tile(grid, len(rows))
+        for tree in forest.estimators_:
+            out = tree.predict(sweep) if regression else tree.predict_proba(sweep)[:, 1]
+            steps = np.diff(out.reshape(len(rows), grid.size), axis=1) * sign
+            assert steps.min() >= -1e-12
+    # and against the unconstrained binned forest, the constraint changes the trees
+    free = cls(n_estimators=8, max_bins=32, max_depth=8, max_features=2,
+               random_state=1).fit(X, y)
+    assert _nodes(free) != _nodes(forest)
+
+
+def test_monotonic_arrays_that_do_not_fit_are_refused():
+    X, y = _data(200, 4)
+    codes, flat, offsets, _ = _bins.binned_features(X[:, :3], 16, 1)
+    w = np.ones(len(y))
+    grow = lambda target, k, mono: _hist.build_tree(
+        codes, flat, offsets, target.astype(np.int32), None, w, k, 0, 4, 2, 1, 0.0, 3,
+        0.0, 1, monotonic=np.array(mono, dtype=np.int8))
+    with pytest.raises(ValueError, match="2 entries for 3 features"):
+        grow(y > 0, 2, [1, 0])
+    with pytest.raises(ValueError, match="take two classes"):
+        grow(y, 3, [1, 0, 0])
+    with pytest.raises(ValueError, match="must be -1, 0 or 1"):
+        grow(y > 0, 2, [2, 0, 0])
+    assert len(grow(y > 0, 2, [1, -1, 0])[0]) > 1
 
 
 def _nodes(forest):
@@ -225,8 +341,7 @@ def test_auto_grows_exact_below_its_rows_and_binned_above(monkeypatch):
     assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
         wide[:, :64], y).max_bins_ == 255
     # what the binned builder does not take grows exact under "auto"
-    for params in ({"criterion": "absolute_error"}, {"monotonic_cst": [1, 0, 0, 0, 0]},
-                   {"max_leaf_nodes": 8}):
+    for params in ({"criterion": "absolute_error"}, {"max_leaf_nodes": 8}):
         forest = RandomForestRegressor(n_estimators=2, random_state=0, **params)
         assert forest.fit(X, y).max_bins_ is None
 
@@ -242,7 +357,6 @@ def test_bad_max_bins_refused(value, error):
 
 @pytest.mark.parametrize("params, fit_with", [
     ({"criterion": "absolute_error"}, "regression"),
-    ({"monotonic_cst": [1, 0, 0, 0]}, "regression"),
     ({"max_leaf_nodes": 5}, "classes"),
     ({}, "sparse"),
     ({}, "outputs"),
