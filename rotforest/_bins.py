@@ -33,8 +33,8 @@ def check_max_bins(max_bins):
 
 def why_not_binned(forest, X, n_outputs, n_classes):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
-    the binned builder takes dense numeric features, one output, the Gini, entropy and
-    squared-error criteria, depth-first growth."""
+    the binned builder takes dense numeric features, one output, the Gini, entropy,
+    squared-error and Friedman criteria, depth-first growth."""
     if issparse(X):
         return "X is sparse"
     if getattr(forest, "is_categorical_", None) is not None:
@@ -63,7 +63,8 @@ def resolve_max_bins(forest, X, n_outputs, n_classes):
     if reason is not None:
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
                          "builder takes dense numeric features, one output, the gini, "
-                         "entropy and squared_error criteria and max_leaf_nodes=None); "
+                         "entropy, squared_error and friedman_mse criteria and "
+                         "max_leaf_nodes=None); "
                          "use max_bins=None")
     return int(max_bins)
 

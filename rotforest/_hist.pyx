@@ -98,6 +98,7 @@ cdef enum:
     CRIT_GINI_B = 0
     CRIT_ENTROPY_B = 1
     CRIT_SQUARED_B = 2
+    CRIT_FRIEDMAN_B = 3         # the squared error's cuts, Friedman's improvement
 
 # cuts inside bins (classification) are searched where one might gain more than the
 # best binned cut's gain times 1 + INSIDE_TOL and plus INSIDE_ABS of the root's
@@ -107,7 +108,7 @@ INSIDE_TOL = 0.5
 INSIDE_ABS = 1e-4
 
 CRITERIA = {"gini": CRIT_GINI_B, "entropy": CRIT_ENTROPY_B, "log_loss": CRIT_ENTROPY_B,
-            "squared_error": CRIT_SQUARED_B}
+            "squared_error": CRIT_SQUARED_B, "friedman_mse": CRIT_FRIEDMAN_B}
 
 
 # ----------------------------------------------------------------------------------------
@@ -1671,9 +1672,16 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
         if nl == 0 or nl == n:      # (no valid cut after all: a leaf)
             _release(B, e.hset)
             continue
-        improvement = (e.weight / B.total_weight) * (
-            e.impurity - (wr / e.weight) * _impurity(B, B.right_stats, wr)
-            - (wl / e.weight) * _impurity(B, B.left_stats, wl))
+        if B.criterion == CRIT_FRIEDMAN_B:
+            # Friedman's improvement (the exact builder's and scikit-learn's: not
+            # scaled by the node's weight share); its cuts are the squared error's
+            # (the two proxies differ by a constant factor in a node)
+            improvement = wr * B.left_stats[0] - wl * B.right_stats[0]
+            improvement = improvement * improvement / (wl * wr * e.weight)
+        else:
+            improvement = (e.weight / B.total_weight) * (
+                e.impurity - (wr / e.weight) * _impurity(B, B.right_stats, wr)
+                - (wl / e.weight) * _impurity(B, B.left_stats, wl))
         if improvement + EPSILON < B.min_decrease:
             _release(B, e.hset)
             continue
@@ -1932,7 +1940,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
     features' thresholds; ``y``: class codes 0 .. n_classes - 1 (classification, with
     ``target`` None) or ``target`` (regression, ``y`` None, ``n_classes`` 1);
-    ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification) or CRIT_SQUARED_B.
+    ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification), CRIT_SQUARED_B or
+    CRIT_FRIEDMAN_B (regression).
     Samples of weight zero take no part; ``sample_weight`` is float64, or uint8
     counts (see draw_counts).  ``workspace``: a Workspace to reuse (a
     thread's trees share one).  ``subtract=False`` builds every node's histograms

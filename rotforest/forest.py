@@ -671,8 +671,9 @@ default="from_dtype"
         exact search, every threshold. "auto" (the default): 255 bins from
         200,000 rows on and up to 64 features, where binned growth is measured
         faster, exact otherwise. Binned
-        growth takes dense numeric features, one output, the gini, entropy and
-        squared_error criteria (``monotonic_cst`` too) and ``max_leaf_nodes=None``;
+        growth takes dense numeric features, one output, the gini, entropy,
+        squared_error and friedman_mse criteria (``monotonic_cst`` too) and
+        ``max_leaf_nodes=None``;
         otherwise "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 
@@ -888,8 +889,9 @@ default="from_dtype"
         exact search, every threshold. "auto" (the default): 255 bins from
         200,000 rows on and up to 64 features, where binned growth is measured
         faster, exact otherwise. Binned
-        growth takes dense numeric features, one output, the gini, entropy and
-        squared_error criteria (``monotonic_cst`` too) and ``max_leaf_nodes=None``;
+        growth takes dense numeric features, one output, the gini, entropy,
+        squared_error and friedman_mse criteria (``monotonic_cst`` too) and
+        ``max_leaf_nodes=None``;
         otherwise "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 

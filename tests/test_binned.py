@@ -255,6 +255,39 @@ def test_monotonic_binned_forests_predict_monotonically(regression):
     assert _nodes(free) != _nodes(forest)
 
 
+def test_friedman_mse_on_bins_cuts_as_squared_error_and_weighs_as_friedman():
+    # friedman_mse bins too: its cuts are the squared error's (the proxies differ by a
+    # factor in a node), and min_impurity_decrease weighs Friedman's improvement,
+    # (wr sum_l - wl sum_r)^2 / (wl wr w), not scaled by the node's weight share
+    X, y = _data(2000, 5, seed=13, missing=0.05, regression=True)
+    make = lambda criterion, decrease=0.0: RandomForestRegressor(
+        n_estimators=3, max_bins=64, criterion=criterion, max_depth=7,
+        min_impurity_decrease=decrease, random_state=0).fit(X, y)
+    friedman = make("friedman_mse")
+    assert friedman.max_bins_ == 64 and _nodes(friedman) == _nodes(make("squared_error"))
+    tree = RandomForestRegressor(n_estimators=1, bootstrap=False, max_bins=64,
+                                 criterion="friedman_mse", min_impurity_decrease=0.5,
+                                 random_state=0).fit(X, y).estimators_[0].tree_
+    paths = tree.decision_path(X).toarray().astype(bool)
+    gains = []
+    for node in range(tree.node_count):
+        rows = paths[:, node]
+        f = tree.feature[node]
+        if f < 0:
+            continue
+        left = _goes_left(tree, node, X[rows, f])
+        a, b = y[rows][left], y[rows][~left]
+        diff = len(b) * a.sum() - len(a) * b.sum()
+        gains.append(diff * diff / (len(a) * len(b) * rows.sum()))
+    # every split gains at least 0.5 by Friedman's measure, and the tree splits far
+    # more than the squared error's does for the same threshold (its improvement is
+    # the node's share of its decrease: one split here)
+    assert min(gains) >= 0.5 - 1e-9
+    squared = RandomForestRegressor(n_estimators=1, bootstrap=False, max_bins=64,
+                                    min_impurity_decrease=0.5, random_state=0).fit(X, y)
+    assert len(gains) > 100 * (squared.estimators_[0].tree_.feature >= 0).sum()
+
+
 def test_monotonic_arrays_that_do_not_fit_are_refused():
     X, y = _data(200, 4)
     codes, flat, offsets, _ = _bins.binned_features(X[:, :3], 16, 1)
