@@ -188,6 +188,8 @@ cdef extern from "_platform.h":
     int rf_ctz32(uint32_t x) noexcept nogil
     int rf_ctz64(uint64_t x) noexcept nogil
     int rf_popcount64(uint64_t x) noexcept nogil
+    bint rf_values_ok(double vl, double vr, int cst, double lower,
+                      double upper) noexcept nogil
 
 
 ctypedef uint64_t key_t

@@ -8,8 +8,9 @@
  * depth's parity; its children's are the same slice of the other buffer: the left side
  * from s forward, the right side from e backward (so that no record is copied twice).
  * Every record is written to both ends and the count of its side advances (no branch
- * on the side); with place = 0 (children that will not be split) none is written.  Each side's statistics are summed on the way: class weights (mode 0),
- * the sums of w*y and w*y*y (mode 1), or for two classes with integer weights the sums
+ * on the side); with place = 0 (children that will not be split) none is written.
+ * Each side's statistics are summed on the way: class weights (mode 0), the sums of
+ * w*y and w*y*y (mode 1), or for two classes with integer weights the sums
  * of w + (w * class << 32), in registers (mode 2).  A cut to refine sets aside the
  * records of its two bins (rf_hrefine).  Returns the left side's size (of the placed
  * records: the right side's start is e less the placed right ones).

@@ -79,6 +79,8 @@ cdef extern from "_hist.h":
 cdef extern from "_platform.h":
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
     int rf_ctz64(uint64_t x) noexcept nogil
+    bint rf_values_ok(double vl, double vr, int cst, double lower,
+                      double upper) noexcept nogil
 
 cdef double EPSILON = 2.220446049250313e-16
 cdef double LN2 = 0.6931471805599453
@@ -596,9 +598,8 @@ cdef inline bint _one_class(const HB* B, const double* h) noexcept nogil:
 
 cdef inline bint _keeps(const HB* B, int cst, double vl, double vr) noexcept nogil:
     """Whether children of values vl / vr (class-0 fractions, or means) keep a split's
-    monotonic constraint cst and the node's bounds (scikit-learn's test)."""
-    return (vl >= B.lower and vr >= B.lower and vl <= B.upper and vr <= B.upper
-            and (vl - vr) * cst <= 0.0)
+    monotonic constraint cst and the node's bounds (the exact builder's test)."""
+    return rf_values_ok(vl, vr, cst, B.lower, B.upper)
 
 
 cdef inline int _cst(const HB* B, int64_t f) noexcept nogil:
@@ -1318,9 +1319,9 @@ cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
                         double* wr_out) noexcept nogil:
     """Partitions the node's records into the other buffer (see _hist.h), summing each
     side's statistics into left_stats / right_stats (only the statistics when the
-    children are at the greatest depth, leaves whose samples are not read); a cut on a feature whose bins
-    hold several values is refined on X on the way (see _refine_split).  Returns the
-    left side's size, or -1 when memory ran out."""
+    children are at the greatest depth, leaves whose samples are not read); a cut on a
+    feature whose bins hold several values is refined on X on the way (see
+    _refine_split).  Returns the left side's size, or -1 when memory ran out."""
     cdef int mode = 1 if B.regression else (2 if B.packed else 0)
     cdef int place = e.depth + 1 < B.max_depth or not B.skip_last
     cdef int64_t k, nl, N = e.end - e.start

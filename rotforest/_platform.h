@@ -55,6 +55,14 @@ static int rf_cmp_vi(const void *a, const void *b) {
     if (x->v > y->v) return 1;
     return (x->i > y->i) - (x->i < y->i);
 }
+/* Whether children of values vl / vr (class-0 fractions, means or medians) keep a
+   split's monotonic constraint cst (1: vl <= vr, -1: vl >= vr) and the node's bounds:
+   the test scikit-learn applies, shared by the exact and the binned builders. */
+static inline int rf_values_ok(double vl, double vr, int cst, double lower,
+                               double upper) {
+    return vl >= lower && vr >= lower && vl <= upper && vr <= upper
+           && (vl - vr) * cst <= 0.0;
+}
 /* the index of the lowest set bit of a nonzero word */
 static inline int rf_ctz32(uint32_t x) { return __builtin_ctz(x); }
 static inline int rf_ctz64(uint64_t x) { return __builtin_ctzll(x); }

@@ -260,9 +260,9 @@ cdef inline double _proxy_moved(Builder* B, const double* cl, const double* cm, 
 cdef inline bint _values_ok(double vl, double vr, int cst, double lower,
                             double upper) noexcept nogil:
     """Whether children of values vl / vr (class-0 fractions, means or medians) keep the
-    constraint cst and the node's bounds (the test scikit-learn applies)."""
-    return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
-            and (vl - vr) * cst <= 0.0)
+    constraint cst and the node's bounds (the test scikit-learn applies: _platform.h's,
+    which the binned builder shares)."""
+    return rf_values_ok(vl, vr, cst, lower, upper)
 
 
 cdef inline bint _monotonic_ok(double l0, double wl, double r0, double wr, int cst,
