@@ -148,14 +148,12 @@ cdef inline void _cat_move(Builder* B, int64_t r, double sign, double* wl,
 cdef inline double _cat_score(Builder* B, const double* tot, double wtot, double wl,
                               int64_t nl, int64_t n) noexcept nogil:
     """The proxy of the split whose left sums are B.work.cl (-inf when it breaks the leaf
-    limits)."""
-    cdef int64_t c
+    limits), in the units of the numeric scans of the node (_proxy_moved: two classes
+    with Gini take the two-class kernel's), so that the best of either kind wins."""
     cdef double wr = wtot - wl
     if not _cat_valid(B, nl, n, wl, wr):
         return -INFINITY
-    for c in range(B.data.n_classes):
-        B.work.cr[c] = tot[c] - B.work.cl[c]
-    return _proxy_counts(B, B.work.cl, B.work.cr, wl, wr)
+    return _proxy_moved(B, B.work.cl, NULL, wl, tot, wtot)
 
 
 cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:

@@ -342,6 +342,99 @@ def test_dataframe_category_columns():
         many, np.arange(300) % 2).score(many, np.arange(300) % 2) == 1.0
 
 
+def _best_cut(x, y, w, criterion, n_classes, min_samples_leaf):
+    """The largest weighted impurity decrease of a threshold on numeric column x: every
+    cut between neighbouring values, the missing values on either side, and every
+    present value against the missing ones."""
+    W = w.sum()
+    parent = W * _impurity(criterion, y, w, n_classes)
+    values = np.unique(x[~np.isnan(x)])
+    best = -np.inf
+    sides = [(x <= t) | (np.isnan(x) & ml)
+             for t in values[:-1] for ml in (False, True)] + [~np.isnan(x)]
+    for left in sides:
+        if left.sum() < min_samples_leaf or (~left).sum() < min_samples_leaf:
+            continue
+        il = _impurity(criterion, y[left], w[left], n_classes)
+        ir = _impurity(criterion, y[~left], w[~left], n_classes)
+        if np.isfinite(il) and np.isfinite(ir):
+            best = max(best, parent - w[left].sum() * il - w[~left].sum() * ir)
+    return best
+
+
+def _mixed(seed, n_classes, n=200):
+    """A weak categorical feature (7 levels, missing values) beside two stronger numeric
+    ones (continuous with missing values; integers)."""
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([rng.randint(0, 7, n), rng.rand(n), rng.randint(0, 9, n)])
+    X = X.astype(float)
+    X[rng.rand(n) < 0.1, 0] = np.nan
+    X[rng.rand(n) < 0.1, 1] = np.nan
+    effect = rng.randn(8) * 0.6
+    signal = (effect[np.nan_to_num(X[:, 0], nan=7).astype(int)]
+              + 2 * np.nan_to_num(X[:, 1], nan=0.3) + 0.3 * X[:, 2] + 0.5 * rng.randn(n))
+    if n_classes == 0:
+        return X, np.exp(signal / 2)
+    return X, np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+
+
+def _tree_of(builder, criterion, regression):
+    """A single tree of either builder, every feature drawn at every node, the first
+    feature split on sets."""
+    # (min_samples_leaf 1: with larger leaves, the best valid partition of two classes'
+    # levels need not be a cut of their order, which both builders search)
+    common = dict(criterion=criterion, categorical_features=[0], min_category_samples=1,
+                  random_state=0, max_depth=6)
+    if builder == "exact":
+        make = DecisionTreeRegressor if regression else DecisionTreeClassifier
+        return make(**common), lambda est: est
+    make = RandomForestRegressor if regression else RandomForestClassifier
+    return (make(n_estimators=1, bootstrap=False, max_features=None, max_bins=255,
+                 categorical_set_fraction=1.0, **common),
+            lambda est: est.estimators_[0])
+
+
+@pytest.mark.parametrize("builder", ["exact"])
+@pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 2),
+                                                  ("gini", 3), ("squared_error", 0),
+                                                  ("poisson", 0)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sets_and_thresholds_compete_on_one_scale(builder, criterion, n_classes,
+                                                  weighted):
+    """With categorical and numeric features side by side, every node's split is the
+    best of every partition of the categorical levels and every threshold of the
+    numeric features (brute force), whichever kind wins; both kinds win somewhere.
+    (Two classes with Gini once scored the sets on another scale than the thresholds,
+    so a set split of a tenth of the best threshold's gain won.)"""
+    if builder == "binned" and criterion == "poisson":
+        pytest.skip("the binned builder has no Poisson scan")
+    regression = n_classes == 0
+    kinds = set()
+    for seed in range(2):
+        X, y = _mixed(seed, n_classes)
+        w = (np.random.RandomState(seed).randint(1, 4, len(y)).astype(float) if weighted
+             else np.ones(len(y)))
+        est, tree_of = _tree_of(builder, criterion, regression)
+        t = tree_of(est.fit(X, y, sample_weight=w))
+        inside = _node_samples(t, X)
+        brute = "poisson" if criterion == "poisson" else (
+            "squared_error" if regression else criterion)
+        K = 1 if regression else n_classes
+        tree = t.tree_
+        for node in np.flatnonzero(tree.children_left != -1):
+            rows = inside[:, node]
+            got = sum(sign * w[rows & inside[:, k]].sum()
+                      * _impurity(brute, y[rows & inside[:, k]], w[rows & inside[:, k]], K)
+                      for sign, k in ((1, node), (-1, tree.children_left[node]),
+                                      (-1, tree.children_right[node])))
+            want = max(_best_partition(X[rows][:, :1], y[rows], w[rows], brute, K, 1),
+                       *(_best_cut(X[rows, j], y[rows], w[rows], brute, K, 1)
+                         for j in (1, 2)))
+            assert got == pytest.approx(want, rel=1e-7, abs=1e-9), (seed, node)
+            kinds.add(bool(np.isnan(tree.threshold[node])))
+    assert kinds == {True, False}
+
+
 def test_brute_force_helper_can_fail():
     """The reference distinguishes a best partition from a worse one: on data whose
     best split groups levels {0, 2} against {1, 3}, an ordinal cut scores lower."""

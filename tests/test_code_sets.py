@@ -630,7 +630,7 @@ def test_fitted_trees_keep_the_shorter_form():
     kinds = heads & np.uint64(3)
     assert np.any(kinds == 0) and np.any(kinds == 1)
     dense_words = np.count_nonzero(t.code_at >= 0) * (t.code_words + 1)
-    assert t.code_sets.size < dense_words / 4
+    assert t.code_sets.size < dense_words / 3
     assert tree.score(X, y) == 1.0
     # every training sample's leaf from a plain walk of categories_left
     sets = {}
