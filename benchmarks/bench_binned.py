@@ -29,8 +29,13 @@ on ``make_classification`` / ``make_regression`` at ``--monotonic-rows``: fit ti
 held-out accuracy (R^2 for regression) and the steps against a constraint in sweeps of
 the constrained features through 200 held-out rows (0: every tree keeps them).
 
+``--categorical``: random forests on five categorical features (3 to 200 categories,
+few of them frequent, split on sets) beside 15 numeric ones, grown exact and binned at
+each of ``--categorical-rows``: fit time and held-out accuracy (R^2 for regression).
+
     python benchmarks/bench_binned.py --inside --trees 20 --repeats 3 --depth 12
     python benchmarks/bench_binned.py --monotonic --trees 20 --depth 12
+    python benchmarks/bench_binned.py --categorical --trees 20 --depth 12
     python benchmarks/bench_binned.py --quick           # small, for the tests
 """
 import argparse
@@ -181,6 +186,43 @@ def monotonic(args):
                           "held-out score", "steps against"], table))
 
 
+def categorical_data(n, regression, seed=0):
+    """Five categorical features (3, 8, 20, 60 and 200 categories, Zipf-distributed
+    codes) whose categories shift the target, beside 15 normal features."""
+    rng = np.random.default_rng(seed)
+    cats = np.column_stack([rng.zipf(1.5, n) % k for k in (3, 8, 20, 60, 200)])
+    num = rng.normal(size=(n, 15))
+    effect = rng.normal(size=256)
+    signal = (effect[cats].sum(axis=1) + num[:, 0] - 0.5 * num[:, 1]
+              + 0.3 * num[:, 2] * num[:, 3] + rng.normal(size=n))
+    y = signal if regression else (signal > np.median(signal)).astype(int)
+    return np.hstack([cats.astype(float), num]), y
+
+
+def categorical(args):
+    table = []
+    for task in args.tasks:
+        regression = task == "regression"
+        for n in args.categorical_rows:
+            X, y = categorical_data(n + n // 4, regression)
+            base = None
+            for label, bins in (("exact (max_bins=None)", None), ("binned (255)", 255)):
+                model = forest(regression, bins, args.trees, max_depth=args.depth,
+                               categorical_features=list(range(5)))()
+                start = time.perf_counter()
+                model.fit(X[:n], y[:n])
+                took = time.perf_counter() - start
+                base = took if base is None else base
+                table.append([task, f"{n:,}", label, f"{took:.2f} s",
+                              f"{took / base:.2f}", f"{model.score(X[n:], y[n:]):.4f}"])
+                print(table[-1], file=sys.stderr, flush=True)
+    depth = "full depth" if args.depth is None else f"depth {args.depth}"
+    print(f"5 categorical features (3-200 categories) and 15 numeric, {args.trees} trees "
+          f"of {depth}, n_jobs=2, a quarter of the rows again held out\n")
+    print(markdown_table(["task", "rows", "forest", "fit", "fit / exact",
+                          "held-out score"], table))
+
+
 # ------------------------------------------------------------------ synthetic families
 
 
@@ -305,10 +347,15 @@ def main(argv=None):
                         help="rows of the fine periodic family, of make_classification")
     parser.add_argument("--monotonic", action="store_true")
     parser.add_argument("--monotonic-rows", type=int, default=1_000_000)
+    parser.add_argument("--categorical", action="store_true")
+    parser.add_argument("--categorical-rows", type=int, nargs="+",
+                        default=[250_000, 1_000_000])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.crossover = args.accuracy = args.inside = args.monotonic = True
+        args.categorical = True
+        args.categorical_rows = [600]
         args.rows, args.trees, args.repeats, args.folds = [600], 3, 1, 2
         args.max_rows, args.synthetic_rows = 300, 300
         args.inside_rows = [600, 600]
@@ -322,6 +369,8 @@ def main(argv=None):
         inside(args)
     if args.monotonic:
         monotonic(args)
+    if args.categorical:
+        categorical(args)
 
 
 if __name__ == "__main__":

@@ -31,14 +31,13 @@ def check_max_bins(max_bins):
         raise ValueError(f"max_bins must be from 2 to 255; got {max_bins}")
 
 
-def why_not_binned(forest, X, n_outputs, n_classes):
+def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
-    the binned builder takes dense numeric features, one output, the Gini, entropy,
-    squared-error and Friedman criteria, depth-first growth."""
+    the binned builder takes dense features (categorical ones of at most max_bins
+    categories), one output, the Gini, entropy, squared-error and Friedman criteria,
+    depth-first growth."""
     if issparse(X):
         return "X is sparse"
-    if getattr(forest, "is_categorical_", None) is not None:
-        return "X has categorical features"
     if n_outputs > 1:
         return "y has several outputs"
     if forest.criterion not in _hist.CRITERIA:
@@ -47,7 +46,17 @@ def why_not_binned(forest, X, n_outputs, n_classes):
         return "max_leaf_nodes grows best-first"
     if n_classes > 512:
         return "there are more than 512 classes"
+    mask = getattr(forest, "is_categorical_", None)
+    for f in (() if mask is None else np.flatnonzero(mask)):
+        if _levels(X[:, f]).size > max_bins:
+            return (f"categorical feature {f} has more than {max_bins} categories (a bin "
+                    "a category)")
     return None
+
+
+def _levels(column):
+    """A column's distinct values, NaN left out."""
+    return np.unique(column[~np.isnan(column)])
 
 
 def resolve_max_bins(forest, X, n_outputs, n_classes):
@@ -56,13 +65,15 @@ def resolve_max_bins(forest, X, n_outputs, n_classes):
     max_bins = forest.max_bins
     if max_bins is None:
         return None
-    reason = why_not_binned(forest, X, n_outputs, n_classes)
     if isinstance(max_bins, str):       # "auto"
-        return (255 if reason is None and X.shape[0] >= AUTO_ROWS
-                and X.shape[1] <= AUTO_FEATURES else None)
+        if X.shape[0] < AUTO_ROWS or X.shape[1] > AUTO_FEATURES:
+            return None
+        return 255 if why_not_binned(forest, X, n_outputs, n_classes) is None else None
+    reason = why_not_binned(forest, X, n_outputs, n_classes, max_bins)
     if reason is not None:
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
-                         "builder takes dense numeric features, one output, the gini, "
+                         "builder takes dense features, categorical ones of at most "
+                         "max_bins categories, one output, the gini, "
                          "entropy, squared_error and friedman_mse criteria and "
                          "max_leaf_nodes=None); "
                          "use max_bins=None")
@@ -76,15 +87,20 @@ def _edge_rows(n):
     return np.sort(np.random.RandomState(0).choice(n, EDGE_SAMPLE, replace=False))
 
 
-def binned_features(X, max_bins, n_threads):
+def binned_features(X, max_bins, n_threads, categorical=None):
     """``(codes, edges, offsets, exact)``: each row's codes (uint8, n x p, row by row;
     255 a missing value), the features' thresholds (feature f's are
     ``edges[offsets[f]:offsets[f + 1]]``) and, per feature, whether each of its bins
-    holds one value (uint8; its cuts need no refinement on X), read only."""
+    holds one value (uint8; its cuts need no refinement on X), read only.  The
+    ``categorical`` features (a mask, or None) take their thresholds from every row,
+    so that each category has a bin of its own (at most max_bins of them)."""
     n, p = X.shape
     rows = _edge_rows(n)
     sample = X if rows is None else X[rows]
-    edges = [_hist.bin_edges(np.ascontiguousarray(sample[:, j]), max_bins)
+    every = np.zeros(p, dtype=bool) if categorical is None else np.asarray(categorical,
+                                                                          dtype=bool)
+    edges = [_hist.bin_edges(np.ascontiguousarray((X if every[j] else sample)[:, j]),
+                             max_bins)
              for j in range(p)]
     offsets = np.zeros(p + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([e.size for e in edges])
@@ -98,7 +114,8 @@ def binned_features(X, max_bins, n_threads):
     else:
         for a, b in parts:
             _hist.bin_codes(X, flat, offsets, codes, a, b)
-    exact = np.array([_one_value_bins(X[:, j], sample[:, j], codes[:, j], max_bins)
+    exact = np.array([_one_value_bins(X[:, j], (X if every[j] else sample)[:, j],
+                                      codes[:, j], max_bins)
                       for j in range(p)], dtype=np.uint8)
     for part in (codes, flat, offsets, exact):
         part.setflags(write=False)
@@ -116,3 +133,23 @@ def _one_value_bins(column, sampled, codes, max_bins):
         return bool(np.all(np.isnan(column)))
     present = codes != 255
     return bool(np.array_equal(values[codes[present]], column[present]))
+
+
+def category_table(X, categorical, binned):
+    """The binned builder's ``categories`` (see _hist.build_tree): ``(mask, offsets,
+    codes)``, the code of bin b of categorical feature f at ``codes[offsets[f] + b]``
+    (each of its bins holds one category: binned_features with ``categorical``)."""
+    codes, edges, offsets, exact = binned[:4]
+    mask = np.asarray(categorical, dtype=np.uint8)
+    sizes = np.where(mask != 0, np.diff(offsets) + 1, 0)
+    at = np.zeros(mask.size + 1, dtype=np.int64)
+    at[1:] = np.cumsum(sizes)
+    table = np.zeros(int(at[-1]), dtype=np.int32)
+    for f in np.flatnonzero(mask):
+        if not exact[f]:
+            raise ValueError(f"categorical feature {f} has more categories than bins")
+        levels = _levels(X[:, f])
+        table[at[f]:at[f] + levels.size] = levels.astype(np.int32)
+    for part in (mask, at, table):
+        part.setflags(write=False)
+    return mask, at, table

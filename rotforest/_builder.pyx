@@ -290,6 +290,12 @@ def _set_category_orders(int orders):
 cdef int _CAT_RARE = 0
 
 
+def category_settings():
+    """``(orders, rare)``: the settings of _set_category_orders and _set_category_rare
+    (the binned builder follows them too)."""
+    return _CAT_ORDERS, _CAT_RARE
+
+
 def _set_category_rare(int rare):
     """How rare levels enter the searches of an order: 0 pooled, 1 shrunk; returns the
     previous setting."""

@@ -154,7 +154,7 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
                                     double *left, double *right,
                                     double *wl, double *wr, const int compact,
                                     const int mode, const int64_t words,
-                                    const int place) {
+                                    const int place, const uint8_t *table) {
     double *st[2] = {right, left};
     double side[2] = {0.0, 0.0};
     double ly = 0.0, ly2 = 0.0, ry = 0.0, ry2 = 0.0, lw = 0.0, rw = 0.0;
@@ -180,7 +180,7 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
             u++;
             continue;
         }
-        go = code == 255 ? mleft : code <= cut;
+        go = table ? table[code] : (code == 255 ? mleft : code <= cut);
         if (!place) {
             /* (children that are leaves: their statistics only) */
         } else if (words == 4) {
@@ -248,7 +248,29 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
 
 /* one loop specialised for each layout and task (and the common record sizes) */
 #define RF_HPART(C, M, W) rf_hpart_impl(src, dst, stride, hdr, codes, p, s, e, f, cut, \
-                                        mleft, R, left, right, wl, wr, C, M, W, place)
+                                        mleft, R, left, right, wl, wr, C, M, W, place, \
+                                        NULL)
+#define RF_HPART_SET(C, M) rf_hpart_impl(src, dst, stride, hdr, codes, p, s, e, f, 0, 0, \
+                                         R, left, right, wl, wr, C, M, words, place, \
+                                         table)
+
+/* A categorical split's partition (see _hist_sets.pxi): record goes left when
+ * table[its code] is 1 (the missing values' code 255 included); no refinement. */
+static int64_t rf_hpart_set(const uint8_t *src, uint8_t *dst, int64_t stride, int64_t hdr,
+                            const uint8_t *codes, int64_t p, int64_t s, int64_t e,
+                            int64_t f, const uint8_t *table, rf_hrefine *R, double *left,
+                            double *right, double *wl, double *wr, int compact, int mode,
+                            int place) {
+    const int64_t words = stride >> 3;
+    if (!compact) {
+        if (mode == 1) return RF_HPART_SET(0, 1);
+        if (mode == 2) return RF_HPART_SET(0, 2);
+        return RF_HPART_SET(0, 0);
+    }
+    if (mode == 1) return RF_HPART_SET(1, 1);
+    if (mode == 2) return RF_HPART_SET(1, 2);
+    return RF_HPART_SET(1, 0);
+}
 
 static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_t hdr,
                         const uint8_t *codes, int64_t p, int64_t s, int64_t e, int64_t f,

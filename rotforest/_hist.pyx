@@ -34,8 +34,8 @@ goes left in both).
 """
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, fabs, isnan, log
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.math cimport INFINITY, NAN, fabs, isnan, log, sqrt
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
@@ -75,12 +75,21 @@ cdef extern from "_hist.h":
                      int64_t cut, int mleft, rf_hrefine* R, double* left,
                      double* right, double* wl, double* wr, int compact,
                      int mode, int place) noexcept nogil
+    int64_t rf_hpart_set(const uint8_t* src, uint8_t* dst, int64_t stride, int64_t hdr,
+                         const uint8_t* codes, int64_t p, int64_t s, int64_t e,
+                         int64_t f, const uint8_t* table, rf_hrefine* R, double* left,
+                         double* right, double* wl, double* wr, int compact, int mode,
+                         int place) noexcept nogil
 
 cdef extern from "_platform.h":
     uint64_t rf_rng_next(uint64_t* s) noexcept nogil
     int rf_ctz64(uint64_t x) noexcept nogil
     bint rf_values_ok(double vl, double vr, int cst, double lower,
                       double upper) noexcept nogil
+    ctypedef struct rf_vi:
+        double v
+        int64_t i
+    int rf_cmp_vi(const void* a, const void* b) noexcept nogil
 
 cdef double EPSILON = 2.220446049250313e-16
 cdef double LN2 = 0.6931471805599453
@@ -244,6 +253,9 @@ cdef struct HSplit:
                                   # inside it can beat the binned ones, see _partition)
     int refined                   # the cut refined on X (see _refine): codes below lo
     double thr                    # left, above hi right, in [lo, hi] by x <= thr
+    int is_set                    # a categorical split (see _hist_sets.pxi): the bins
+    uint64_t set_left[4]          # that go left (the missing one included), and those
+    uint64_t set_present[4]       # present in the node
 
 
 cdef struct HCand:
@@ -263,6 +275,9 @@ cdef struct HSet:
     double* h
     uint64_t* touched
     int32_t* cnt
+
+
+cdef struct HCat
 
 
 cdef struct HB:
@@ -334,6 +349,8 @@ cdef struct HB:
     uint8_t* node_const
     double* left_stats
     double* right_stats
+    # categorical features split on sets of their bins (see _hist_sets.pxi; NULL: none)
+    HCat* cat
     # the output
     Node* nodes
     double* values
@@ -676,6 +693,7 @@ cdef void _set_best(const HB* B, HSplit* best, const double* h, int64_t f,
     best.mleft = mleft
     best.missing = mleft or with_all
     best.found = 1
+    best.is_set = 0
     if at == nb - 1:            # every present bin left, the missing ones right
         best.cut = MISSING - 1
         best.lo = MISSING
@@ -736,6 +754,9 @@ cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64
     _set_best(B, best, h, f, bins, nb, at, top, mleft, with_all)
 
 
+include "_hist_sets.pxi"
+
+
 cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
                         double W, int64_t N, int64_t* bins, HSplit* best) noexcept nogil:
     """The best cut of slot q of the set (feature f) into ``best`` when it beats it;
@@ -746,6 +767,9 @@ cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
         # one bin: constant, unless its values may differ and cuts inside bins are
         # searched (see _bounds)
         return nb == 0 or not B.bounds or B.exact[f] or _cst(B, f) != 0
+    if B.cat != NULL and B.cat.setf[f]:
+        _scan_set(B, hs, q, f, tot, W, N, bins, nb, missing, best)
+        return False
     if B.S == 2 and (B.regression or B.criterion == CRIT_GINI_B):
         _run2(B, hs, q, f, bins, nb, tot, W, N, False, missing, best)
         if missing and nb > 1:
@@ -1125,6 +1149,7 @@ cdef int _resolve(HB* B, const HEntry* e, HSplit* best) noexcept nogil:
                 best.lo_pure = c.lo_pure
                 best.hi_pure = c.hi_pure
                 best.found = 1
+                best.is_set = 0
         for i in range(j, B.hc_n):
             if B.hc[i].feature == f:
                 B.hc[i].feature = -1
@@ -1226,6 +1251,7 @@ cdef void _find_split_set(HB* B, const HEntry* e, HSplit* best,
             n_cand += 1
     _totals(B, e, tot)
     best.found = 0
+    best.is_set = 0
     best.proxy = -INFINITY
     for i in range(n_cand):
         f = _draw(B, i, n_cand, B.shuffle)
@@ -1283,6 +1309,7 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
     B.cur = B.buf[e.depth & 1]
     _totals(B, e, tot)
     best.found = 0
+    best.is_set = 0
     best.proxy = -INFINITY
     while i < n_cand and (visited < B.max_features or not nonconst):
         m = B.max_features - visited if visited < B.max_features else 1
@@ -1331,6 +1358,12 @@ cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
     R.xs0 = B.xs0
     R.xs1 = B.xs1
     R.rowoff = B.hdr - 4 if B.compact else -1
+    sp.refined = 0
+    if sp.is_set:
+        for k in range(B.S):
+            B.left_stats[k] = 0.0
+            B.right_stats[k] = 0.0
+        return _set_partition(B, e, sp, &R, wl_out, wr_out, mode, place)
     # the records of the cut's two bins are set aside, but not those of a bin of one
     # class: a cut inside it moves samples of one class across, along which the
     # proxy is convex, so none beats the bin's ends, which the binned scan weighed
@@ -1617,6 +1650,8 @@ cdef double _threshold(const HB* B, const HSplit* sp) noexcept nogil:
     """The node's threshold: infinity for the cut that sends only the missing values
     right; a refined cut's (see _refine); else the middle edge between the two sides'
     nearest non-empty bins."""
+    if sp.is_set:
+        return NAN                # (a split on a set of codes, see _hist_sets.pxi)
     if sp.refined:
         return sp.thr
     if sp.lo == MISSING:
@@ -1690,6 +1725,9 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
         nd.feature = <int32_t> sp.feature
         nd.threshold = _threshold(B, &sp)
         nd.missing_go_to_left = <uint8_t> (sp.mleft if sp.missing else nl > n - nl)
+        if sp.is_set and _cat_record(B, node, &sp) < 0:
+            B.error = 1
+            return
         if _children_sets(B, &e, nl, wl, wr, sets) < 0:
             B.error = 1
             return
@@ -1925,6 +1963,45 @@ def _checked_inputs(int64_t n, int64_t p, sample_weight, X, exact, monotonic,
     return exact
 
 
+cdef tuple _tree_arrays(const HB* B):
+    """The grown tree's nodes and values as arrays (or the error that stopped it)."""
+    if B.error == 1:
+        raise MemoryError("not enough memory to grow the tree")
+    if B.error == 2:
+        raise ValueError("the tree would have more than 2**31 - 1 nodes")
+    nodes = np.empty(B.count, dtype=NODE_DTYPE)
+    value = np.empty((B.count, 1, B.K), dtype=np.float64)
+    if B.count:
+        memcpy(<void*> <size_t> nodes.ctypes.data, B.nodes, B.count * sizeof(Node))
+        memcpy(<void*> <size_t> value.ctypes.data, B.values,
+               B.count * B.K * sizeof(double))
+    return nodes, value
+
+
+def _checked_categories(categories, int64_t p, edges, offsets, exact):
+    """build_tree's ``categories`` as contiguous arrays, or None when no feature splits
+    on sets; ValueError unless each such feature's bins hold one value and have codes
+    in increasing order."""
+    if categories is None:
+        return None
+    mask, cat_offsets, cat_codes = categories
+    mask = np.ascontiguousarray(mask, dtype=np.uint8)
+    cat_offsets = np.ascontiguousarray(cat_offsets, dtype=np.int64)
+    cat_codes = np.ascontiguousarray(cat_codes, dtype=np.int32)
+    if mask.shape != (p,) or cat_offsets.shape != (p + 1,):
+        raise ValueError(f"categories do not describe {p} features")
+    if not mask.any():
+        return None
+    edges_at = np.asarray(offsets)
+    for f in np.flatnonzero(mask):
+        own = cat_codes[cat_offsets[f]:cat_offsets[f + 1]]
+        if (not exact[f] or own.size != edges_at[f + 1] - edges_at[f] + 1
+                or np.any(own < 0) or np.any(np.diff(own) <= 0)):
+            raise ValueError(f"categorical feature {f} needs one bin a level, its "
+                             "codes in increasing order")
+    return mask, cat_offsets, cat_codes
+
+
 def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                const int64_t[::1] offsets, const int32_t[::1] y, const double[::1] target,
                sample_weight, int64_t n_classes, int criterion,
@@ -1935,25 +2012,28 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                bint subtract=True, const double[:, :] X=None,
                const uint8_t[::1] exact=None, double inside_tol=-1.0,
                double inside_abs=-1.0, bint skip_last=True,
-               const int8_t[::1] monotonic=None):
+               const int8_t[::1] monotonic=None, categories=None,
+               int64_t min_category_samples=10, int category_orders=1,
+               int category_rare=0):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
     features' thresholds; ``y``: class codes 0 .. n_classes - 1 (classification, with
     ``target`` None) or ``target`` (regression, ``y`` None, ``n_classes`` 1);
     ``criterion``: CRIT_GINI_B, CRIT_ENTROPY_B (classification), CRIT_SQUARED_B or
-    CRIT_FRIEDMAN_B (regression).
-    Samples of weight zero take no part; ``sample_weight`` is float64, or uint8
-    counts (see draw_counts).  ``workspace``: a Workspace to reuse (a
-    thread's trees share one).  ``subtract=False`` builds every node's histograms
-    (the tests compare).  ``monotonic``: None, or per feature 1 / -1 / 0 as the exact
+    CRIT_FRIEDMAN_B (regression).  Samples of weight zero take no part;
+    ``sample_weight`` is float64, or uint8 counts (see draw_counts).  ``workspace``: a
+    Workspace to reuse (a thread's trees share one).  ``subtract=False`` builds every
+    node's histograms (the tests compare).  ``monotonic``: None, or per feature 1 / -1 / 0 as the exact
     builder takes them (the class-0 fraction of two classes, or the mean, may only rise
     / fall from the left child to the right one; the nodes' values held within the
     bounds the constrained splits above set); cuts on a constrained feature are refined
     in their two bins only.  ``X``: the values the codes were made from (None: cuts are
     not refined, see _refine_split), and ``exact``: per feature, 1 when each of its bins
-    holds one value (its cuts need no refinement; None: all 0).  Returns ``(nodes, value, max_depth, None)``
-    as the exact builder's ``build_tree`` does."""
+    holds one value (its cuts need no refinement; None: all 0).  ``categories``: None,
+    or _bins.category_table's: the features to split on sets of their bins (see
+    _hist_sets.pxi), with the exact builder's three settings of categorical splits.
+    Returns ``(nodes, value, max_depth, left_codes)`` as _builder.build_tree does."""
     cdef HB B
     cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
     cdef const double[::1] sw_f
@@ -1966,9 +2046,11 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
         sw_f = sample_weight
     exact = _checked_inputs(n, p, sample_weight, X, exact, monotonic,
                             target is None and n_classes > 2)
+    cdef HCat cat
+    memset(&cat, 0, sizeof(HCat))
+    categories = _checked_categories(categories, p, edges, offsets, exact)
     cdef double tw = 0.0
     cdef bint regression = target is not None
-    cdef double* root
     cdef int64_t* bins = NULL
     cdef bint compact = p <= compact_features
     memset(&B, 0, sizeof(HB))
@@ -1990,6 +2072,10 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.regression = regression
     B.criterion = criterion
     B.need_counts = min_samples_leaf > 1
+    if categories is not None:
+        B.cat = &cat
+        _cat_setup(&B, categories, min_category_samples, category_orders, category_rare,
+                   n_classes if not regression else 1)
     B.shuffle = shuffle_features
     B.max_depth = max_depth
     B.skip_last = skip_last
@@ -2060,18 +2146,9 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                     B.error = 1
                 else:
                     _grow(&B, bins)
-        if B.error == 1:
-            raise MemoryError("not enough memory to grow the tree")
-        if B.error == 2:
-            raise ValueError("the tree would have more than 2**31 - 1 nodes")
-        nodes = np.empty(B.count, dtype=NODE_DTYPE)
-        if B.count:
-            memcpy(<void*> <size_t> nodes.ctypes.data, B.nodes, B.count * sizeof(Node))
-        value = np.empty((B.count, 1, B.K), dtype=np.float64)
-        if B.count:
-            memcpy(<void*> <size_t> value.ctypes.data, B.values,
-                   B.count * B.K * sizeof(double))
-        return nodes, value, B.depth, None
+        nodes, value = _tree_arrays(&B)
+        return nodes, value, B.depth, _cat_sets(&cat, nodes, categories)
     finally:
         free(bins)
         _free(&B)
+        _cat_free(&cat)

@@ -13,7 +13,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from rotforest import _builder
+from rotforest import _bins, _builder
 from rotforest._categorical import (as_pandas_categories, categorical_input,
                                     check_categorical_params, check_categorical_unchanged,
                                     check_codes, string_columns_error)
@@ -145,14 +145,17 @@ def predict_input(est, X, dense=False):
     return densify(X)
 
 
-def category_table(est, X, keys):
+def category_table(est, X, keys, binned=None):
     """The codes of the categorical features' dense ranks (see
-    ``_builder.category_codes``), or None when no feature is categorical; checks that
+    ``_builder.category_codes``), or of their bins when the trees grow on ``binned``
+    (see ``_bins.category_table``), or None when no feature is categorical; checks that
     the estimator's settings allow categorical features."""
     mask = getattr(est, "is_categorical_", None)
     if mask is None:
         return None
     check_categorical_params(est, getattr(est, "monotonic_cst", None), est.criterion)
+    if binned is not None:
+        return _bins.category_table(X, mask, binned)
     return _builder.category_codes(X, keys, mask.astype(np.uint8))
 
 

@@ -343,7 +343,8 @@ class _BaseRandomForest(_BaseForest):
         self.max_bins_ = max_bins
         if max_bins is not None:
             # the bins' codes of every row, once per forest (see _bins.py)
-            binned = binned_features(X, max_bins, fit.n_jobs)
+            binned = binned_features(X, max_bins, fit.n_jobs,
+                                     getattr(self, "is_categorical_", None))
             if fit.sw.strides[0] and bool(np.all(fit.sw == 1.0)):
                 # unit weights as one number seen n times (read only): no array of n
                 # floats through the fit (80 MB at 10 million rows); each tree weighs
@@ -368,7 +369,7 @@ class _BaseRandomForest(_BaseForest):
             # columns), which rows hold another: the others' codes are not read
             if _BITS and codes is not None:
                 bits = _builder.code_bits(codes)
-        categories = category_table(self, X, keys)
+        categories = category_table(self, X, keys, binned)
         # every column's count of values (what each tree reads of the keys first), once
         col_top = None if keys is None else _builder.column_tops(keys, X.shape[0])
         # the trees' nodes may sort the features they draw (see the builder): their

@@ -55,11 +55,13 @@ def builder_seed(rng):
 
 
 def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
-                 min_weight_leaf, criterion):
+                 min_weight_leaf, criterion, categories=None, min_category_samples=10):
     """The binned builder's tree (see _hist.pyx) on ``binned`` (_bins.binned_features'
-    for X, and optionally a _hist.Workspace to reuse), its cuts refined on X: ``(nodes,
-    value, depth, None)``."""
+    for X, and optionally a _hist.Workspace to reuse), its cuts refined on X, the
+    features of ``categories`` (_bins.category_table's) split on sets: ``(nodes,
+    value, depth, left_codes)``."""
     bin_codes, edges, offsets, exact = binned[:4]
+    orders, rare = _builder.category_settings()
     return _hist.build_tree(
         bin_codes, edges, offsets, codes, numeric, sw,
         1 if numeric is not None else n_values, _hist.CRITERIA[criterion],
@@ -68,7 +70,9 @@ def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
         settings["min_impurity_decrease"], seed,
         shuffle_features=settings.get("shuffle_features", False),
         workspace=binned[4] if len(binned) > 4 else None, X=X, exact=exact,
-        monotonic=settings.get("monotonic"))
+        monotonic=settings.get("monotonic"), categories=categories,
+        min_category_samples=min_category_samples, category_orders=orders,
+        category_rare=rare)
 
 
 class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
@@ -230,7 +234,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         if binned is not None:
             nodes, value, depth, left_codes = _grow_binned(
                 X, binned, codes, numeric, sw, n_values, settings, seed,
-                frac * float(sw.sum()), self.criterion)
+                frac * float(sw.sum()), self.criterion, categories,
+                min(self.min_category_samples, X.shape[0] + 1))
         else:
             nodes, value, depth, left_codes = self._grow_exact(
                 X, keys, codes, numeric, sw, n_values, outputs, settings, seed,

@@ -754,8 +754,8 @@ def test_bench_large_quick_times_ours_beside_the_installed_peers(capsys):
 def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     """bench_binned.py --quick: the crossover table (both builders' fit times and their
     ratio, per task), the accuracy table of the synthetic families (the exact
-    forest's score, the binned ones' paired differences, a mean row) and the monotonic
-    table (no step against a constraint)."""
+    forest's score, the binned ones' paired differences, a mean row), the monotonic
+    table (no step against a constraint) and the categorical one."""
     bench = _load("bench_binned")
     bench.main(["--quick"])
     out = capsys.readouterr().out
@@ -768,6 +768,10 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     constrained = [cells for cells in tasks if len(cells) == 7]
     assert [c[2] for c in constrained] == ["exact (max_bins=None)", "binned (255)"] * 2
     assert all(c[6] == "0" and c[3].endswith(" s") for c in constrained)
+    # the categorical table: both builders per task, a score each
+    sets = [cells for cells in tasks if len(cells) == 6]
+    assert [c[2] for c in sets] == ["exact (max_bins=None)", "binned (255)"] * 2
+    assert all(c[1] == "600" and -1.0 < float(c[5]) <= 1.0 for c in sets)
     for line in crossover:
         cells = [c.strip() for c in line.split("|")[1:-1]]
         assert cells[1] == "600" and cells[2].endswith(" s") and cells[3].endswith(" s")

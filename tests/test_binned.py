@@ -402,6 +402,8 @@ def test_explicit_bins_that_cannot_be_honoured_are_refused(params, fit_with):
         X = csr_matrix(X)
     if fit_with == "outputs":
         y = np.column_stack([y, y])
+    if "categorical_features" in params:
+        X[:, 0] = np.arange(X.shape[0]) % 100      # more categories than bins
     forest = cls(n_estimators=2, max_bins=64, random_state=0, **params)
     with pytest.raises(ValueError, match="max_bins=64 cannot be honoured"):
         forest.fit(X, y)
@@ -602,3 +604,74 @@ def test_uint8_counts_grow_the_float_counts_trees(monkeypatch):
     many = np.zeros(300, dtype=np.int64)
     assert _hist.draw_counts(many, 3).tolist() == [300.0, 0.0, 0.0]
     assert _hist.draw_counts(many, 3, out=np.zeros(3, np.uint8)) is None
+
+
+def _categorical_data(n, n_classes, seed):
+    """Three categorical features (4, 12 and 40 levels with rare ones, spread codes,
+    missing values) and one numeric of few values."""
+    rng = np.random.default_rng(seed)
+    levels = (4, 12, 40)
+    X = np.column_stack([rng.zipf(1.6, n) % k for k in levels] + [rng.integers(0, 6, n)])
+    X = X.astype(float)
+    X[:, 1] = X[:, 1] * 7 + 3
+    X[rng.random(n) < 0.05, 0] = np.nan
+    X[rng.random(n) < 0.05, 2] = np.nan
+    effect = rng.normal(size=300)
+    codes = np.nan_to_num(X[:, :3], nan=299).astype(int)
+    signal = effect[codes].sum(axis=1) + 0.3 * X[:, 3] + rng.normal(size=n)
+    if n_classes == 0:
+        return X, signal
+    return X, np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 0])
+@pytest.mark.parametrize("support", [1, 10])
+def test_categorical_sets_on_bins_are_the_exact_builders(n_classes, support):
+    """Each bin one category: a binned tree's splits on sets (levels pooled below
+    min_category_samples; two classes and regression by the levels' order, more classes
+    by every partition or the principal axis) are the exact builder's, node for node,
+    sets of codes included, and they route unseen codes and missing values alike."""
+    X, y = _categorical_data(3000, n_classes, 0)
+    regression = n_classes == 0
+    make = RandomForestRegressor if regression else RandomForestClassifier
+    common = dict(n_estimators=1, bootstrap=False, max_features=None, max_depth=3,
+                  categorical_features=[0, 1, 2], categorical_set_fraction=1.0,
+                  min_category_samples=support, random_state=0)
+    binned = make(max_bins=255, **common).fit(X, y)
+    exact = make(max_bins=None, **common).fit(X, y)
+    a, b = binned.estimators_[0].tree_, exact.estimators_[0].tree_
+    assert binned.max_bins_ == 255 and exact.max_bins_ is None
+    for field in ("left_child", "feature", "n_node_samples", "missing_go_to_left"):
+        np.testing.assert_array_equal(a.nodes[field], b.nodes[field])
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    sets = np.flatnonzero(np.isnan(a.threshold) & (a.children_left != -1))
+    assert len(sets) >= 3
+    for node in sets:
+        np.testing.assert_array_equal(a.categories_left(node), b.categories_left(node))
+    unseen = X[:200].copy()
+    unseen[::3, 1] = 1000.0         # codes never seen
+    unseen[1::3, 2] = np.nan
+    np.testing.assert_array_equal(binned.estimators_[0].apply(unseen),
+                                  exact.estimators_[0].apply(unseen))
+
+
+def test_categorical_forests_on_bins_and_the_rule_of_auto(monkeypatch):
+    """A binned forest with categorical features keeps each tree's draw of set features
+    (categorical_set_fraction), matches the exact forest's accuracy, and "auto" bins
+    it unless a categorical feature has more than 255 categories."""
+    X, y = _categorical_data(6000, 2, 1)
+    common = dict(n_estimators=20, categorical_features=[0, 1, 2], random_state=0)
+    binned = RandomForestClassifier(max_bins=255, **common).fit(X[:4000], y[:4000])
+    exact = RandomForestClassifier(max_bins=None, **common).fit(X[:4000], y[:4000])
+    kinds = {bool(np.isnan(t.tree_.threshold[t.tree_.feature == 1]).all())
+             for t in binned.estimators_ if (t.tree_.feature == 1).any()}
+    assert kinds == {True, False}       # sets in some trees, thresholds in others
+    assert abs(binned.score(X[4000:], y[4000:]) - exact.score(X[4000:], y[4000:])) < 0.02
+    monkeypatch.setattr(_bins, "AUTO_ROWS", 1000)
+    assert RandomForestClassifier(n_estimators=2, **{k: v for k, v in common.items()
+                                                     if k != "n_estimators"}
+                                  ).fit(X, y).max_bins_ == 255
+    X[:, 2] = np.arange(len(X)) % 300                  # more categories than bins
+    auto = RandomForestClassifier(n_estimators=2, categorical_features=[0, 1, 2],
+                                  random_state=0).fit(X, y)
+    assert auto.max_bins_ is None

@@ -394,7 +394,7 @@ def _tree_of(builder, criterion, regression):
             lambda est: est.estimators_[0])
 
 
-@pytest.mark.parametrize("builder", ["exact"])
+@pytest.mark.parametrize("builder", ["exact", "binned"])
 @pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 2),
                                                   ("gini", 3), ("squared_error", 0),
                                                   ("poisson", 0)])
