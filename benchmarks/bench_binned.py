@@ -35,7 +35,13 @@ each of ``--categorical-rows``: fit time and held-out accuracy (R^2 for regressi
 
     python benchmarks/bench_binned.py --inside --trees 20 --repeats 3 --depth 12
     python benchmarks/bench_binned.py --monotonic --trees 20 --depth 12
+``--poisson``: random regression forests with ``criterion="poisson"`` on counts (the
+floor of exp of a standardised ``make_regression`` target, 20 features) at each of
+``--poisson-rows``, grown exact and binned: fit time, held-out R^2 and mean Poisson
+deviance.
+
     python benchmarks/bench_binned.py --categorical --trees 20 --depth 12
+    python benchmarks/bench_binned.py --poisson --trees 20 --depth 12
     python benchmarks/bench_binned.py --quick           # small, for the tests
 """
 import argparse
@@ -223,6 +229,34 @@ def categorical(args):
                           "held-out score"], table))
 
 
+def poisson(args):
+    from sklearn.datasets import make_regression
+    from sklearn.metrics import mean_poisson_deviance
+    table = []
+    for n in args.poisson_rows:
+        X, y = make_regression(n + n // 4, 20, n_informative=10, noise=10.0,
+                               random_state=0)
+        y = np.floor(np.exp((y - y.mean()) / y.std()))
+        base = None
+        for label, bins in (("exact (max_bins=None)", None), ("binned (255)", 255)):
+            model = forest(True, bins, args.trees, max_depth=args.depth,
+                           criterion="poisson")()
+            start = time.perf_counter()
+            model.fit(X[:n], y[:n])
+            took = time.perf_counter() - start
+            base = took if base is None else base
+            pred = np.maximum(model.predict(X[n:]), 1e-12)
+            table.append(["poisson", f"{n:,}", label, f"{took:.2f} s", f"{took / base:.2f}",
+                          f"{model.score(X[n:], y[n:]):.4f}",
+                          f"{mean_poisson_deviance(y[n:], pred):.4f}"])
+            print(table[-1], file=sys.stderr, flush=True)
+    depth = "full depth" if args.depth is None else f"depth {args.depth}"
+    print(f"counts from make_regression (20 features), {args.trees} trees of {depth}, "
+          "n_jobs=2, a quarter of the rows again held out\n")
+    print(markdown_table(["criterion", "rows", "forest", "fit", "fit / exact",
+                          "held-out R^2", "Poisson deviance"], table))
+
+
 # ------------------------------------------------------------------ synthetic families
 
 
@@ -350,12 +384,15 @@ def main(argv=None):
     parser.add_argument("--categorical", action="store_true")
     parser.add_argument("--categorical-rows", type=int, nargs="+",
                         default=[250_000, 1_000_000])
+    parser.add_argument("--poisson", action="store_true")
+    parser.add_argument("--poisson-rows", type=int, nargs="+",
+                        default=[250_000, 1_000_000])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.crossover = args.accuracy = args.inside = args.monotonic = True
-        args.categorical = True
-        args.categorical_rows = [600]
+        args.categorical = args.poisson = True
+        args.categorical_rows = args.poisson_rows = [600]
         args.rows, args.trees, args.repeats, args.folds = [600], 3, 1, 2
         args.max_rows, args.synthetic_rows = 300, 300
         args.inside_rows = [600, 600]
@@ -371,6 +408,8 @@ def main(argv=None):
         monotonic(args)
     if args.categorical:
         categorical(args)
+    if args.poisson:
+        poisson(args)
 
 
 if __name__ == "__main__":

@@ -34,8 +34,8 @@ def check_max_bins(max_bins):
 def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
     the binned builder takes dense features (categorical ones of at most max_bins
-    categories), one output, the Gini, entropy, squared-error and Friedman criteria,
-    depth-first growth."""
+    categories), one output, the Gini, entropy, squared-error, Friedman and Poisson
+    criteria, depth-first growth."""
     if issparse(X):
         return "X is sparse"
     if n_outputs > 1:
@@ -73,8 +73,8 @@ def resolve_max_bins(forest, X, n_outputs, n_classes):
     if reason is not None:
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
                          "builder takes dense features, categorical ones of at most "
-                         "max_bins categories, one output, the gini, "
-                         "entropy, squared_error and friedman_mse criteria and "
+                         "max_bins categories, one output, the gini, entropy, "
+                         "squared_error, friedman_mse and poisson criteria and "
                          "max_leaf_nodes=None); "
                          "use max_bins=None")
     return int(max_bins)

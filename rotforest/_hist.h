@@ -10,11 +10,13 @@
  * Every record is written to both ends and the count of its side advances (no branch
  * on the side); with place = 0 (children that will not be split) none is written.
  * Each side's statistics are summed on the way: class weights (mode 0), the sums of
- * w*y and w*y*y (mode 1), or for two classes with integer weights the sums
+ * w*y and w*y*y (mode 1; mode 3, Poisson: w*y and w*y*log y), or for two classes
+ * with integer weights the sums
  * of w + (w * class << 32), in registers (mode 2).  A cut to refine sets aside the
  * records of its two bins (rf_hrefine).  Returns the left side's size (of the placed
  * records: the right side's start is e less the placed right ones).
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -199,10 +201,12 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
                 b[j] = v;
             }
         }
-        if (mode == 1) {
+        if (mode == 1 || mode == 3) {
             const double wt = *(const double *)(rec + hdr);
             const double yv = *(const double *)(rec + hdr + 8);
-            const double m = wt * yv, q = m * yv, g = (double)go;
+            const double m = wt * yv, g = (double)go;
+            /* the second sums: w y y, or for Poisson (mode 3) w y log y */
+            const double q = mode == 1 ? m * yv : (yv > 0.0 ? m * log(yv) : 0.0);
             ly += g * m;
             ly2 += g * q;
             lw += g * wt;
@@ -224,7 +228,7 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
         r -= 1 - go;
     }
     R->u = u;
-    if (mode == 1) {
+    if (mode == 1 || mode == 3) {
         left[0] = ly;
         left[1] = ly2;
         right[0] = ry;
@@ -262,6 +266,7 @@ static int64_t rf_hpart_set(const uint8_t *src, uint8_t *dst, int64_t stride, in
                             double *right, double *wl, double *wr, int compact, int mode,
                             int place) {
     const int64_t words = stride >> 3;
+    if (mode == 3) return RF_HPART_SET(compact, 3);
     if (!compact) {
         if (mode == 1) return RF_HPART_SET(0, 1);
         if (mode == 2) return RF_HPART_SET(0, 2);
@@ -278,6 +283,7 @@ static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_
                         double *right, double *wl, double *wr, int compact, int mode,
                         int place) {
     const int64_t words = stride >> 3;
+    if (mode == 3) return RF_HPART(compact, 3, words);     /* (Poisson) */
     if (!compact) {
         if (mode == 1) return RF_HPART(0, 1, 3);
         if (mode == 2) return RF_HPART(0, 2, 2);

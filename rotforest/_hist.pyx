@@ -110,6 +110,7 @@ cdef enum:
     CRIT_ENTROPY_B = 1
     CRIT_SQUARED_B = 2
     CRIT_FRIEDMAN_B = 3         # the squared error's cuts, Friedman's improvement
+    CRIT_POISSON_B = 4          # the Poisson deviance (its second sums: w y log y)
 
 # cuts inside bins (classification) are searched where one might gain more than the
 # best binned cut's gain times 1 + INSIDE_TOL and plus INSIDE_ABS of the root's
@@ -119,7 +120,8 @@ INSIDE_TOL = 0.5
 INSIDE_ABS = 1e-4
 
 CRITERIA = {"gini": CRIT_GINI_B, "entropy": CRIT_ENTROPY_B, "log_loss": CRIT_ENTROPY_B,
-            "squared_error": CRIT_SQUARED_B, "friedman_mse": CRIT_FRIEDMAN_B}
+            "squared_error": CRIT_SQUARED_B, "friedman_mse": CRIT_FRIEDMAN_B,
+            "poisson": CRIT_POISSON_B}
 
 
 # ----------------------------------------------------------------------------------------
@@ -360,11 +362,16 @@ cdef struct HB:
 
 cdef inline double _impurity(const HB* B, const double* s, double w) noexcept nogil:
     """scikit-learn's impurity of a node whose statistics are s (class weights, or the
-    sums of w*y and w*y*y) and weight w."""
+    sums of w*y and w*y*y, or for Poisson w*y and w*y*log(y)) and weight w."""
     cdef int64_t k
     cdef double acc = 0.0, q
     if B.regression:
         q = s[0] / w
+        if B.criterion == CRIT_POISSON_B:
+            # the mean Poisson deviance (0 for a node of zeros), as the exact builder's
+            if q <= EPSILON:
+                return 0.0
+            return (s[1] - s[0] * log(q)) / w
         return s[1] / w - q * q
     if B.criterion == CRIT_GINI_B:
         for k in range(B.K):
@@ -380,10 +387,15 @@ cdef inline double _impurity(const HB* B, const double* s, double w) noexcept no
 cdef inline double _side_proxy(const HB* B, const double* s, double w) noexcept nogil:
     """A side's share of the split proxy (larger is better): the Gini criterion's
     sum of squared class weights over w, the entropy's sum of k log k minus w log w, the
-    squared error's squared target sum over w."""
+    squared error's squared target sum over w, the Poisson deviance's s log(s / w)
+    (-inf for a side whose sum is numerically zero: it would predict 0)."""
     cdef int64_t k
     cdef double acc = 0.0
     if B.regression:
+        if B.criterion == CRIT_POISSON_B:
+            if s[1] <= EPSILON:
+                return -INFINITY
+            return s[1] * log(s[1] / w)
         return s[1] * s[1] / w
     if B.criterion == CRIT_GINI_B:
         for k in range(B.K):
@@ -770,7 +782,8 @@ cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
     if B.cat != NULL and B.cat.setf[f]:
         _scan_set(B, hs, q, f, tot, W, N, bins, nb, missing, best)
         return False
-    if B.S == 2 and (B.regression or B.criterion == CRIT_GINI_B):
+    if B.S == 2 and ((B.regression and B.criterion != CRIT_POISSON_B)
+                     or B.criterion == CRIT_GINI_B):
         _run2(B, hs, q, f, bins, nb, tot, W, N, False, missing, best)
         if missing and nb > 1:
             _run2(B, hs, q, f, bins, nb, tot, W, N, True, False, best)
@@ -1349,7 +1362,8 @@ cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
     children are at the greatest depth, leaves whose samples are not read); a cut on a
     feature whose bins hold several values is refined on X on the way (see
     _refine_split).  Returns the left side's size, or -1 when memory ran out."""
-    cdef int mode = 1 if B.regression else (2 if B.packed else 0)
+    cdef int mode = ((3 if B.criterion == CRIT_POISSON_B else 1) if B.regression
+                     else (2 if B.packed else 0))
     cdef int place = e.depth + 1 < B.max_depth or not B.skip_last
     cdef int64_t k, nl, N = e.end - e.start
     cdef rf_hrefine R
@@ -1532,13 +1546,21 @@ cdef inline uint8_t _row_code(const HB* B, const uint8_t* rec, int64_t f) noexce
     return B.codes[(<const int64_t*> rec)[0] * B.p + f]
 
 
+cdef inline double _second(const HB* B, double y) noexcept nogil:
+    """What a target adds to the nodes' second sums (times its weight): y*y, or for
+    Poisson y*log(y) (0 at y = 0), as _hist.h's partition sums them."""
+    if B.criterion == CRIT_POISSON_B:
+        return y * log(y) if y > 0.0 else 0.0
+    return y * y
+
+
 cdef inline void _add_node_stats(const HB* B, double* stats, double wt,
                                  double tv) noexcept nogil:
     """A sample added to a side's statistics in the nodes' units (class weights, or
-    the sums of w*y and w*y*y)."""
+    the sums of w*y and w*y*y, or w*y*log(y))."""
     if B.regression:
         stats[0] += wt * tv
-        stats[1] += wt * tv * tv
+        stats[1] += wt * _second(B, tv)
     else:
         stats[<int64_t> tv] += wt
 
@@ -2126,7 +2148,7 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                         tw += wi
                         if regression:
                             B.node_stats[0] += wi * target[i]
-                            B.node_stats[1] += wi * target[i] * target[i]
+                            B.node_stats[1] += wi * _second(&B, target[i])
                         else:
                             B.node_stats[y[i]] += wi
                         m += 1

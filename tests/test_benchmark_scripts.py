@@ -755,7 +755,7 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     """bench_binned.py --quick: the crossover table (both builders' fit times and their
     ratio, per task), the accuracy table of the synthetic families (the exact
     forest's score, the binned ones' paired differences, a mean row), the monotonic
-    table (no step against a constraint) and the categorical one."""
+    table (no step against a constraint), the categorical and the Poisson ones."""
     bench = _load("bench_binned")
     bench.main(["--quick"])
     out = capsys.readouterr().out
@@ -772,6 +772,10 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     sets = [cells for cells in tasks if len(cells) == 6]
     assert [c[2] for c in sets] == ["exact (max_bins=None)", "binned (255)"] * 2
     assert all(c[1] == "600" and -1.0 < float(c[5]) <= 1.0 for c in sets)
+    counts = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines()
+              if line.startswith("| poisson")]
+    assert [c[2] for c in counts] == ["exact (max_bins=None)", "binned (255)"]
+    assert all(float(c[6]) >= 0.0 for c in counts)
     for line in crossover:
         cells = [c.strip() for c in line.split("|")[1:-1]]
         assert cells[1] == "600" and cells[2].endswith(" s") and cells[3].endswith(" s")

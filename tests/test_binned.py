@@ -72,6 +72,11 @@ def _impurity(y, w, regression, criterion):
     W = w.sum()
     if regression:
         mean = (w * y).sum() / W
+        if criterion == "poisson":      # the mean half Poisson deviance
+            if mean <= 0:
+                return np.inf
+            ylogy = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0) / mean), 0.0)
+            return (w * (ylogy - (y - mean))).sum() / W
         return (w * (y - mean) ** 2).sum() / W
     frac = np.bincount(y, weights=w, minlength=3) / W
     if criterion == "gini":
@@ -102,7 +107,9 @@ def _best_over(X, y, w, thresholds, min_leaf, regression, criterion, keep=None):
                     continue
                 if keep is not None and not keep(j, left):
                     continue
-                best = max(best, _decrease(y, w, left, regression, criterion))
+                gain = _decrease(y, w, left, regression, criterion)
+                if np.isfinite(gain):   # (Poisson: a side of zero targets is no cut)
+                    best = max(best, gain)
     return best
 
 
@@ -124,10 +131,14 @@ def _best_over_edges(X, y, w, flat, offsets, min_leaf, regression, criterion):
     (False, "entropy", None, 0.1, 3),
     (True, "squared_error", None, 0.0, 1),
     (True, "squared_error", 9, 0.15, 4),
+    (True, "poisson", None, 0.1, 1),
+    (True, "poisson", 9, 0.0, 3),
 ])
 def test_every_split_is_the_best_over_the_edges(regression, criterion, levels, missing,
                                                min_leaf):
     X, y = _data(300, 4, seed=3, levels=levels, missing=missing, regression=regression)
+    if criterion == "poisson":          # counts, a third of them zero
+        y = np.floor(np.exp(y / 2 + 0.3)) * (np.arange(len(y)) % 3 != 0)
     cls = RandomForestRegressor if regression else RandomForestClassifier
     forest = cls(n_estimators=1, bootstrap=False, max_features=None, max_depth=4,
                  min_samples_leaf=min_leaf, criterion=criterion, max_bins=24,
@@ -624,17 +635,23 @@ def _categorical_data(n, n_classes, seed):
     return X, np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 0])
+@pytest.mark.parametrize("n_classes", [2, 3, 0, -1])
 @pytest.mark.parametrize("support", [1, 10])
 def test_categorical_sets_on_bins_are_the_exact_builders(n_classes, support):
     """Each bin one category: a binned tree's splits on sets (levels pooled below
     min_category_samples; two classes and regression by the levels' order, more classes
-    by every partition or the principal axis) are the exact builder's, node for node,
-    sets of codes included, and they route unseen codes and missing values alike."""
-    X, y = _categorical_data(3000, n_classes, 0)
-    regression = n_classes == 0
+    by every partition or the principal axis; Poisson too) are the exact builder's,
+    node for node, sets of codes included, and they route unseen codes and missing
+    values alike."""
+    X, y = _categorical_data(3000, max(n_classes, 0), 0)
+    regression = n_classes <= 0
     make = RandomForestRegressor if regression else RandomForestClassifier
+    extra = {}
+    if n_classes == -1:                 # Poisson: counts
+        y = np.floor(np.exp(y / 2))
+        extra = dict(criterion="poisson")
     common = dict(n_estimators=1, bootstrap=False, max_features=None, max_depth=3,
+                  **extra,
                   categorical_features=[0, 1, 2], categorical_set_fraction=1.0,
                   min_category_samples=support, random_state=0)
     binned = make(max_bins=255, **common).fit(X, y)
