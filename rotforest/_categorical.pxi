@@ -4,6 +4,11 @@
 # ----------------------------------------------------------------------------------------
 # Categorical features
 # ----------------------------------------------------------------------------------------
+
+cdef extern from "_categories.h":
+    void rf_cat_axis_order(const double* stat, const double* w, const int64_t* sv,
+                           int64_t m, int64_t K, double a, double* mean, double* axis,
+                           rf_vi* ord) noexcept nogil
 #
 # A categorical feature holds integer codes 0 .. CAT_MAX_CODE (NaN: missing).  Its dense
 # ranks (from the presort) number its distinct codes in increasing order, the missing
@@ -172,73 +177,9 @@ cdef void _cat_order(Builder* B, int64_t m, int64_t stat) noexcept nogil:
 
 cdef void _cat_axis_order(Builder* B, int64_t m) noexcept nogil:
     """cat_ord: the scanned levels by their class shares projected on the first
-    principal axis of those shares (each level weighted by its weight; Coppersmith,
-    Hong and Hosking 1999), ties in increasing rank.  The weighted covariance of the
-    shares (K x K) in one pass over the levels, its axis by power iteration from the
-    direction of the most frequent class."""
-    cdef int64_t j, r, c, e, d = 0, it, K = B.data.n_classes
-    cdef double* v = B.cat.axis
-    cdef double* u = B.cat.axis + K
-    cdef double* q = B.cat.axis + 2 * K
-    cdef double* S = B.cat.axis + 3 * K
-    cdef double wsum = 0.0, norm, wr, dot, big = -1.0, a = B.cat.shrink, change
-    cdef const double* st
-    # the weighted mean share (in cl) and the start: the class of most weight
-    for c in range(K):
-        B.work.cl[c] = 0.0
-    for j in range(m):
-        r = B.cat.sv[j]
-        st = B.cat.stat + r * K
-        for c in range(K):
-            B.work.cl[c] += st[c]
-        wsum += B.cat.w[r]
-    for c in range(K):
-        B.work.cl[c] /= wsum
-        v[c] = 0.0
-        if B.work.cl[c] > big:
-            big = B.work.cl[c]
-            d = c
-    v[d] = 1.0
-    # S = sum_j w_j (p_j - pbar)(p_j - pbar)^T (p_j shrunk with cat.shrink)
-    memset(S, 0, K * K * sizeof(double))
-    for j in range(m):
-        r = B.cat.sv[j]
-        wr = B.cat.w[r]
-        st = B.cat.stat + r * K
-        for c in range(K):
-            q[c] = (st[c] + a * B.work.cl[c]) / (wr + a) - B.work.cl[c]
-        for c in range(K):
-            for e in range(c, K):
-                S[c * K + e] += wr * q[c] * q[e]
-    for c in range(K):
-        for e in range(c):
-            S[c * K + e] = S[e * K + c]
-    for it in range(100):
-        norm = 0.0
-        for c in range(K):
-            dot = 0.0
-            for e in range(K):
-                dot += S[c * K + e] * v[e]
-            u[c] = dot
-            norm += dot * dot
-        if norm <= 0.0:
-            break
-        norm = sqrt(norm)
-        change = 0.0
-        for c in range(K):
-            change += fabs(u[c] / norm - v[c])
-            v[c] = u[c] / norm
-        if change < 1e-12:
-            break
-    for j in range(m):
-        r = B.cat.sv[j]
-        st = B.cat.stat + r * K
-        dot = 0.0
-        for c in range(K):
-            dot += (st[c] + a * B.work.cl[c]) / (B.cat.w[r] + a) * v[c]
-        B.cat.ord[j].v = dot
-        B.cat.ord[j].i = j
-    qsort(B.cat.ord, m, sizeof(rf_vi), rf_cmp_vi)
+    principal axis of those shares (_categories.h, which the binned builder shares)."""
+    rf_cat_axis_order(B.cat.stat, B.cat.w, B.cat.sv, m, B.data.n_classes, B.cat.shrink,
+                      B.work.cl, B.cat.axis, B.cat.ord)
 
 
 cdef double _cat_cuts(Builder* B, int64_t m, int64_t n, const double* tot, double wtot,

@@ -34,7 +34,7 @@ goes left in both).
 """
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, fabs, isnan, log, sqrt
+from libc.math cimport INFINITY, NAN, fabs, isnan, log
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset

@@ -17,6 +17,12 @@
 # from the node go where its missing values go, the shorter of the two forms, as
 # _builder's _store_set).
 
+cdef extern from "_categories.h":
+    void rf_cat_axis_order(const double* stat, const double* w, const int64_t* sv,
+                           int64_t m, int64_t K, double a, double* mean, double* axis,
+                           rf_vi* ord) noexcept nogil
+
+
 DEF CAT_SET_EXACT = 10      # more classes: every partition up to this many levels (the
                             # exact builder's CAT_EXACT_MAX)
 DEF POOL = NBINS            # the slot of the pooled rare levels
@@ -141,70 +147,8 @@ cdef void _cat_order(HB* B, HCat* C, int64_t m, int64_t stat) noexcept nogil:
 
 cdef void _cat_axis_order(HB* B, HCat* C, int64_t m) noexcept nogil:
     """C.ord: the scanned levels by their class shares projected on the first principal
-    axis of those shares, each level weighted by its weight (the exact builder's
-    _cat_axis_order, see _categorical.pxi)."""
-    cdef int64_t j, r, c, e, d = 0, it, K = B.K
-    cdef double* v = C.axis
-    cdef double* u = C.axis + K
-    cdef double* q = C.axis + 2 * K
-    cdef double* S = C.axis + 3 * K
-    cdef double* mean = C.cl
-    cdef double wsum = 0.0, norm, wr, dot, big = -1.0, a = C.shrink, change
-    cdef const double* st
-    for c in range(K):
-        mean[c] = 0.0
-    for j in range(m):
-        r = C.sv[j]
-        st = C.stat + r * K
-        for c in range(K):
-            mean[c] += st[c]
-        wsum += C.w[r]
-    for c in range(K):
-        mean[c] /= wsum
-        v[c] = 0.0
-        if mean[c] > big:
-            big = mean[c]
-            d = c
-    v[d] = 1.0
-    memset(S, 0, K * K * sizeof(double))
-    for j in range(m):
-        r = C.sv[j]
-        wr = C.w[r]
-        st = C.stat + r * K
-        for c in range(K):
-            q[c] = (st[c] + a * mean[c]) / (wr + a) - mean[c]
-        for c in range(K):
-            for e in range(c, K):
-                S[c * K + e] += wr * q[c] * q[e]
-    for c in range(K):
-        for e in range(c):
-            S[c * K + e] = S[e * K + c]
-    for it in range(100):
-        norm = 0.0
-        for c in range(K):
-            dot = 0.0
-            for e in range(K):
-                dot += S[c * K + e] * v[e]
-            u[c] = dot
-            norm += dot * dot
-        if norm <= 0.0:
-            break
-        norm = sqrt(norm)
-        change = 0.0
-        for c in range(K):
-            change += fabs(u[c] / norm - v[c])
-            v[c] = u[c] / norm
-        if change < 1e-12:
-            break
-    for j in range(m):
-        r = C.sv[j]
-        st = C.stat + r * K
-        dot = 0.0
-        for c in range(K):
-            dot += (st[c] + a * mean[c]) / (C.w[r] + a) * v[c]
-        C.ord[j].v = dot
-        C.ord[j].i = j
-    qsort(C.ord, m, sizeof(rf_vi), rf_cmp_vi)
+    axis of those shares (_categories.h: the exact builder's order)."""
+    rf_cat_axis_order(C.stat, C.w, C.sv, m, B.K, C.shrink, C.cl, C.axis, C.ord)
 
 
 cdef double _cat_cuts(HB* B, HCat* C, int64_t m, int64_t N, const double* tot,
