@@ -22,7 +22,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef bint presorted = e.presorted, multi_int
     cdef bint best_cat = False, best_counted = False, counted
     cdef CatSplit cat
-    perfect = _perfect_proxy(B, e)
+    perfect = _perfect_proxy(B, e, counts)
     multi_int = _prepare_node(B, s, end, counts, &t2)
     i = 0
     while i < F:
@@ -284,7 +284,8 @@ cdef inline double _categorical_proxy(Builder* B, const Entry* e, int64_t f,
     return _scan_categorical(B, f, e.start, e.end, e.presorted, counts, e.weight, levels)
 
 
-cdef inline double _perfect_proxy(const Builder* B, const Entry* e) noexcept nogil:
+cdef inline double _perfect_proxy(const Builder* B, const Entry* e,
+                                  const double* counts) noexcept nogil:
     """A best proxy from which no cut of the node can be strictly better (INFINITY: none
     known), so that the features left are drawn but not scanned.  With two samples, any
     cut (every cut is the same partition); the absolute error's 0 (the kernels hold
@@ -293,8 +294,10 @@ cdef inline double _perfect_proxy(const Builder* B, const Entry* e) noexcept nog
     children and by no other (another falls short by about 1 or more, the sums being
     exact integers), and entropy's 0, which a cut into pure children reaches up to
     rounding and no other comes near (every such cut is the same partition, the two
-    classes of the node on either side).  Not with random cuts: each feature draws its
-    threshold."""
+    classes of the node on either side); two classes with Gini are scored on the
+    two-class scans' scale (l1^2/wl + r1^2/wr, see _proxy_moved), whose pure children
+    reach the node's class-1 weight ``counts[1]`` exactly.  Not with random cuts: each
+    feature draws its threshold."""
     cdef double perfect = INFINITY
     if B.par.random_split:
         pass
@@ -303,7 +306,12 @@ cdef inline double _perfect_proxy(const Builder* B, const Entry* e) noexcept nog
     elif B.par.absolute:
         perfect = 0.0
     elif B.key.packed and not B.data.regression and B.data.n_outputs == 1:
-        perfect = 0.0 if B.par.criterion == CRIT_ENTROPY else e.weight
+        if B.par.criterion == CRIT_ENTROPY:
+            perfect = 0.0
+        elif B.par.criterion == CRIT_GINI and B.data.n_classes == 2:
+            perfect = counts[1]
+        else:
+            perfect = e.weight
     return perfect
 
 
