@@ -40,8 +40,14 @@ floor of exp of a standardised ``make_regression`` target, 20 features) at each 
 ``--poisson-rows``, grown exact and binned: fit time, held-out R^2 and mean Poisson
 deviance.
 
+``--outputs``: random forests on several outputs at each of ``--outputs-rows``: three
+targets of ``make_regression`` (20 features), and two labels of
+``make_multilabel_classification`` (20 features, 5 labels drawn, the first two kept),
+grown exact and binned: fit time, held-out R^2 (subset accuracy for the labels).
+
     python benchmarks/bench_binned.py --categorical --trees 20 --depth 12
     python benchmarks/bench_binned.py --poisson --trees 20 --depth 12
+    python benchmarks/bench_binned.py --outputs --trees 20 --depth 12
     python benchmarks/bench_binned.py --quick           # small, for the tests
 """
 import argparse
@@ -257,6 +263,38 @@ def poisson(args):
                           "held-out R^2", "Poisson deviance"], table))
 
 
+def outputs(args):
+    from sklearn.datasets import make_multilabel_classification, make_regression
+    table = []
+    for task in args.tasks:
+        regression = task == "regression"
+        for n in args.outputs_rows:
+            if regression:
+                X, y = make_regression(n + n // 4, 20, n_informative=10, n_targets=3,
+                                       noise=10.0, random_state=0)
+            else:
+                X, y = make_multilabel_classification(n + n // 4, 20, n_classes=5,
+                                                      random_state=0)
+                X = X + np.random.default_rng(0).normal(scale=0.5, size=X.shape)
+                y = y[:, :2]
+            base = None
+            for label, bins in (("exact (max_bins=None)", None), ("binned (255)", 255)):
+                model = forest(regression, bins, args.trees, max_depth=args.depth)()
+                start = time.perf_counter()
+                model.fit(X[:n], y[:n])
+                took = time.perf_counter() - start
+                base = took if base is None else base
+                table.append([f"{task}, {y.shape[1]} outputs", f"{n:,}", label,
+                              f"{took:.2f} s", f"{took / base:.2f}",
+                              f"{model.score(X[n:], y[n:]):.4f}"])
+                print(table[-1], file=sys.stderr, flush=True)
+    depth = "full depth" if args.depth is None else f"depth {args.depth}"
+    print(f"{args.trees} trees of {depth}, n_jobs=2, a quarter of the rows again held "
+          "out\n")
+    print(markdown_table(["task", "rows", "forest", "fit", "fit / exact",
+                          "held-out score"], table))
+
+
 # ------------------------------------------------------------------ synthetic families
 
 
@@ -387,12 +425,15 @@ def main(argv=None):
     parser.add_argument("--poisson", action="store_true")
     parser.add_argument("--poisson-rows", type=int, nargs="+",
                         default=[250_000, 1_000_000])
+    parser.add_argument("--outputs", action="store_true")
+    parser.add_argument("--outputs-rows", type=int, nargs="+",
+                        default=[250_000, 1_000_000])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.crossover = args.accuracy = args.inside = args.monotonic = True
-        args.categorical = args.poisson = True
-        args.categorical_rows = args.poisson_rows = [600]
+        args.categorical = args.poisson = args.outputs = True
+        args.categorical_rows = args.poisson_rows = args.outputs_rows = [600]
         args.rows, args.trees, args.repeats, args.folds = [600], 3, 1, 2
         args.max_rows, args.synthetic_rows = 300, 300
         args.inside_rows = [600, 600]
@@ -410,6 +451,8 @@ def main(argv=None):
         categorical(args)
     if args.poisson:
         poisson(args)
+    if args.outputs:
+        outputs(args)
 
 
 if __name__ == "__main__":

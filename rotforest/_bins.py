@@ -34,19 +34,23 @@ def check_max_bins(max_bins):
 def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
     the binned builder takes dense features (categorical ones of at most max_bins
-    categories), one output, the Gini, entropy, squared-error, Friedman and Poisson
-    criteria, depth-first growth."""
+    categories, with one output), the Gini, entropy, squared-error, Friedman (one
+    output) and Poisson criteria, depth-first growth."""
     if issparse(X):
         return "X is sparse"
-    if n_outputs > 1:
-        return "y has several outputs"
+    if n_outputs > 1 and forest.criterion == "friedman_mse":
+        return "friedman_mse with several outputs has no binned scan"
     if forest.criterion not in _hist.CRITERIA:
         return f"the criterion {forest.criterion!r} has no binned scan"
     if forest.max_leaf_nodes is not None:
         return "max_leaf_nodes grows best-first"
     if n_classes > 512:
-        return "there are more than 512 classes"
+        return "there are more than 512 classes (of all outputs together)"
+    if n_outputs > 511:
+        return "there are more than 511 outputs"
     mask = getattr(forest, "is_categorical_", None)
+    if n_outputs > 1 and mask is not None:
+        return "y has several outputs and X categorical features"
     for f in (() if mask is None else np.flatnonzero(mask)):
         if _levels(X[:, f]).size > max_bins:
             return (f"categorical feature {f} has more than {max_bins} categories (a bin "
@@ -73,8 +77,9 @@ def resolve_max_bins(forest, X, n_outputs, n_classes):
     if reason is not None:
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
                          "builder takes dense features, categorical ones of at most "
-                         "max_bins categories, one output, the gini, entropy, "
-                         "squared_error, friedman_mse and poisson criteria and "
+                         "max_bins categories, the gini, entropy, squared_error, "
+                         "friedman_mse and poisson criteria (several outputs: no "
+                         "categories, no friedman_mse) and "
                          "max_leaf_nodes=None); "
                          "use max_bins=None")
     return int(max_bins)

@@ -355,3 +355,48 @@ static void rf_hfill_packed(const uint8_t *src, int64_t stride, int64_t hdr,
                         m - q < 8 ? m - q : 8, ph + q * 256, ph2 + q * 256);
 #undef RF_HFILL
 }
+
+/* rf_hpart for several outputs (see _hist.pyx): records of a weight and n_out classes
+ * (int64) or targets (double); by code <= cut (missing by mleft), or by table[code]
+ * when table is not NULL; no refinement.  Sums each side's class weights per output
+ * (class k of output o at off[o] + k), or per output the sums of w*y (at o) and of
+ * w*y*y, or w*y*log y with poisson (at n_out + o). */
+static int64_t rf_hpart_multi(const uint8_t *src, uint8_t *dst, int64_t stride,
+                              int64_t hdr, const uint8_t *codes, int64_t p, int64_t s,
+                              int64_t e, int64_t f, int64_t cut, int mleft,
+                              const uint8_t *table, double *left, double *right,
+                              double *wl, double *wr, int compact, int place,
+                              int64_t n_out, const int64_t *off, int regression,
+                              int poisson) {
+    double *st[2] = {right, left};
+    double side[2] = {0.0, 0.0};
+    int64_t l = s, r = e, t, o;
+    for (t = s; t < e; t++) {
+        const uint8_t *rec = src + t * stride;
+        const uint8_t code = compact ? rec[f] : codes[*(const int64_t *)rec * p + f];
+        const int go = table ? table[code] : (code == 255 ? mleft : code <= cut);
+        const double wt = *(const double *)(rec + hdr);
+        double *to = st[go];
+        if (place) {
+            memcpy(dst + (go ? l : r - 1) * stride, rec, (size_t)stride);
+        }
+        side[go] += wt;
+        if (regression) {
+            const double *y = (const double *)(rec + hdr + 8);
+            for (o = 0; o < n_out; o++) {
+                const double m = wt * y[o];
+                to[o] += m;
+                to[n_out + o] += poisson ? (y[o] > 0.0 ? m * log(y[o]) : 0.0) : m * y[o];
+            }
+        } else {
+            const int64_t *k = (const int64_t *)(rec + hdr + 8);
+            for (o = 0; o < n_out; o++)
+                to[off[o] + k[o]] += wt;
+        }
+        l += go;
+        r -= 1 - go;
+    }
+    *wl = side[1];
+    *wr = side[0];
+    return l - s;
+}

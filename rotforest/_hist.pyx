@@ -75,6 +75,13 @@ cdef extern from "_hist.h":
                      int64_t cut, int mleft, rf_hrefine* R, double* left,
                      double* right, double* wl, double* wr, int compact,
                      int mode, int place) noexcept nogil
+    int64_t rf_hpart_multi(const uint8_t* src, uint8_t* dst, int64_t stride,
+                           int64_t hdr, const uint8_t* codes, int64_t p, int64_t s,
+                           int64_t e, int64_t f, int64_t cut, int mleft,
+                           const uint8_t* table, double* left, double* right,
+                           double* wl, double* wr, int compact, int place,
+                           int64_t n_out, const int64_t* off, int regression,
+                           int poisson) noexcept nogil
     int64_t rf_hpart_set(const uint8_t* src, uint8_t* dst, int64_t stride, int64_t hdr,
                          const uint8_t* codes, int64_t p, int64_t s, int64_t e,
                          int64_t f, const uint8_t* table, rf_hrefine* R, double* left,
@@ -358,6 +365,14 @@ cdef struct HB:
     double* values
     int64_t count, cap, depth
     int error
+    # several outputs (n_out > 1, see _hist_multi.pxi): a bin's statistics are each
+    # output's class weights (output o's at out_off[o]; K = S their total) or the
+    # weight and each output's sum of w*y; NS the nodes' statistics (the class
+    # weights, or each output's sums of w*y, then of w*y*y), nv the values a node
+    # (n_out x max_k).  (At the end: ahead of the builder's hot fields, they slowed a
+    # two-class tree by 4%.)
+    int64_t n_out, NS, nv, max_k
+    int64_t* out_off
 
 
 cdef inline double _impurity(const HB* B, const double* s, double w) noexcept nogil:
@@ -365,6 +380,8 @@ cdef inline double _impurity(const HB* B, const double* s, double w) noexcept no
     sums of w*y and w*y*y, or for Poisson w*y and w*y*log(y)) and weight w."""
     cdef int64_t k
     cdef double acc = 0.0, q
+    if B.n_out > 1:
+        return _impurity_multi(B, s, w)
     if B.regression:
         q = s[0] / w
         if B.criterion == CRIT_POISSON_B:
@@ -388,15 +405,20 @@ cdef inline double _side_proxy(const HB* B, const double* s, double w) noexcept 
     """A side's share of the split proxy (larger is better): the Gini criterion's
     sum of squared class weights over w, the entropy's sum of k log k minus w log w, the
     squared error's squared target sum over w, the Poisson deviance's s log(s / w)
-    (-inf for a side whose sum is numerically zero: it would predict 0)."""
+    (-inf for a side whose sum is numerically zero: it would predict 0); with several
+    outputs (see _hist_multi.pxi), the sum of theirs (the same sums: a bin's class
+    weights of every output side by side, or its sums of w y after its weight)."""
     cdef int64_t k
     cdef double acc = 0.0
     if B.regression:
-        if B.criterion == CRIT_POISSON_B:
-            if s[1] <= EPSILON:
-                return -INFINITY
-            return s[1] * log(s[1] / w)
-        return s[1] * s[1] / w
+        for k in range(1, B.S):
+            if B.criterion == CRIT_POISSON_B:
+                if s[k] <= EPSILON:
+                    return -INFINITY
+                acc += s[k] * log(s[k] / w)
+            else:
+                acc += s[k] * s[k] / w
+        return acc
     if B.criterion == CRIT_GINI_B:
         for k in range(B.K):
             acc += s[k] * s[k]
@@ -404,7 +426,7 @@ cdef inline double _side_proxy(const HB* B, const double* s, double w) noexcept 
     for k in range(B.K):
         if s[k] > 0.0:
             acc += s[k] * log(s[k])
-    return acc - w * log(w)
+    return acc - <double> B.n_out * (w * log(w))
 
 
 # ----------------------------------------------------------------------------------------
@@ -460,7 +482,9 @@ cdef void _fill_dense(HB* B, int64_t start, int64_t end, int64_t m, HSet hs,
     for q in range(m):
         base[q] = slot[q] * NBINS
         memset(h + base[q] * S, 0, NBINS * S * sizeof(double))
-    if B.regression:
+    if B.n_out > 1:
+        _fill_multi(B, start, end, m, h)
+    elif B.regression:
         for t in range(start, end):
             row = _row(B, t)
             wt = _w(B, t)
@@ -646,7 +670,10 @@ cdef inline int64_t _run_start(const HB* B, HSet hs, int64_t q, const double* h,
     wl[0] = 0.0
     if not mleft:
         return 0
-    _add_bin(B, left, wl, h + MISSING * B.S)
+    if B.n_out > 1:
+        _add_bin_multi(B, left, wl, h + MISSING * B.S)
+    else:
+        _add_bin(B, left, wl, h + MISSING * B.S)
     return hs.cnt[q * NBINS + MISSING] if B.need_counts else 0
 
 
@@ -667,7 +694,10 @@ cdef void _run(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64_
     nl = _run_start(B, hs, q, h, left, &wl, mleft)
     for i in range(last):
         b = bins[i]
-        _add_bin(B, left, &wl, h + b * S)
+        if B.n_out > 1:
+            _add_bin_multi(B, left, &wl, h + b * S)
+        else:
+            _add_bin(B, left, &wl, h + b * S)
         if B.need_counts:
             nl += hs.cnt[q * NBINS + b]
             if nl < B.min_leaf:
@@ -767,6 +797,7 @@ cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64
 
 
 include "_hist_sets.pxi"
+include "_hist_multi.pxi"
 
 
 cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
@@ -782,8 +813,8 @@ cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
     if B.cat != NULL and B.cat.setf[f]:
         _scan_set(B, hs, q, f, tot, W, N, bins, nb, missing, best)
         return False
-    if B.S == 2 and ((B.regression and B.criterion != CRIT_POISSON_B)
-                     or B.criterion == CRIT_GINI_B):
+    if B.S == 2 and B.n_out == 1 and ((B.regression and B.criterion != CRIT_POISSON_B)
+                                      or B.criterion == CRIT_GINI_B):
         _run2(B, hs, q, f, bins, nb, tot, W, N, False, missing, best)
         if missing and nb > 1:
             _run2(B, hs, q, f, bins, nb, tot, W, N, True, False, best)
@@ -1187,7 +1218,8 @@ cdef inline void _totals(const HB* B, const HEntry* e, double* tot) noexcept nog
     cdef int64_t k
     if B.regression:
         tot[0] = e.weight
-        tot[1] = B.node_stats[0]
+        for k in range(B.n_out):
+            tot[1 + k] = B.node_stats[k]
     else:
         for k in range(B.K):
             tot[k] = B.node_stats[k]
@@ -1333,7 +1365,7 @@ cdef void _find_split(HB* B, const HEntry* e, HSplit* best, int64_t* bins) noexc
         for q in range(m):
             B.batch[q] = _draw(B, i, n_cand, random)
             i += 1
-        if N < SMALL:
+        if N < SMALL and B.n_out == 1:
             _fill_lazy(B, e.start, e.end, m)
         else:
             _fill_dense(B, e.start, e.end, m, B.batch_set, B.ident)
@@ -1373,6 +1405,8 @@ cdef int64_t _partition(HB* B, const HEntry* e, HSplit* sp, double* wl_out,
     R.xs1 = B.xs1
     R.rowoff = B.hdr - 4 if B.compact else -1
     sp.refined = 0
+    if B.n_out > 1:
+        return _partition_multi(B, e, sp, wl_out, wr_out, place)
     if sp.is_set:
         for k in range(B.S):
             B.left_stats[k] = 0.0
@@ -1567,7 +1601,7 @@ cdef inline void _add_node_stats(const HB* B, double* stats, double wt,
 
 cdef int _add_node(HB* B, const HEntry* e, const double* stats) noexcept nogil:
     """Appends the entry's node (a leaf until split) with its values; its id, or -1."""
-    cdef int64_t idx, k, cap, nv = B.K
+    cdef int64_t idx, k, cap, nv = B.nv
     cdef void* q
     cdef Node* nd
     if B.count == MAX_NODES:
@@ -1597,7 +1631,9 @@ cdef int _add_node(HB* B, const HEntry* e, const double* stats) noexcept nogil:
     nd.impurity = e.impurity
     nd.n_node_samples = <int32_t> (e.end - e.start)
     nd.weighted_n_node_samples = e.weight
-    if B.regression:
+    if B.n_out > 1:
+        _values_multi(B, B.values + idx * nv, stats, e.weight)
+    elif B.regression:
         B.values[idx] = stats[0] / e.weight
     else:
         for k in range(nv):
@@ -1626,7 +1662,7 @@ cdef int _push(HB* B, int64_t start, int64_t end, int64_t depth, int64_t parent,
                int64_t hset, double lower, double upper) noexcept nogil:
     """Pushes a child entry with its statistics, its bounds (monotonic constraints) and
     the node's constant features."""
-    cdef int64_t cap, S = B.K if not B.regression else 2, k
+    cdef int64_t cap, S = B.NS, k
     cdef void* q
     cdef HEntry* e
     if B.stack_n == B.stack_cap:
@@ -1685,7 +1721,7 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
     """Depth-first growth from the root entry on the stack."""
     cdef HEntry e
     cdef HSplit sp
-    cdef int64_t S = B.K if not B.regression else 2, node, nl, n
+    cdef int64_t S = B.NS, node, nl, n
     cdef int64_t sets[2]
     cdef double wl, wr, improvement, middle
     cdef double bounds[4]          # lower, upper of the left child, then of the right
@@ -1856,10 +1892,10 @@ cdef class Workspace:
         return self.buf
 
 
-cdef int64_t _stride(int64_t p, bint compact, bint packed) noexcept nogil:
+cdef int64_t _stride(int64_t p, bint compact, bint packed, int64_t n_out) noexcept nogil:
     """The bytes of a sample's record (see _hist.h): the codes and the row (int32,
     the header's last 4 bytes), or the row alone (int64); the payload."""
-    return (((p + 4 + 7) & ~7) if compact else 8) + (8 if packed else 16)
+    return (((p + 4 + 7) & ~7) if compact else 8) + (8 if packed else 8 + 8 * n_out)
 
 
 cdef inline void _fill_record(const HB* B, uint8_t* rec, int64_t i, double w,
@@ -1890,6 +1926,36 @@ cdef inline void _fill_record(const HB* B, uint8_t* rec, int64_t i, double w,
         (<int64_t*> (rec + B.hdr + 8))[0] = <int64_t> target
 
 
+cdef int64_t _load(HB* B, int64_t n, const uint8_t* counts, const double* sw,
+                   const int32_t* y, const double* target) noexcept nogil:
+    """The records of the samples of non-zero weight (``counts``, or ``sw`` when it is
+    NULL) in B.buf[0], the root's statistics in B.node_stats and its weight in
+    B.total_weight; their number."""
+    cdef int64_t i, k, m = 0
+    cdef double wi, tw = 0.0
+    for k in range(B.NS):
+        B.node_stats[k] = 0.0
+    for i in range(n):
+        wi = <double> counts[i] if counts != NULL else sw[i]
+        if wi <= 0.0:
+            continue
+        if B.n_out > 1:
+            _record_multi(B, B.buf[0] + m * B.stride, i, wi, y, target)
+            _add_root_multi(B, B.node_stats, wi, i, y, target)
+        else:
+            _fill_record(B, B.buf[0] + m * B.stride, i, wi,
+                         target[i] if B.regression else <double> y[i])
+            if B.regression:
+                B.node_stats[0] += wi * target[i]
+                B.node_stats[1] += wi * _second(B, target[i])
+            else:
+                B.node_stats[y[i]] += wi
+        tw += wi
+        m += 1
+    B.total_weight = tw
+    return m
+
+
 cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept nogil:
     """The builder's buffers for n samples (the records' two buffers carved from
     ``base``, 2 * _stride(p, compact, packed) * (n + 1) bytes); 0, or -1 when memory ran out."""
@@ -1897,8 +1963,8 @@ cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept 
     if base == NULL:
         return -1
     B.compact = compact
-    B.stride = _stride(B.p, compact, B.packed)
-    B.hdr = B.stride - (8 if B.packed else 16)
+    B.stride = _stride(B.p, compact, B.packed, B.n_out)
+    B.hdr = B.stride - (8 if B.packed else 8 + 8 * B.n_out)
     B.buf[0] = <uint8_t*> base
     B.buf[1] = B.buf[0] + (n + 1) * B.stride
     B.cur = B.buf[0]
@@ -1919,15 +1985,15 @@ cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept 
             B.ident[j] = j
     B.stack_cap = 64
     B.stack = <HEntry*> malloc(B.stack_cap * sizeof(HEntry))
-    B.stack_stats = <double*> malloc(B.stack_cap * S * sizeof(double))
+    B.stack_stats = <double*> malloc(B.stack_cap * B.NS * sizeof(double))
     B.stack_const = <uint8_t*> malloc(B.stack_cap * B.p)
-    B.node_stats = <double*> malloc(S * sizeof(double))
-    B.left_stats = <double*> malloc(S * sizeof(double))
-    B.right_stats = <double*> malloc(S * sizeof(double))
+    B.node_stats = <double*> malloc(max(S, B.NS) * sizeof(double))
+    B.left_stats = <double*> malloc(max(S, B.NS) * sizeof(double))
+    B.right_stats = <double*> malloc(max(S, B.NS) * sizeof(double))
     B.node_const = <uint8_t*> malloc(B.p)
     B.cap = 256
     B.nodes = <Node*> malloc(B.cap * sizeof(Node))
-    B.values = <double*> malloc(B.cap * B.K * sizeof(double))
+    B.values = <double*> malloc(B.cap * B.nv * sizeof(double))
     if (B.base == NULL or B.ident == NULL or B.packed_hist == NULL
             or B.hist == NULL or B.cnt == NULL or B.touched == NULL or B.batch == NULL
             or B.cand == NULL or B.stack == NULL or B.stack_stats == NULL
@@ -1961,6 +2027,7 @@ cdef void _free(HB* B) noexcept nogil:
     free(B.node_const)
     free(B.nodes)
     free(B.values)
+    free(B.out_off)
 
 
 def _checked_inputs(int64_t n, int64_t p, sample_weight, X, exact, monotonic,
@@ -1992,11 +2059,11 @@ cdef tuple _tree_arrays(const HB* B):
     if B.error == 2:
         raise ValueError("the tree would have more than 2**31 - 1 nodes")
     nodes = np.empty(B.count, dtype=NODE_DTYPE)
-    value = np.empty((B.count, 1, B.K), dtype=np.float64)
+    value = np.empty((B.count, B.n_out, B.nv // B.n_out), dtype=np.float64)
     if B.count:
         memcpy(<void*> <size_t> nodes.ctypes.data, B.nodes, B.count * sizeof(Node))
         memcpy(<void*> <size_t> value.ctypes.data, B.values,
-               B.count * B.K * sizeof(double))
+               B.count * B.nv * sizeof(double))
     return nodes, value
 
 
@@ -2036,7 +2103,7 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                double inside_abs=-1.0, bint skip_last=True,
                const int8_t[::1] monotonic=None, categories=None,
                int64_t min_category_samples=10, int category_orders=1,
-               int category_rare=0):
+               int category_rare=0, int64_t n_outputs=1, output_classes=None):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
@@ -2055,7 +2122,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     holds one value (its cuts need no refinement; None: all 0).  ``categories``: None,
     or _bins.category_table's: the features to split on sets of their bins (see
     _hist_sets.pxi), with the exact builder's three settings of categorical splits.
-    Returns ``(nodes, value, max_depth, left_codes)`` as _builder.build_tree does."""
+    ``n_outputs`` > 1: y or target holds them row by row (n x n_outputs), with
+    ``output_classes`` each output's classes (see _hist_multi.pxi).  Returns ``(nodes, value, max_depth, left_codes)`` as _builder.build_tree does."""
     cdef HB B
     cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
     cdef const double[::1] sw_f
@@ -2088,7 +2156,13 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.p = p
     B.K = 1 if regression else n_classes
     S = 2 if regression else n_classes
-    B.S = S
+    B.S = B.NS = S
+    B.nv = B.K
+    B.regression = regression
+    if n_outputs > 1 and (monotonic is not None or categories is not None):
+        raise ValueError("several outputs take no monotonic constraints or categories")
+    _multi_setup(&B, n_outputs, output_classes)
+    S = B.S
     B.edges = &edges[0] if edges.shape[0] > 0 else NULL
     B.offsets = &offsets[0]
     B.regression = regression
@@ -2108,7 +2182,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.min_decrease = min_impurity_decrease
     B.rng = seed
     B.hist_cap = max(1, min(64, (1 << 20) // (NBINS * S)))
-    B.bounds = not regression and n_classes <= MAX_BOUND_K and B.X != NULL
+    B.bounds = (not regression and n_classes <= MAX_BOUND_K and B.X != NULL
+                and n_outputs == 1)
     B.inside_tol = INSIDE_TOL if inside_tol < 0.0 else inside_tol
     B.inside_abs = INSIDE_ABS if inside_abs < 0.0 else inside_abs
     cdef char* base
@@ -2120,7 +2195,7 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.vals_size = &workspace.vals_size
     cdef int64_t active = 0
     cdef double total = 0.0
-    B.packed = not regression and n_classes == 2
+    B.packed = not regression and n_classes == 2 and n_outputs == 1
     B.int_weights = True
     with nogil:
         for i in range(n):
@@ -2132,27 +2207,17 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                     B.int_weights = False
         # (integer weights whose sum fits 32 bits)
         B.packed = B.packed and B.int_weights and total < 4294967295.0
-        base = workspace.reserve(2 * _stride(p, compact, B.packed) * (active + 1))
+        base = workspace.reserve(2 * _stride(p, compact, B.packed, B.n_out) * (active + 1))
     try:
         with nogil:
             if _alloc(&B, active, S, compact, base) < 0:
                 B.error = 1
             else:
-                for k in range(S):
-                    B.node_stats[k] = 0.0
-                for i in range(n):
-                    wi = <double> sw_c[i] if by_counts else sw_f[i]
-                    if wi > 0.0:
-                        _fill_record(&B, B.buf[0] + m * B.stride, i, wi,
-                                     target[i] if regression else <double> y[i])
-                        tw += wi
-                        if regression:
-                            B.node_stats[0] += wi * target[i]
-                            B.node_stats[1] += wi * _second(&B, target[i])
-                        else:
-                            B.node_stats[y[i]] += wi
-                        m += 1
-                B.total_weight = tw
+                m = _load(&B, n, &sw_c[0] if by_counts else NULL,
+                          NULL if by_counts else &sw_f[0],
+                          NULL if regression else &y[0],
+                          &target[0] if regression else NULL)
+                tw = B.total_weight
                 if B.bounds and tw > 0.0:
                     B.root_most = ((tw if B.criterion == CRIT_GINI_B else 0.0)
                                    - _side_proxy(&B, B.node_stats, tw))

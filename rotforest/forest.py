@@ -390,7 +390,8 @@ class _BaseRandomForest(_BaseForest):
     def _max_bins(self, fit):
         """The fit's bins (see _bins.resolve_max_bins), or None."""
         n_outputs = 1 if fit.target.ndim == 1 else fit.target.shape[1]
-        n_classes = 1 if self._tree_class._regression else int(np.max(fit.n_values))
+        # (several outputs: their classes side by side in a bin's statistics)
+        n_classes = 1 if self._tree_class._regression else int(np.sum(fit.n_values))
         return resolve_max_bins(self, fit.X, n_outputs, n_classes)
 
     def _share_of(self, sw):

@@ -55,12 +55,18 @@ def builder_seed(rng):
 
 
 def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
-                 min_weight_leaf, criterion, categories=None, min_category_samples=10):
+                 min_weight_leaf, criterion, categories=None, min_category_samples=10,
+                 outputs=None):
     """The binned builder's tree (see _hist.pyx) on ``binned`` (_bins.binned_features'
     for X, and optionally a _hist.Workspace to reuse), its cuts refined on X, the
     features of ``categories`` (_bins.category_table's) split on sets: ``(nodes,
-    value, depth, left_codes)``."""
+    value, depth, left_codes)``; ``outputs``: several outputs as _grow gives them (codes
+    or numeric row by row), or None."""
     bin_codes, edges, offsets, exact = binned[:4]
+    n_outputs = 1
+    if outputs is not None:
+        n_outputs = outputs if numeric is not None else len(outputs)
+        n_values = 1 if numeric is not None else int(max(outputs))
     orders, rare = _builder.category_settings()
     return _hist.build_tree(
         bin_codes, edges, offsets, codes, numeric, sw,
@@ -72,7 +78,8 @@ def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
         workspace=binned[4] if len(binned) > 4 else None, X=X, exact=exact,
         monotonic=settings.get("monotonic"), categories=categories,
         min_category_samples=min_category_samples, category_orders=orders,
-        category_rare=rare)
+        category_rare=rare, n_outputs=n_outputs,
+        output_classes=None if numeric is not None or outputs is None else outputs)
 
 
 class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
@@ -235,7 +242,7 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
             nodes, value, depth, left_codes = _grow_binned(
                 X, binned, codes, numeric, sw, n_values, settings, seed,
                 frac * float(sw.sum()), self.criterion, categories,
-                min(self.min_category_samples, X.shape[0] + 1))
+                min(self.min_category_samples, X.shape[0] + 1), outputs)
         else:
             nodes, value, depth, left_codes = self._grow_exact(
                 X, keys, codes, numeric, sw, n_values, outputs, settings, seed,

@@ -755,7 +755,8 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     """bench_binned.py --quick: the crossover table (both builders' fit times and their
     ratio, per task), the accuracy table of the synthetic families (the exact
     forest's score, the binned ones' paired differences, a mean row), the monotonic
-    table (no step against a constraint), the categorical and the Poisson ones."""
+    table (no step against a constraint), the categorical, Poisson and several-output
+    ones."""
     bench = _load("bench_binned")
     bench.main(["--quick"])
     out = capsys.readouterr().out
@@ -769,13 +770,17 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     assert [c[2] for c in constrained] == ["exact (max_bins=None)", "binned (255)"] * 2
     assert all(c[6] == "0" and c[3].endswith(" s") for c in constrained)
     # the categorical table: both builders per task, a score each
-    sets = [cells for cells in tasks if len(cells) == 6]
+    sets = [cells for cells in tasks if len(cells) == 6 and "outputs" not in cells[0]]
     assert [c[2] for c in sets] == ["exact (max_bins=None)", "binned (255)"] * 2
     assert all(c[1] == "600" and -1.0 < float(c[5]) <= 1.0 for c in sets)
     counts = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines()
               if line.startswith("| poisson")]
     assert [c[2] for c in counts] == ["exact (max_bins=None)", "binned (255)"]
     assert all(float(c[6]) >= 0.0 for c in counts)
+    several = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines()
+               if " outputs |" in line]
+    assert [c[0] for c in several] == ["classification, 2 outputs"] * 2 + [
+        "regression, 3 outputs"] * 2
     for line in crossover:
         cells = [c.strip() for c in line.split("|")[1:-1]]
         assert cells[1] == "600" and cells[2].endswith(" s") and cells[3].endswith(" s")

@@ -403,7 +403,6 @@ def test_bad_max_bins_refused(value, error):
     ({"criterion": "absolute_error"}, "regression"),
     ({"max_leaf_nodes": 5}, "classes"),
     ({}, "sparse"),
-    ({}, "outputs"),
     ({"categorical_features": [0]}, "classes"),
 ])
 def test_explicit_bins_that_cannot_be_honoured_are_refused(params, fit_with):
@@ -411,8 +410,6 @@ def test_explicit_bins_that_cannot_be_honoured_are_refused(params, fit_with):
     cls = RandomForestRegressor if fit_with == "regression" else RandomForestClassifier
     if fit_with == "sparse":
         X = csr_matrix(X)
-    if fit_with == "outputs":
-        y = np.column_stack([y, y])
     if "categorical_features" in params:
         X[:, 0] = np.arange(X.shape[0]) % 100      # more categories than bins
     forest = cls(n_estimators=2, max_bins=64, random_state=0, **params)
@@ -692,3 +689,81 @@ def test_categorical_forests_on_bins_and_the_rule_of_auto(monkeypatch):
     auto = RandomForestClassifier(n_estimators=2, categorical_features=[0, 1, 2],
                                   random_state=0).fit(X, y)
     assert auto.max_bins_ is None
+
+
+@pytest.mark.parametrize("criterion, levels", [("gini", None), ("entropy", 12),
+                                               ("squared_error", None),
+                                               ("squared_error", 12), ("poisson", None)])
+def test_several_outputs_split_at_the_best_edge(criterion, levels):
+    """Several outputs: every split is the best cut at the bins' edges (brute force on
+    the mean of the outputs' impurities, missing values on either side), its threshold
+    an edge; the leaves hold each output's class fractions (means)."""
+    regression = criterion in ("squared_error", "poisson")
+    X, y0 = _data(300, 4, seed=5, levels=levels, missing=0.1, regression=regression)
+    _, y1 = _data(300, 4, seed=6, levels=levels, regression=regression)
+    Y = np.column_stack([y0, y1 if regression else y1 % 2])
+    if criterion == "poisson":
+        Y = np.floor(np.exp(Y / 3))
+    cls = RandomForestRegressor if regression else RandomForestClassifier
+    forest = cls(n_estimators=1, bootstrap=False, max_features=None, max_depth=4,
+                 criterion=criterion, max_bins=24, random_state=0).fit(X, Y)
+    assert forest.max_bins_ == 24
+    _, flat, offsets, _ = _bins.binned_features(X, 24, 1)
+    tree = forest.estimators_[0].tree_
+    target = Y if regression else np.column_stack(
+        [np.searchsorted(c, Y[:, o]) for o, c in enumerate(forest.classes_)])
+    w = np.ones(len(Y))
+
+    def decrease(rows, left):
+        return np.mean([_decrease(target[rows, o], w[rows], left, regression, criterion)
+                        for o in range(2)])
+
+    paths = tree.decision_path(X).toarray().astype(bool)
+    splits = 0
+    for node in np.flatnonzero(tree.children_left != -1):
+        rows = paths[:, node]
+        f = tree.feature[node]
+        got = decrease(rows, _goes_left(tree, node, X[rows, f]))
+        best = -np.inf
+        for j in range(X.shape[1]):
+            x = X[rows, j]
+            for thr in list(flat[offsets[j]:offsets[j + 1]]) + [np.inf]:
+                for nan_left in (False, True):
+                    left = np.where(np.isnan(x), nan_left, x <= thr)
+                    if left.all() or not left.any():
+                        continue
+                    gain = decrease(rows, left)
+                    if np.isfinite(gain):
+                        best = max(best, gain)
+        assert got == pytest.approx(best, rel=1e-9, abs=1e-12), node
+        assert tree.threshold[node] in set(flat[offsets[f]:offsets[f + 1]]) | {np.inf}
+        splits += 1
+    assert splits > 5
+    leaves = forest.estimators_[0].apply(X)
+    for node in np.unique(leaves)[:5]:
+        rows = leaves == node
+        for o in range(2):
+            if regression:
+                want = [Y[rows, o].mean()]
+            else:
+                k = len(forest.classes_[o])
+                want = np.bincount(target[rows, o], minlength=k) / rows.sum()
+            np.testing.assert_allclose(tree.value[node, o, :len(want)], want, rtol=1e-12)
+
+
+def test_several_outputs_refused_with_categories_or_friedman(monkeypatch):
+    """Several outputs with categorical features, or with friedman_mse, keep the exact
+    search: refused for an explicit max_bins, exact under "auto"."""
+    monkeypatch.setattr(_bins, "AUTO_ROWS", 100)       # ("auto" bins what it can)
+    X, y = _data(200, 4, levels=5)
+    assert RandomForestClassifier(n_estimators=2).fit(X, np.column_stack([y, y])
+                                                      ).max_bins_ == 255
+    forests = [(RandomForestClassifier(n_estimators=2, categorical_features=[0]),
+                np.column_stack([y, y])),
+               (RandomForestRegressor(n_estimators=2, criterion="friedman_mse"),
+                np.column_stack([X[:, 0], X[:, 1]]))]
+    for forest, Y in forests:
+        with pytest.raises(ValueError, match="cannot be honoured"):
+            forest.set_params(max_bins=64).fit(X, Y)
+        assert not hasattr(forest, "estimators_")
+        assert forest.set_params(max_bins="auto").fit(X, Y).max_bins_ is None
