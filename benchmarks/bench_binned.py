@@ -45,9 +45,15 @@ targets of ``make_regression`` (20 features), and two labels of
 ``make_multilabel_classification`` (20 features, 5 labels drawn, the first two kept),
 grown exact and binned: fit time, held-out R^2 (subset accuracy for the labels).
 
+``--wide``: the rule of ``"auto"`` for data of more than 64 features (whose records
+carry their rows, not their codes): fit times of the two builders on
+``make_classification`` (20 informative features) of each of ``--wide-features``
+widths at each of ``--wide-rows`` (up to 300 million cells), and what ``"auto"`` picks.
+
     python benchmarks/bench_binned.py --categorical --trees 20 --depth 12
     python benchmarks/bench_binned.py --poisson --trees 20 --depth 12
     python benchmarks/bench_binned.py --outputs --trees 20 --depth 12
+    python benchmarks/bench_binned.py --wide --trees 20 --depth 12
     python benchmarks/bench_binned.py --quick           # small, for the tests
 """
 import argparse
@@ -295,6 +301,35 @@ def outputs(args):
                           "held-out score"], table))
 
 
+def wide(args):
+    from sklearn.datasets import make_classification
+    from rotforest import RandomForestClassifier
+    from rotforest._bins import resolve_max_bins
+    table = []
+    for p in args.wide_features:
+        for n in args.wide_rows:
+            if n * p > 300_000_000:
+                continue
+            X, y = make_classification(n, p, n_informative=min(20, p // 2),
+                                       random_state=0)
+            times = {}
+            for key, bins in (("exact", None), ("binned", 255)):
+                model = forest(False, bins, args.trees, max_depth=args.depth)()
+                start = time.perf_counter()
+                model.fit(X, y)
+                times[key] = time.perf_counter() - start
+            auto = resolve_max_bins(RandomForestClassifier(), X, 1, 2)
+            table.append([str(p), f"{n:,}", f"{times['exact']:.2f} s",
+                          f"{times['binned']:.2f} s",
+                          f"{times['binned'] / times['exact']:.2f}",
+                          "binned" if auto else "exact"])
+            print(table[-1], file=sys.stderr, flush=True)
+    depth = "full depth" if args.depth is None else f"depth {args.depth}"
+    print(f"make_classification, {args.trees} trees of {depth}, n_jobs=2\n")
+    print(markdown_table(["features", "rows", "exact", "binned (255)", "binned / exact",
+                          '"auto" picks'], table))
+
+
 # ------------------------------------------------------------------ synthetic families
 
 
@@ -428,11 +463,16 @@ def main(argv=None):
     parser.add_argument("--outputs", action="store_true")
     parser.add_argument("--outputs-rows", type=int, nargs="+",
                         default=[250_000, 1_000_000])
+    parser.add_argument("--wide", action="store_true")
+    parser.add_argument("--wide-features", type=int, nargs="+", default=[100, 300, 1000])
+    parser.add_argument("--wide-rows", type=int, nargs="+",
+                        default=[200_000, 1_000_000])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.crossover = args.accuracy = args.inside = args.monotonic = True
-        args.categorical = args.poisson = args.outputs = True
+        args.categorical = args.poisson = args.outputs = args.wide = True
+        args.wide_features, args.wide_rows = [70], [600]
         args.categorical_rows = args.poisson_rows = args.outputs_rows = [600]
         args.rows, args.trees, args.repeats, args.folds = [600], 3, 1, 2
         args.max_rows, args.synthetic_rows = 300, 300
@@ -453,6 +493,8 @@ def main(argv=None):
         poisson(args)
     if args.outputs:
         outputs(args)
+    if args.wide:
+        wide(args)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,12 @@ from scipy.sparse import issparse
 from rotforest import _hist
 
 # "auto" grows on bins from this many rows on (benchmarks/bench_binned.py --crossover:
-# neither kind of forest is slower there), on data of at most AUTO_FEATURES features
-# (whose samples' records carry their codes; wider data reads them by row, measured
-# slower than the exact builder, and grows exact under "auto")
+# neither kind of forest is slower there) for data of at most AUTO_FEATURES features
+# (whose samples' records carry their codes); wider data, whose records carry their
+# rows (the codes read from memory by row), from AUTO_ROWS * features / AUTO_FEATURES
+# rows on (bench_binned.py --wide: at 200,000 rows binned fits took 0.80 of the exact
+# ones at 100 features, 1.3 at 300, 1.9 at 1,000; at a million rows 0.60 at 100, 0.78
+# at 300)
 AUTO_ROWS = 200_000
 AUTO_FEATURES = 64
 # the rows sampled, at most, for each feature's thresholds (a fixed draw per size)
@@ -70,7 +73,7 @@ def resolve_max_bins(forest, X, n_outputs, n_classes):
     if max_bins is None:
         return None
     if isinstance(max_bins, str):       # "auto"
-        if X.shape[0] < AUTO_ROWS or X.shape[1] > AUTO_FEATURES:
+        if X.shape[0] < AUTO_ROWS * max(1.0, X.shape[1] / AUTO_FEATURES):
             return None
         return 255 if why_not_binned(forest, X, n_outputs, n_classes) is None else None
     reason = why_not_binned(forest, X, n_outputs, n_classes, max_bins)

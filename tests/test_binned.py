@@ -378,12 +378,14 @@ def test_auto_grows_exact_below_its_rows_and_binned_above(monkeypatch):
     auto = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     binned = RandomForestClassifier(n_estimators=3, max_bins=255, random_state=0).fit(X, y)
     assert auto.max_bins_ == 255 and _nodes(auto) == _nodes(binned)
-    # wide data (records without their codes) grows exact under "auto"
-    wide = np.repeat(X, 14, axis=1)[:, :65]
+    # wide data (records without their codes) bins from proportionally more rows:
+    # 128 features from twice AUTO_ROWS
+    wide = np.repeat(X, 26, axis=1)[:, :128]
+    for rows, bins in ((199, None), (200, 255)):
+        assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
+            wide[:rows], y[:rows]).max_bins_ == bins
     assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
-        wide, y).max_bins_ is None
-    assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
-        wide[:, :64], y).max_bins_ == 255
+        wide[:100, :64], y[:100]).max_bins_ == 255
     # what the binned builder does not take grows exact under "auto"
     for params in ({"criterion": "absolute_error"}, {"max_leaf_nodes": 8}):
         forest = RandomForestRegressor(n_estimators=2, random_state=0, **params)
