@@ -204,6 +204,19 @@ def monotonic(args):
                           "held-out score", "steps against"], table))
 
 
+def both_builders(regression, args, X, y, n, **params):
+    """The exact and the binned forest fitted on the first n rows of (X, y), in turn:
+    ``(label, model, fit seconds, fit / the exact fit)`` for each."""
+    base = None
+    for label, bins in (("exact (max_bins=None)", None), ("binned (255)", 255)):
+        model = forest(regression, bins, args.trees, max_depth=args.depth, **params)()
+        start = time.perf_counter()
+        model.fit(X[:n], y[:n])
+        took = time.perf_counter() - start
+        base = took if base is None else base
+        yield label, model, took, took / base
+
+
 def categorical_data(n, regression, seed=0):
     """Five categorical features (3, 8, 20, 60 and 200 categories, Zipf-distributed
     codes) whose categories shift the target, beside 15 normal features."""
@@ -223,16 +236,10 @@ def categorical(args):
         regression = task == "regression"
         for n in args.categorical_rows:
             X, y = categorical_data(n + n // 4, regression)
-            base = None
-            for label, bins in (("exact (max_bins=None)", None), ("binned (255)", 255)):
-                model = forest(regression, bins, args.trees, max_depth=args.depth,
-                               categorical_features=list(range(5)))()
-                start = time.perf_counter()
-                model.fit(X[:n], y[:n])
-                took = time.perf_counter() - start
-                base = took if base is None else base
-                table.append([task, f"{n:,}", label, f"{took:.2f} s",
-                              f"{took / base:.2f}", f"{model.score(X[n:], y[n:]):.4f}"])
+            for label, model, took, ratio in both_builders(
+                    regression, args, X, y, n, categorical_features=list(range(5))):
+                table.append([task, f"{n:,}", label, f"{took:.2f} s", f"{ratio:.2f}",
+                              f"{model.score(X[n:], y[n:]):.4f}"])
                 print(table[-1], file=sys.stderr, flush=True)
     depth = "full depth" if args.depth is None else f"depth {args.depth}"
     print(f"5 categorical features (3-200 categories) and 15 numeric, {args.trees} trees "
@@ -249,16 +256,10 @@ def poisson(args):
         X, y = make_regression(n + n // 4, 20, n_informative=10, noise=10.0,
                                random_state=0)
         y = np.floor(np.exp((y - y.mean()) / y.std()))
-        base = None
-        for label, bins in (("exact (max_bins=None)", None), ("binned (255)", 255)):
-            model = forest(True, bins, args.trees, max_depth=args.depth,
-                           criterion="poisson")()
-            start = time.perf_counter()
-            model.fit(X[:n], y[:n])
-            took = time.perf_counter() - start
-            base = took if base is None else base
+        for label, model, took, ratio in both_builders(True, args, X, y, n,
+                                                       criterion="poisson"):
             pred = np.maximum(model.predict(X[n:]), 1e-12)
-            table.append(["poisson", f"{n:,}", label, f"{took:.2f} s", f"{took / base:.2f}",
+            table.append(["poisson", f"{n:,}", label, f"{took:.2f} s", f"{ratio:.2f}",
                           f"{model.score(X[n:], y[n:]):.4f}",
                           f"{mean_poisson_deviance(y[n:], pred):.4f}"])
             print(table[-1], file=sys.stderr, flush=True)
@@ -283,15 +284,9 @@ def outputs(args):
                                                       random_state=0)
                 X = X + np.random.default_rng(0).normal(scale=0.5, size=X.shape)
                 y = y[:, :2]
-            base = None
-            for label, bins in (("exact (max_bins=None)", None), ("binned (255)", 255)):
-                model = forest(regression, bins, args.trees, max_depth=args.depth)()
-                start = time.perf_counter()
-                model.fit(X[:n], y[:n])
-                took = time.perf_counter() - start
-                base = took if base is None else base
+            for label, model, took, ratio in both_builders(regression, args, X, y, n):
                 table.append([f"{task}, {y.shape[1]} outputs", f"{n:,}", label,
-                              f"{took:.2f} s", f"{took / base:.2f}",
+                              f"{took:.2f} s", f"{ratio:.2f}",
                               f"{model.score(X[n:], y[n:]):.4f}"])
                 print(table[-1], file=sys.stderr, flush=True)
     depth = "full depth" if args.depth is None else f"depth {args.depth}"
@@ -479,22 +474,10 @@ def main(argv=None):
         args.inside_rows = [600, 600]
         args.monotonic_rows = 600
     print(header("bench_binned.py"))
-    if args.crossover:
-        crossover(args)
-    if args.accuracy:
-        accuracy(args)
-    if args.inside:
-        inside(args)
-    if args.monotonic:
-        monotonic(args)
-    if args.categorical:
-        categorical(args)
-    if args.poisson:
-        poisson(args)
-    if args.outputs:
-        outputs(args)
-    if args.wide:
-        wide(args)
+    for part in (crossover, accuracy, inside, monotonic, categorical, poisson, outputs,
+                 wide):
+        if getattr(args, part.__name__):
+            part(args)
 
 
 if __name__ == "__main__":
