@@ -18,6 +18,12 @@ Ratios are against the faster of XGBoost and LightGBM.
     python benchmarks/bench_large.py --models rotforest xgboost --rows 200000
     python benchmarks/bench_large.py --depth 0                # full depth
     python benchmarks/bench_large.py --quick                  # small, for the tests
+    python benchmarks/bench_large.py --rows 4000000 --repeat 3  # models in turns
+
+With ``--repeat K`` the models run in turns K times (each in a fresh process) and the
+table gives each model's median; the last column's ratio is the median of the rounds'
+ratios (each against that round's faster peer), firmer than one run on a machine whose
+speed drifts.
 
 The peers are the ``benchmark`` extra (``pip install ".[benchmark]"``); a model whose
 package is missing is left out and said so.
@@ -113,6 +119,8 @@ def main(argv=None):
                                                         "lightgbm"], choices=MODELS)
     parser.add_argument("--quick", action="store_true",
                         help="5,000 rows, 1,000 held out, 10 trees of depth 6")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run the models in turns this many times: medians")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -130,18 +138,33 @@ def main(argv=None):
           f"n_jobs={args.n_jobs}; one fresh "
           "process a model")
     for rows in args.rows:
-        results = {name: run(name, rows, args) for name in models}
-        peers = [results[p]["fit"] for p in ("xgboost", "lightgbm") if p in results]
-        best = min(peers) if peers else None
+        rounds = [{name: run(name, rows, args) for name in models}
+                  for _ in range(max(1, args.repeat))]
         table = []
-        for name, r in results.items():
-            table.append([name, f"{r['fit']:.2f} s",
-                          "" if best is None else f"{r['fit'] / best:.2f}",
-                          f"{r['predict']:.2f} s", f"{r['accuracy']:.4f}",
-                          f"{r['peak_mb']:.0f} MB"])
-        print(f"\n{rows:,} rows:\n")
+        for name in models:
+            runs = [r[name] for r in rounds]
+            ratios = [r[name]["fit"] / best for r in rounds
+                      if (best := _faster_peer(r)) is not None]
+            fits = ", ".join(f"{r['fit']:.1f}" for r in runs)
+            table.append([name, f"{_median(runs, 'fit'):.2f} s"
+                          + (f" ({fits})" if len(runs) > 1 else ""),
+                          f"{np.median(ratios):.2f}" if ratios else "",
+                          f"{_median(runs, 'predict'):.2f} s",
+                          f"{_median(runs, 'accuracy'):.4f}",
+                          f"{_median(runs, 'peak_mb'):.0f} MB"])
+        print(f"\n{rows:,} rows" + (f", median of {len(rounds)} rounds" if len(rounds) > 1
+                                    else "") + ":\n")
         print(markdown_table(["model", "fit", "fit / faster peer", "predict",
                               "accuracy", "fit peak over data"], table, pad=True))
+
+
+def _faster_peer(results):
+    peers = [results[p]["fit"] for p in ("xgboost", "lightgbm") if p in results]
+    return min(peers) if peers else None
+
+
+def _median(runs, key):
+    return float(np.median([r[key] for r in runs]))
 
 
 if __name__ == "__main__":

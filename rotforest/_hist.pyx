@@ -123,6 +123,9 @@ cdef enum:
 # best binned cut's gain times 1 + INSIDE_TOL and plus INSIDE_ABS of the root's
 # impurity (see _cand_floor; both 0: exactly the exact search's cuts; chosen by
 # bench_binned.py --inside)
+# trees of at least this many samples grow their subtrees apart (see _hist_forks.pxi)
+FORK_ROWS = 1 << 18
+
 INSIDE_TOL = 0.5
 INSIDE_ABS = 1e-4
 
@@ -287,6 +290,7 @@ cdef struct HSet:
 
 
 cdef struct HCat
+cdef struct HFork
 
 
 cdef struct HB:
@@ -373,6 +377,12 @@ cdef struct HB:
     # two-class tree by 4%.)
     int64_t n_out, NS, nv, max_k
     int64_t* out_off
+    # forks (see _hist_forks.pxi): the nodes at depth fork_depth (0: none) that may
+    # split are left as leaves, to be grown apart
+    int64_t fork_depth
+    HFork* forks
+    int64_t n_forks, forks_cap
+    uint64_t fork_seed            # the tree's seed (the forks' streams derive from it)
 
 
 cdef inline double _impurity(const HB* B, const double* s, double w) noexcept nogil:
@@ -798,6 +808,7 @@ cdef void _run2(HB* B, HSet hs, int64_t q, int64_t f, const int64_t* bins, int64
 
 include "_hist_sets.pxi"
 include "_hist_multi.pxi"
+include "_hist_forks.pxi"
 
 
 cdef bint _scan_feature(HB* B, HSet hs, int64_t q, int64_t f, const double* tot,
@@ -1738,6 +1749,12 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
         if _is_leaf(B, &e):
             _release(B, e.hset)
             continue
+        if e.depth == B.fork_depth and B.fork_depth > 0:
+            _release(B, e.hset)
+            if _add_fork(B, &e, node) < 0:
+                B.error = 1
+                return
+            continue
         B.lower = e.lower
         B.upper = e.upper
         if B.subtract and e.hset < 0 and e.end - e.start >= SUB_MIN:
@@ -1959,7 +1976,6 @@ cdef int64_t _load(HB* B, int64_t n, const uint8_t* counts, const double* sw,
 cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept nogil:
     """The builder's buffers for n samples (the records' two buffers carved from
     ``base``, 2 * _stride(p, compact, packed) * (n + 1) bytes); 0, or -1 when memory ran out."""
-    cdef int64_t chunk = B.hist_cap
     if base == NULL:
         return -1
     B.compact = compact
@@ -1968,6 +1984,12 @@ cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept 
     B.buf[0] = <uint8_t*> base
     B.buf[1] = B.buf[0] + (n + 1) * B.stride
     B.cur = B.buf[0]
+    return _alloc_work(B, S)
+
+
+cdef int _alloc_work(HB* B, int64_t S) noexcept nogil:
+    """The builder's buffers but the records'; 0, or -1 when memory ran out."""
+    cdef int64_t chunk = B.hist_cap
     cdef int64_t wide = max(chunk, B.p), j
     B.hist = <double*> malloc(chunk * NBINS * S * sizeof(double))
     B.cnt = <int32_t*> malloc(chunk * NBINS * sizeof(int32_t))
@@ -2005,29 +2027,55 @@ cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept 
 
 
 cdef void _free(HB* B) noexcept nogil:
-    free(B.hist)
-    free(B.base)
-    free(B.ident)
-    free(B.packed_hist)
-    free(B.pool_h)
-    free(B.pool_t)
-    free(B.pool_c)
-    free(B.pool_free)
-    free(B.cnt)
-    free(B.touched)
-    free(B.batch)
-    free(B.cand)
-    free(B.hc)
-    free(B.stack)
-    free(B.stack_stats)
-    free(B.stack_const)
-    free(B.node_stats)
-    free(B.left_stats)
-    free(B.right_stats)
-    free(B.node_const)
+    _free_work(B)
     free(B.nodes)
     free(B.values)
     free(B.out_off)
+    _forks_free(B)
+
+
+cdef void _free_work(HB* B) noexcept nogil:
+    """Frees _alloc_work's buffers (and the pool's, the candidates')."""
+    free(B.hist)
+    B.hist = NULL
+    free(B.base)
+    B.base = NULL
+    free(B.ident)
+    B.ident = NULL
+    free(B.packed_hist)
+    B.packed_hist = NULL
+    free(B.pool_h)
+    B.pool_h = NULL
+    free(B.pool_t)
+    B.pool_t = NULL
+    free(B.pool_c)
+    B.pool_c = NULL
+    free(B.pool_free)
+    B.pool_free = NULL
+    free(B.cnt)
+    B.cnt = NULL
+    free(B.touched)
+    B.touched = NULL
+    free(B.batch)
+    B.batch = NULL
+    free(B.cand)
+    B.cand = NULL
+    free(B.hc)
+    B.hc = NULL
+    free(B.stack)
+    B.stack = NULL
+    free(B.stack_stats)
+    B.stack_stats = NULL
+    free(B.stack_const)
+    B.stack_const = NULL
+    free(B.node_stats)
+    B.node_stats = NULL
+    free(B.left_stats)
+    B.left_stats = NULL
+    free(B.right_stats)
+    B.right_stats = NULL
+    free(B.node_const)
+    B.node_const = NULL
 
 
 def _checked_inputs(int64_t n, int64_t p, sample_weight, X, exact, monotonic,
@@ -2091,6 +2139,19 @@ def _checked_categories(categories, int64_t p, edges, offsets, exact):
     return mask, cat_offsets, cat_codes
 
 
+cdef void _stopping(HB* B, int64_t max_depth, int64_t min_split, int64_t min_leaf,
+                    double min_weight_leaf, int64_t max_features,
+                    double min_decrease) noexcept:
+    """The settings that say which nodes split, and over how many features."""
+    B.max_depth = max_depth
+    B.min_split = min_split
+    B.min_leaf = min_leaf
+    B.need_counts = min_leaf > 1
+    B.max_features = max_features
+    B.min_weight_leaf = min_weight_leaf
+    B.min_decrease = min_decrease
+
+
 def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                const int64_t[::1] offsets, const int32_t[::1] y, const double[::1] target,
                sample_weight, int64_t n_classes, int criterion,
@@ -2103,7 +2164,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                double inside_abs=-1.0, bint skip_last=True,
                const int8_t[::1] monotonic=None, categories=None,
                int64_t min_category_samples=10, int category_orders=1,
-               int category_rare=0, int64_t n_outputs=1, output_classes=None):
+               int category_rare=0, int64_t n_outputs=1, output_classes=None,
+               int64_t threads=1, int64_t fork_rows=FORK_ROWS):
     """Grow one tree on binned features (see the module's docstring).
 
     ``codes``: what ``bin_codes`` wrote (n x p, row by row); ``edges``/``offsets``: the
@@ -2123,7 +2185,9 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     or _bins.category_table's: the features to split on sets of their bins (see
     _hist_sets.pxi), with the exact builder's three settings of categorical splits.
     ``n_outputs`` > 1: y or target holds them row by row (n x n_outputs), with
-    ``output_classes`` each output's classes (see _hist_multi.pxi).  Returns ``(nodes, value, max_depth, left_codes)`` as _builder.build_tree does."""
+    ``output_classes`` each output's classes (see _hist_multi.pxi).  A tree of at least
+    ``fork_rows`` samples (0: none) grows its subtrees below depth 3 apart, in ``threads``
+    threads (see _hist_forks.pxi; the same tree for any number).  Returns ``(nodes, value, max_depth, left_codes)`` as _builder.build_tree does."""
     cdef HB B
     cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
     cdef const double[::1] sw_f
@@ -2165,21 +2229,15 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     S = B.S
     B.edges = &edges[0] if edges.shape[0] > 0 else NULL
     B.offsets = &offsets[0]
-    B.regression = regression
     B.criterion = criterion
-    B.need_counts = min_samples_leaf > 1
+    _stopping(&B, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+              max_features, min_impurity_decrease)
     if categories is not None:
         B.cat = &cat
         _cat_setup(&B, categories, min_category_samples, category_orders, category_rare,
                    n_classes if not regression else 1)
     B.shuffle = shuffle_features
-    B.max_depth = max_depth
     B.skip_last = skip_last
-    B.min_split = min_samples_split
-    B.min_leaf = min_samples_leaf
-    B.max_features = max_features
-    B.min_weight_leaf = min_weight_leaf
-    B.min_decrease = min_impurity_decrease
     B.rng = seed
     B.hist_cap = max(1, min(64, (1 << 20) // (NBINS * S)))
     B.bounds = (not regression and n_classes <= MAX_BOUND_K and B.X != NULL
@@ -2227,12 +2285,17 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
                 B.subtract = (subtract and max_features >= p and B.compact
                               and B.int_weights and p * S <= 256)
                 memset(B.node_const, 0, p)
+                if B.cat == NULL and 0 < fork_rows <= m:
+                    B.fork_depth = FORK_DEPTH
+                    B.fork_seed = seed
                 bins = <int64_t*> malloc(NBINS * sizeof(int64_t))
                 if bins == NULL or _push(&B, 0, m, 0, -1, 0, tw, B.node_stats, -1,
                                          -INFINITY, INFINITY) < 0:
                     B.error = 1
                 else:
                     _grow(&B, bins)
+        if B.n_forks and not B.error:
+            _grow_forks(&B, threads)
         nodes, value = _tree_arrays(&B)
         return nodes, value, B.depth, _cat_sets(&cat, nodes, categories)
     finally:

@@ -2,7 +2,7 @@
 presort, built in threads.  Here: each tree's draws and growth (_ForestJob, _grow_trees),
 the random forest's hooks of the shared fit, out-of-bag sums and prediction; what both
 kinds of forest share (the fit's template, checks, draw records) is in _ensemble.py."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import numpy as np
@@ -158,7 +158,8 @@ class _ForestJob(_TreeJob):
     ``legacy_seeds``: the trees are seeded as before 2026-11-27 (see _TreeSeeds);
     ``codes``: _builder.integer_codes', ``floats``: _builder.float_copy's, ``bits``:
     _builder.code_bits' (trees of random cuts on the values, no keys); ``col_top``:
-    _builder.column_tops' of the keys (or None)."""
+    _builder.column_tops' of the keys (or None); ``tree_threads``: the threads each
+    binned tree may grow its subtrees in (see _hist_forks.pxi)."""
 
     tree_class: type
     params: dict
@@ -187,6 +188,7 @@ class _ForestJob(_TreeJob):
     bits: Optional[tuple] = None
     binned: Optional[tuple] = None
     col_top: Optional[np.ndarray] = None
+    tree_threads: int = 1
 
     @property
     def cells(self):
@@ -203,7 +205,8 @@ def _grow_trees(job, indices):
     state = np.random.RandomState(0)        # reseeded for every tree's draw
     trees = []
     # the binned builder's buffers, reused by this worker's trees
-    binned = None if job.binned is None else job.binned + (_hist.Workspace(),)
+    binned = (None if job.binned is None
+              else job.binned + (_hist.Workspace(), job.tree_threads))
     # the binned builder takes bootstrap counts of unit weights as uint8 (a byte a row
     # where float64 holds eight)
     small = (binned is not None and job.bootstrap and p is None
@@ -279,6 +282,13 @@ class _BaseRandomForest(_BaseForest):
                             max_bins=None)
     _grower = staticmethod(_grow_trees)
     _sparse_native = True    # a sparse X is grown on as it is (see _sparse.py)
+
+    def _grow_new(self, job, new, n_jobs):
+        # fewer trees than threads: a binned tree grows its subtrees in the threads
+        # left over (the same trees: see _hist_forks.pxi)
+        if job.binned is not None and 0 < len(new) < n_jobs:
+            job = replace(job, tree_threads=n_jobs // len(new))
+        return super()._grow_new(job, new, n_jobs)
 
     def fit(self, X, y, sample_weight=None):
         """Build the forest on (X, y), optionally weighting the samples.

@@ -54,11 +54,17 @@ def builder_seed(rng):
     return int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
 
 
+# the binned builder's trees of at least this many samples grow their subtrees apart
+# (see _hist_forks.pxi)
+_FORK_ROWS = _hist.FORK_ROWS
+
+
 def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
                  min_weight_leaf, criterion, categories=None, min_category_samples=10,
                  outputs=None):
     """The binned builder's tree (see _hist.pyx) on ``binned`` (_bins.binned_features'
-    for X, and optionally a _hist.Workspace to reuse), its cuts refined on X, the
+    for X, then optionally a _hist.Workspace to reuse and the threads to grow its
+    subtrees in), its cuts refined on X, the
     features of ``categories`` (_bins.category_table's) split on sets: ``(nodes,
     value, depth, left_codes)``; ``outputs``: several outputs as _grow gives them (codes
     or numeric row by row), or None."""
@@ -79,7 +85,8 @@ def _grow_binned(X, binned, codes, numeric, sw, n_values, settings, seed,
         monotonic=settings.get("monotonic"), categories=categories,
         min_category_samples=min_category_samples, category_orders=orders,
         category_rare=rare, n_outputs=n_outputs,
-        output_classes=None if numeric is not None or outputs is None else outputs)
+        output_classes=None if numeric is not None or outputs is None else outputs,
+        threads=binned[5] if len(binned) > 5 else 1, fork_rows=_FORK_ROWS)
 
 
 class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
