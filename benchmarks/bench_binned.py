@@ -54,6 +54,13 @@ widths at each of ``--wide-rows`` (up to 300 million cells), and what ``"auto"``
     python benchmarks/bench_binned.py --poisson --trees 20 --depth 12
     python benchmarks/bench_binned.py --outputs --trees 20 --depth 12
     python benchmarks/bench_binned.py --wide --trees 20 --depth 12
+``--threads``: trees grown as forks (see _hist_forks.pxi) at each of ``--threads-rows``
+of ``make_classification`` (20 features): a forest of one tree with n_jobs=2, its
+subtrees in one thread (forks off) and in two, and ten trees with n_jobs=1, forks off
+and on (what forking costs where no thread is spare); fit times, the best of
+``--repeats``.
+
+    python benchmarks/bench_binned.py --threads --depth 12
     python benchmarks/bench_binned.py --quick           # small, for the tests
 """
 import argparse
@@ -325,6 +332,40 @@ def wide(args):
                           '"auto" picks'], table))
 
 
+def threads(args):
+    from sklearn.datasets import make_classification
+    from rotforest import tree
+    fork_rows = tree._FORK_ROWS
+    table = []
+    for n in args.threads_rows:
+        X, y = make_classification(n, 20, n_informative=10, random_state=0)
+        times = {}
+        for key, trees, n_jobs, rows in (("one, off", 1, 2, 0),
+                                         ("one, on", 1, 2, fork_rows),
+                                         ("ten, off", 10, 1, 0),
+                                         ("ten, on", 10, 1, fork_rows)):
+            tree._FORK_ROWS = rows
+            best = np.inf
+            for _ in range(args.repeats):
+                model = forest(False, 255, trees, n_jobs=n_jobs, max_depth=args.depth)()
+                start = time.perf_counter()
+                model.fit(X, y)
+                best = min(best, time.perf_counter() - start)
+            times[key] = best
+        tree._FORK_ROWS = fork_rows
+        table.append([f"{n:,}", f"{times['one, off']:.2f} s", f"{times['one, on']:.2f} s",
+                      f"{times['one, on'] / times['one, off']:.2f}",
+                      f"{times['ten, off']:.2f} s", f"{times['ten, on']:.2f} s",
+                      f"{times['ten, on'] / times['ten, off']:.2f}"])
+        print(table[-1], file=sys.stderr, flush=True)
+    depth = "full depth" if args.depth is None else f"depth {args.depth}"
+    print(f"make_classification x 20, trees of {depth}, max_bins=255, best of "
+          f"{args.repeats}\n")
+    print(markdown_table(["rows", "1 tree, n_jobs=2: forks off", "forks in 2 threads",
+                          "ratio", "10 trees, n_jobs=1: forks off", "forks on", "ratio"],
+                         table))
+
+
 # ------------------------------------------------------------------ synthetic families
 
 
@@ -462,11 +503,15 @@ def main(argv=None):
     parser.add_argument("--wide-features", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--wide-rows", type=int, nargs="+",
                         default=[200_000, 1_000_000])
+    parser.add_argument("--threads", action="store_true")
+    parser.add_argument("--threads-rows", type=int, nargs="+",
+                        default=[1_000_000, 4_000_000])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.crossover = args.accuracy = args.inside = args.monotonic = True
-        args.categorical = args.poisson = args.outputs = args.wide = True
+        args.categorical = args.poisson = args.outputs = args.wide = args.threads = True
+        args.threads_rows = [600]
         args.wide_features, args.wide_rows = [70], [600]
         args.categorical_rows = args.poisson_rows = args.outputs_rows = [600]
         args.rows, args.trees, args.repeats, args.folds = [600], 3, 1, 2
@@ -474,10 +519,17 @@ def main(argv=None):
         args.inside_rows = [600, 600]
         args.monotonic_rows = 600
     print(header("bench_binned.py"))
-    for part in (crossover, accuracy, inside, monotonic, categorical, poisson, outputs,
-                 wide):
-        if getattr(args, part.__name__):
-            part(args)
+    from rotforest import tree
+    fork_rows = tree._FORK_ROWS
+    if args.quick:
+        tree._FORK_ROWS = 100           # (forks on the small data too)
+    try:
+        for part in (crossover, accuracy, inside, monotonic, categorical, poisson,
+                     outputs, wide, threads):
+            if getattr(args, part.__name__):
+                part(args)
+    finally:
+        tree._FORK_ROWS = fork_rows
 
 
 if __name__ == "__main__":

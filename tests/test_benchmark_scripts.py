@@ -755,8 +755,8 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     """bench_binned.py --quick: the crossover table (both builders' fit times and their
     ratio, per task), the accuracy table of the synthetic families (the exact
     forest's score, the binned ones' paired differences, a mean row), the monotonic
-    table (no step against a constraint), the categorical, Poisson, several-output
-    and wide ones."""
+    table (no step against a constraint), the categorical, Poisson, several-output,
+    wide and forks' ones."""
     bench = _load("bench_binned")
     bench.main(["--quick"])
     out = capsys.readouterr().out
@@ -781,7 +781,15 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
                if " outputs |" in line]
     assert [c[0] for c in several] == ["classification, 2 outputs"] * 2 + [
         "regression, 3 outputs"] * 2
-    assert "| 70 | 600 |" in out and out.rstrip().endswith("| exact |")
+    assert "| 70 | 600 |" in out and "| exact |" in out
+    # the forks' table: one row, its times and two ratios
+    forks = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines()
+             if line.startswith("| 600 |")]
+    assert len(forks) == 1 and len(forks[0]) == 7
+    assert all(forks[0][i].endswith(" s") for i in (1, 2, 4, 5))
+    assert float(forks[0][3]) > 0 and float(forks[0][6]) > 0
+    from rotforest import _hist, tree
+    assert tree._FORK_ROWS == _hist.FORK_ROWS       # (the quick run's setting undone)
     for line in crossover:
         cells = [c.strip() for c in line.split("|")[1:-1]]
         assert cells[1] == "600" and cells[2].endswith(" s") and cells[3].endswith(" s")
