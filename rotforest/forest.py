@@ -517,6 +517,10 @@ class _BaseRandomForest(_BaseForest):
             when ``bootstrap=False``); int32 as scikit-learn's (int64 beyond its range).
         """
         check_is_fitted(self)
+        if getattr(self, "_partition_of_tree", None) is not None:
+            raise ValueError(
+                "this forest was fitted by rotforest.dask: each tree drew its sample "
+                "within its row partition, so it has no in-bag indices into the whole X")
         records = draw_records(self)
         legacy, state = self._legacy_draws(), np.random.RandomState(0)
         return [_in_bag(_draw_tree(self._base_seed, i, int(n), int(draws),

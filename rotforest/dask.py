@@ -1,0 +1,360 @@
+"""Forests fitted on Dask collections whose rows stay on the workers that hold them.
+
+``rotforest.dask.RandomForestClassifier`` (and ``RandomForestRegressor``,
+``ExtraTreesClassifier``, ``ExtraTreesRegressor``) take the local estimator's
+parameters and ``client`` (default: the current Dask client), and fit on a
+``dask.array`` or ``dask.dataframe`` X with y (and sample weights) in the same
+collection kind.  Each row partition of X (a block of rows) grows its share of the
+trees, in proportion to its rows, on its own rows, in one task on the worker that
+holds it: the rows never cross the network, only the fitted trees and a few numbers
+do (the classes and their counts, the partitions' lengths).  The fitted model is an
+ordinary local forest of all the partitions' trees (``to_local()``); ``predict``,
+``predict_proba`` and ``apply`` on a Dask collection return lazy Dask arrays (the
+forest is sent to each worker once per call), on numpy data they answer at once.
+
+What is global: the classes (over every partition; a partition that lacks a class is
+fine: its trees give that class nothing), ``class_weight="balanced"`` (from the classes'
+counts over all partitions), the number of features and their names.  Each tree draws
+its bootstrap within its partition's rows.  The forest depends only on the data, its
+partitioning and ``random_state`` (partition ``b``'s trees are seeded from the
+forest's seed and ``b``), never on the number of workers or on which worker grew what;
+``fit_partitions`` fits the same forest here from the partitions as numpy arrays.
+"""
+import copy
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+
+try:
+    import dask
+    import dask.array as da
+    from distributed import default_client
+except ImportError as exc:          # pragma: no cover (the dask extra not installed)
+    raise ImportError('rotforest.dask needs Dask\'s distributed scheduler: pip install '
+                      '"rotforest[dask]"') from exc
+
+from rotforest import extra as _extra
+from rotforest import forest as _forest
+from rotforest._docs import derived_init
+from rotforest._tree import Tree
+
+__all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+           "ExtraTreesRegressor", "fit_partitions", "tree_shares"]
+
+
+def tree_shares(rows, n_trees):
+    """How many of ``n_trees`` trees each partition of ``rows`` rows grows: in
+    proportion to its rows, rounded by the largest remainders (ties: the earlier
+    partition); a partition without rows grows none."""
+    rows = np.asarray(rows, dtype=np.float64)
+    if rows.sum() <= 0:
+        raise ValueError("X has no rows")
+    exact = n_trees * rows / rows.sum()
+    shares = np.floor(exact).astype(np.int64)
+    order = np.lexsort((np.arange(rows.size), -(exact - shares)))
+    shares[order[:n_trees - int(shares.sum())]] += 1
+    return shares
+
+
+def _partition_seeds(random_state, n_parts):
+    """Each partition's random_state: from the forest's seed and the partition's
+    number only."""
+    base = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    return [int(s.generate_state(1)[0] >> 1)
+            for s in np.random.SeedSequence(base).spawn(n_parts)]
+
+
+def _widen(forest, classes):
+    """A partition's classifier on the global ``classes``: its trees' values get a
+    column of zeros for each class the partition lacked."""
+    if np.array_equal(forest.classes_, classes):
+        return forest
+    at = np.searchsorted(classes, forest.classes_)
+    k = len(classes)
+    for tree in forest.estimators_:
+        old = tree.tree_
+        value = np.zeros(old.value.shape[:2] + (k,))
+        value[:, :, at] = old.value
+        tree.tree_ = Tree(old.n_features, k, old.nodes, value, old.max_depth,
+                          old.code_sets)
+        tree.classes_ = np.arange(k)
+        tree.n_classes_ = k
+    forest.classes_ = classes
+    forest.n_classes_ = k
+    return forest
+
+
+def _fit_part(local, params, X, y, sample_weight, n_trees, seed, classes):
+    """One partition's forest, grown where the partition is."""
+    forest = local(**dict(params, n_estimators=n_trees, random_state=seed))
+    forest.fit(X, y, sample_weight=sample_weight)
+    return forest if classes is None else _widen(forest, classes)
+
+
+class _Plan:
+    """What every partition's fit shares: the local parameters (class weights made
+    global), the trees and seed of each partition, the global classes."""
+
+    def __init__(self, est, rows, classes=None, counts=None):
+        params = est._local_params()
+        if params.get("oob_score"):
+            raise ValueError("oob_score is not available for a fit on Dask collections "
+                             "yet: score on held-out data")
+        if params.get("warm_start"):
+            raise ValueError("warm_start is not available for a fit on Dask collections")
+        if classes is not None and params.get("class_weight") == "balanced":
+            # the preset over all partitions, not each partition's own
+            params["class_weight"] = dict(zip(
+                classes.tolist(), (counts.sum() / (len(classes) * counts)).tolist()))
+        self.params = params
+        self.classes = classes
+        self.shares = tree_shares(rows, int(params["n_estimators"]))
+        self.seeds = _partition_seeds(params["random_state"], len(self.shares))
+
+    def parts(self):
+        """(partition, its trees, its seed) of each partition that grows trees."""
+        return [(b, int(k), self.seeds[b]) for b, k in enumerate(self.shares) if k > 0]
+
+
+def _combine(est, plan, fits, n_features, names):
+    """The local forest of every partition's trees (the first partition's forest, its
+    parameters the estimator's)."""
+    forest = fits[0]
+    forest.set_params(**est._local_params())
+    forest.estimators_ = [tree for fit in fits for tree in fit.estimators_]
+    # each tree drew from its partition's rows: which partition grew it (the in-bag
+    # readers refuse such a forest, see forest.estimators_samples_)
+    forest._partition_of_tree = np.repeat(
+        [b for b, _, _ in plan.parts()], [k for _, k, _ in plan.parts()])
+    forest._draw_records = np.full((len(forest.estimators_),
+                                    fits[0]._draw_records.shape[1]), -1, dtype=np.int64)
+    bins = [fit.max_bins_ for fit in fits]
+    forest.max_bins_ = bins[0] if all(b == bins[0] for b in bins) else bins
+    forest.n_features_in_ = n_features
+    if names is not None:
+        forest.feature_names_in_ = names
+    if plan.classes is not None:
+        forest.classes_ = plan.classes
+        forest.n_classes_ = len(plan.classes)
+    return forest
+
+
+def _is_dask(data):
+    return dask.is_dask_collection(data)
+
+
+def _rows(data, name, ndim):
+    """``data`` as a dask array of known row chunks, one chunk across its columns, and
+    its column names (a dataframe's; else None)."""
+    names = None
+    if _is_dask(data) and hasattr(data, "to_dask_array"):       # a dataframe or series
+        if hasattr(data, "columns"):
+            names = np.asarray(data.columns, dtype=object)
+        data = data.to_dask_array(lengths=True)
+    if not isinstance(data, da.Array):
+        raise TypeError(f"{name} must be a dask array or dataframe (as X is), got "
+                        f"{type(data).__name__}")
+    if data.ndim not in ndim:
+        raise ValueError(f"{name} must have {' or '.join(map(str, ndim))} dimensions, "
+                         f"got {data.ndim}")
+    if any(np.isnan(c) for c in data.chunks[0]):
+        data = data.compute_chunk_sizes()       # (unknown lengths: computed, not refused)
+    if data.ndim == 2 and len(data.chunks[1]) > 1:
+        data = data.rechunk({1: -1})
+    return data, names
+
+
+def _aligned(data, X, name):
+    """``data`` (rows of X) in X's row partitions."""
+    if data.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} has {data.shape[0]} rows, X has {X.shape[0]}")
+    if data.chunks[0] != X.chunks[0]:
+        data = data.rechunk({0: X.chunks[0]})
+    return data
+
+
+def _call(block, forest, method):
+    return getattr(forest, method)(block)
+
+
+class _DaskForest(BaseEstimator):
+    """What the Dask forests share: the fit by partitions, to_local, lazy predictions."""
+
+    _local = None           # the local forest class
+
+    def _local_params(self):
+        params = self.get_params(deep=False)
+        params.pop("client")
+        return params
+
+    def _client(self):
+        return self.client if self.client is not None else default_client()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the forest on Dask collections, each row partition of X growing its
+        share of the trees where it is held (see the module's docstring).
+
+        Parameters
+        ----------
+        X : dask array or dask dataframe of shape (n_samples, n_features)
+        y : dask array or dask series of shape (n_samples,) (a regressor's may be
+            (n_samples, n_outputs))
+        sample_weight : dask array or dask series of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        client = self._client()
+        X, names = _rows(X, "X", (2,))
+        classifier = isinstance(self, ClassifierMixin)
+        y = _aligned(_rows(y, "y", (1,) if classifier else (1, 2))[0], X, "y")
+        if sample_weight is not None:
+            sample_weight = _aligned(_rows(sample_weight, "sample_weight", (1,))[0], X,
+                                     "sample_weight")
+        classes = counts = None
+        if classifier:
+            classes, counts = client.compute(da.unique(y, return_counts=True),
+                                             sync=True)
+        plan = _Plan(self, X.chunks[0], classes, counts)
+        xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
+        ws = (sample_weight.to_delayed().ravel() if sample_weight is not None
+              else [None] * len(xs))
+        task = dask.delayed(_fit_part, pure=True)
+        tasks = [task(self._local, plan.params, xs[b], ys[b], ws[b], k, seed, classes)
+                 for b, k, seed in plan.parts()]
+        fits = client.gather(client.compute(tasks))
+        self._forest_ = _combine(self, plan, fits, X.shape[1], names)
+        self._set_fitted()
+        return self
+
+    def _set_fitted(self):
+        forest = self._forest_
+        for name in ("classes_", "n_classes_", "n_outputs_", "n_features_in_",
+                     "feature_names_in_", "estimators_", "max_bins_"):
+            if hasattr(forest, name):
+                setattr(self, name, getattr(forest, name))
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "_forest_")
+
+    def to_local(self):
+        """The fitted forest as an ordinary rotforest estimator (a copy)."""
+        self._check_fitted()
+        return copy.deepcopy(self._forest_)
+
+    def _check_fitted(self):
+        from sklearn.utils.validation import check_is_fitted
+        check_is_fitted(self)
+
+    @property
+    def feature_importances_(self):
+        self._check_fitted()
+        return self._forest_.feature_importances_
+
+    def _lazy(self, X, method, width=None, dtype=np.float64):
+        """The local forest's ``method`` on X: at once for numpy data, a lazy dask array
+        for a Dask collection (``width`` columns, or 1-D when None)."""
+        self._check_fitted()
+        forest = self._forest_
+        if not _is_dask(X):
+            return getattr(forest, method)(X)
+        X, names = _rows(X, "X", (2,))
+        fitted = getattr(forest, "feature_names_in_", None)
+        if names is not None and fitted is not None and not np.array_equal(names, fitted):
+            raise ValueError("X's columns are not the feature names seen in fit")
+        if fitted is not None:          # (the blocks are arrays: checked above)
+            forest = copy.copy(forest)
+            del forest.feature_names_in_
+        ref = dask.delayed(forest, pure=True)       # one key: each worker fetches it once
+        # (meta given: dask would otherwise call the method on an empty block with the
+        # forest still a Delayed)
+        if width is None:
+            return X.map_blocks(_call, ref, method, dtype=dtype, drop_axis=1,
+                                meta=np.empty((0,), dtype=dtype))
+        return X.map_blocks(_call, ref, method, dtype=dtype,
+                            chunks=(X.chunks[0], (width,)),
+                            meta=np.empty((0, 0), dtype=dtype))
+
+    def apply(self, X):
+        """Each tree's leaf for each row (a lazy dask array for a Dask X)."""
+        self._check_fitted()
+        return self._lazy(X, "apply", len(self._forest_.estimators_), np.intp)
+
+
+class _DaskClassifier(ClassifierMixin, _DaskForest):
+
+    def predict_proba(self, X):
+        """Class probabilities (a lazy dask array for a Dask X)."""
+        self._check_fitted()
+        return self._lazy(X, "predict_proba", len(self.classes_))
+
+    def predict(self, X):
+        """Predicted classes (a lazy dask array for a Dask X)."""
+        self._check_fitted()
+        return self._lazy(X, "predict", None, self.classes_.dtype)
+
+
+class _DaskRegressor(RegressorMixin, _DaskForest):
+
+    def predict(self, X):
+        """Predicted targets (a lazy dask array for a Dask X)."""
+        self._check_fitted()
+        outputs = self._forest_.n_outputs_
+        return self._lazy(X, "predict", None if outputs == 1 else outputs)
+
+
+def _dask_class(base, local, doc):
+    name = local.__name__
+    return type(name, (base,), {
+        "__init__": derived_init(local, added=(("client", None),)),
+        "_local": local,
+        "__module__": __name__,
+        "__doc__": doc.format(name=name),
+    })
+
+
+_DOC = """{name} fitted on Dask collections, each row partition growing its share of
+    the trees where it is held (see :mod:`rotforest.dask`).
+
+    Parameters
+    ----------
+    The parameters of :class:`rotforest.{name}`, and:
+
+    client : distributed.Client, default=None
+        The client of the cluster to fit on (None: the current one).
+
+    Attributes
+    ----------
+    The fitted forest's ``classes_`` (classifiers), ``n_outputs_``,
+    ``n_features_in_``, ``feature_names_in_`` (a dataframe's), ``estimators_`` and
+    ``feature_importances_``; ``to_local()`` gives the whole fitted forest.
+    """
+
+RandomForestClassifier = _dask_class(_DaskClassifier, _forest.RandomForestClassifier, _DOC)
+RandomForestRegressor = _dask_class(_DaskRegressor, _forest.RandomForestRegressor, _DOC)
+ExtraTreesClassifier = _dask_class(_DaskClassifier, _extra.ExtraTreesClassifier, _DOC)
+ExtraTreesRegressor = _dask_class(_DaskRegressor, _extra.ExtraTreesRegressor, _DOC)
+
+
+def fit_partitions(estimator, X_parts, y_parts, sample_weight_parts=None):
+    """The forest that ``estimator.fit`` on Dask collections of these row partitions
+    fits, computed here from numpy arrays (one per partition, in order): the same
+    trees, the same seeds.  Returns the fitted local forest (as ``to_local()``)."""
+    if not isinstance(estimator, _DaskForest):
+        raise TypeError("estimator must be one of rotforest.dask's forests")
+    X_parts = [np.asarray(x) for x in X_parts]
+    y_parts = [np.asarray(y) for y in y_parts]
+    if len(X_parts) != len(y_parts) or any(len(x) != len(y)
+                                           for x, y in zip(X_parts, y_parts)):
+        raise ValueError("X_parts and y_parts must hold the same partitions")
+    w_parts = (list(sample_weight_parts) if sample_weight_parts is not None
+               else [None] * len(X_parts))
+    classes = counts = None
+    if isinstance(estimator, ClassifierMixin):
+        classes, counts = np.unique(np.concatenate(y_parts), return_counts=True)
+    plan = _Plan(estimator, [len(x) for x in X_parts], classes, counts)
+    fits = [_fit_part(estimator._local, plan.params, X_parts[b], y_parts[b], w_parts[b],
+                      k, seed, classes) for b, k, seed in plan.parts()]
+    return _combine(estimator, plan, fits, X_parts[0].shape[1], None)

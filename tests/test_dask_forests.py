@@ -1,0 +1,165 @@
+"""rotforest.dask: forests fitted on Dask collections, each row partition growing its
+share of the trees where it is held.  On a LocalCluster of two worker processes the
+fit equals, tree for tree, the local reproduction of the same partitions
+(``fit_partitions``); lazy predictions equal the local forest's; classes are global;
+bad input gets clear errors.  Skipped when dask.distributed is not installed
+(``pip install "rotforest[dask]"``)."""
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import make_classification, make_regression
+
+from helpers import optional_module
+
+distributed = optional_module("distributed")
+da = optional_module("dask.array")
+pytestmark = pytest.mark.skipif(distributed is None or da is None,
+                                reason="dask.distributed is not installed")
+if distributed is not None and da is not None:
+    import rotforest.dask as rd
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def _same_trees(a, b):
+    assert len(a.estimators_) == len(b.estimators_)
+    for s, t in zip(a.estimators_, b.estimators_):
+        assert s.tree_.nodes.tobytes() == t.tree_.nodes.tobytes()
+        assert np.array_equal(s.tree_.value, t.tree_.value)
+
+
+CHUNKS = (700, 1300, 1000)
+
+
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "RandomForestRegressor",
+                                  "ExtraTreesClassifier", "ExtraTreesRegressor"])
+def test_fit_is_the_local_reproduction_tree_for_tree(client, name):
+    cls = getattr(rd, name)
+    regression = name.endswith("Regressor")
+    if regression:
+        X, y = make_regression(3000, 6, noise=5.0, random_state=1)
+    else:
+        X, y = make_classification(3000, 6, n_informative=4, n_classes=3,
+                                   random_state=1)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    dX = da.from_array(X, chunks=(CHUNKS, 3))       # (columns in two chunks: joined)
+    dy, dw = da.from_array(y, chunks=(CHUNKS,)), da.from_array(w, chunks=(CHUNKS,))
+    est = cls(n_estimators=11, max_depth=8, random_state=3)
+    fitted = est.fit(dX, dy, sample_weight=dw)
+    parts = np.cumsum(CHUNKS)[:-1]
+    local = rd.fit_partitions(clone(est), np.split(X, parts), np.split(y, parts),
+                              np.split(w, parts))
+    _same_trees(fitted.to_local(), local)
+    # the trees follow the rows: 11 trees dealt 2.57, 4.77, 3.67 -> 2, 5, 4
+    assert list(rd.tree_shares(CHUNKS, 11)) == [2, 5, 4]
+    assert np.array_equal(local._partition_of_tree, [0] * 2 + [1] * 5 + [2] * 4)
+    # each partition's trees saw only its rows
+    first = local.estimators_[0].tree_
+    assert first.nodes["weighted_n_node_samples"][0] <= w[:700].sum() * 3
+    # lazy predictions: dask arrays, equal to the local forest's
+    predicted = fitted.predict(dX)
+    assert isinstance(predicted, da.Array)
+    np.testing.assert_array_equal(predicted.compute(), local.predict(X))
+    np.testing.assert_array_equal(fitted.apply(dX).compute(), local.apply(X))
+    if not regression:
+        np.testing.assert_allclose(fitted.predict_proba(dX).compute(),
+                                   local.predict_proba(X), rtol=0, atol=0)
+    # numpy in, numpy out, at once
+    assert isinstance(fitted.predict(X[:5]), np.ndarray)
+
+
+def test_classes_are_global_and_a_partition_may_lack_one(client):
+    X, y = make_classification(3000, 6, n_informative=4, n_classes=3, random_state=2)
+    labels = np.array(["ant", "bee", "cat"])[y]
+    labels[:1000][labels[:1000] == "cat"] = "ant"     # the first partition: no "cat"
+    dX, dy = da.from_array(X, chunks=1000), da.from_array(labels, chunks=1000)
+    forest = rd.RandomForestClassifier(n_estimators=9, random_state=0).fit(dX, dy)
+    assert forest.classes_.tolist() == ["ant", "bee", "cat"]
+    local = forest.to_local()
+    first = local.estimators_[0]        # grown on the first partition
+    assert first.tree_.value.shape[2] == 3
+    assert np.all(first.tree_.value[:, 0, 2] == 0.0)
+    proba = forest.predict_proba(dX).compute()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(forest.predict(dX).compute()) <= {"ant", "bee", "cat"}
+    # "balanced" weighs the classes by their counts over every partition (here the
+    # first partition has no "cat" at all): each partition's forest gets the weights
+    classes, counts = np.unique(labels, return_counts=True)
+    balanced = rd.RandomForestClassifier(n_estimators=3, class_weight="balanced")
+    plan = rd._Plan(balanced, [1000] * 3, classes, counts)
+    assert plan.params["class_weight"] == pytest.approx(
+        {c: 3000 / (3 * k) for c, k in zip(classes.tolist(), counts)})
+    fitted = rd.RandomForestClassifier(n_estimators=3, class_weight="balanced",
+                                       random_state=0).fit(dX, dy)
+    assert fitted.to_local().class_weight == "balanced"
+    _same_trees(fitted.to_local(), rd.fit_partitions(
+        clone(fitted), np.split(X, 3), np.split(labels, 3)))
+
+
+def test_dataframes_names_and_unknown_lengths(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = make_classification(2000, 5, random_state=4)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(5)])
+    dX = dd.from_pandas(frame, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    forest = rd.RandomForestClassifier(n_estimators=6, random_state=0).fit(dX, dy)
+    assert list(forest.feature_names_in_) == list(frame.columns)
+    assert forest.predict(dX).compute().shape == (2000,)
+    # rows of unknown lengths (a filter) are counted, not refused
+    kept = dX[dX["f0"] > -10.0]
+    assert np.isnan(kept.to_dask_array().chunks[0][0])
+    assert forest.predict(kept).compute().shape == (2000,)
+    with pytest.raises(ValueError, match="feature names"):
+        forest.predict(dX.rename(columns={"f0": "other"}))
+
+
+def test_bad_input_is_refused_clearly(client):
+    X, y = make_classification(600, 4, random_state=0)
+    dX, dy = da.from_array(X, chunks=200), da.from_array(y, chunks=200)
+    with pytest.raises(TypeError, match="y must be a dask array"):
+        rd.RandomForestClassifier(n_estimators=2).fit(dX, y)
+    with pytest.raises(ValueError, match="y has 599 rows"):
+        rd.RandomForestClassifier(n_estimators=2).fit(dX, dy[:599])
+    with pytest.raises(ValueError, match="oob_score"):
+        rd.RandomForestClassifier(n_estimators=2, oob_score=True).fit(dX, dy)
+    with pytest.raises(ValueError, match="warm_start"):
+        rd.RandomForestClassifier(n_estimators=2, warm_start=True).fit(dX, dy)
+    with pytest.raises(ValueError, match="dimensions"):
+        rd.RandomForestClassifier(n_estimators=2).fit(dX, da.stack([dy, dy], axis=1))
+    forest = rd.RandomForestClassifier(n_estimators=3, random_state=0)
+    assert not hasattr(forest, "classes_")
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        forest.predict(dX)
+    forest.fit(dX, dy)
+    with pytest.raises(ValueError, match="in-bag"):
+        forest.to_local().estimators_samples_
+    # mis-aligned partitions of y are brought to X's
+    shifted = da.from_array(y, chunks=150)
+    again = rd.RandomForestClassifier(n_estimators=3, random_state=0).fit(dX, shifted)
+    _same_trees(again.to_local(), forest.to_local())
+
+
+def test_tree_shares_follow_the_rows():
+    assert list(rd.tree_shares([100, 100, 100], 100)) == [34, 33, 33]
+    assert list(rd.tree_shares([0, 50, 150], 8)) == [0, 2, 6]
+    assert list(rd.tree_shares([10, 10, 10, 10], 2)) == [1, 1, 0, 0]
+    shares = rd.tree_shares(np.random.default_rng(0).integers(1, 1000, 37), 500)
+    assert shares.sum() == 500
+    with pytest.raises(ValueError, match="no rows"):
+        rd.tree_shares([0, 0], 3)
+
+
+def test_parameters_are_the_local_forests_and_client():
+    local = set(rd._forest.RandomForestClassifier().get_params())
+    assert set(rd.RandomForestClassifier().get_params()) == local | {"client"}
+    est = clone(rd.ExtraTreesRegressor(n_estimators=7, max_depth=3))
+    assert est.n_estimators == 7 and est.max_depth == 3 and est.client is None
+    assert "max_bins" not in est.get_params()
