@@ -18,9 +18,14 @@ counts over all partitions), the number of features and their names.  Each tree 
 its bootstrap within its partition's rows.  The forest depends only on the data, its
 partitioning and ``random_state`` (partition ``b``'s trees are seeded from the
 forest's seed and ``b``), never on the number of workers or on which worker grew what;
-``fit_partitions`` fits the same forest here from the partitions as numpy arrays.
+``fit_partitions`` fits the same forest here from the partitions as numpy arrays.  With
+``oob_score=True`` a row is out of bag for the trees of its partition that did not draw
+it; each partition scores its rows, and only the counts behind the score travel
+(``oob_score_``: accuracy, or R^2 over the pooled rows).  Rows sorted into partitions
+(class shares or target means far beyond sampling noise apart) make ``fit`` warn.
 """
 import copy
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -86,10 +91,48 @@ def _widen(forest, classes):
 
 
 def _fit_part(local, params, X, y, sample_weight, n_trees, seed, classes):
-    """One partition's forest, grown where the partition is."""
+    """One partition's forest, grown where the partition is, with the few numbers the
+    whole forest needs of its rows (see _part_numbers)."""
     forest = local(**dict(params, n_estimators=n_trees, random_state=seed))
-    forest.fit(X, y, sample_weight=sample_weight)
+    with warnings.catch_warnings():
+        # (a partition's rows that every one of its few trees drew: counted below)
+        warnings.filterwarnings("ignore", "Some inputs do not have OOB scores")
+        forest.fit(X, y, sample_weight=sample_weight)
+    _part_numbers(forest, np.asarray(y), classes)
     return forest if classes is None else _widen(forest, classes)
+
+
+def _part_numbers(forest, y, classes):
+    """The partition's numbers, kept on its forest as ``_part``: its class counts (in
+    the global classes' order), or its rows and first target's sum and sum of
+    squares; with oob_score, what its out-of-bag predictions add to the forest's score
+    (rows scored and right, or per output the rows, sum and sum of squares of the
+    targets and the squared errors).  The per-row arrays are dropped: only these
+    numbers travel."""
+    numbers = {}
+    if classes is not None:
+        numbers["counts"] = np.bincount(np.searchsorted(classes, y),
+                                        minlength=len(classes))
+    else:
+        first = y.reshape(len(y), -1)[:, 0].astype(np.float64)
+        numbers["moments"] = np.array([len(y), first.sum(), (first * first).sum()])
+    if getattr(forest, "oob_score", False):
+        if classes is not None:
+            votes = forest.oob_decision_function_
+            seen = ~np.isnan(votes).any(axis=1)
+            predicted = forest.classes_.take(np.argmax(votes[seen], axis=1))
+            numbers["oob"] = np.array([seen.sum(), (predicted == y[seen]).sum()],
+                                      dtype=np.float64)
+        else:
+            target = y.reshape(len(y), -1).astype(np.float64)
+            predicted = forest.oob_prediction_.reshape(len(y), -1)
+            seen = ~np.isnan(predicted).any(axis=1)
+            t, e = target[seen], target[seen] - predicted[seen]
+            numbers["oob"] = np.column_stack([np.full(t.shape[1], len(t)), t.sum(axis=0),
+                                              (t * t).sum(axis=0), (e * e).sum(axis=0)])
+        for name in ("oob_decision_function_", "oob_prediction_", "oob_score_"):
+            forest.__dict__.pop(name, None)
+    forest._part = numbers
 
 
 class _Plan:
@@ -98,9 +141,9 @@ class _Plan:
 
     def __init__(self, est, rows, classes=None, counts=None):
         params = est._local_params()
-        if params.get("oob_score"):
-            raise ValueError("oob_score is not available for a fit on Dask collections "
-                             "yet: score on held-out data")
+        if callable(params.get("oob_score")):
+            raise ValueError("oob_score on Dask collections is accuracy (R^2 for "
+                             "regressors): pass True, not a scorer")
         if params.get("warm_start"):
             raise ValueError("warm_start is not available for a fit on Dask collections")
         if classes is not None and params.get("class_weight") == "balanced":
@@ -137,7 +180,58 @@ def _combine(est, plan, fits, n_features, names):
     if plan.classes is not None:
         forest.classes_ = plan.classes
         forest.n_classes_ = len(plan.classes)
+    parts = [fit.__dict__.pop("_part") for fit in fits]
+    if forest.oob_score:
+        forest.oob_score_ = _oob_score([part["oob"] for part in parts])
+    _check_spread(parts, [b for b, _, _ in plan.parts()])
     return forest
+
+
+def _oob_score(numbers):
+    """The forest's out-of-bag score from its partitions' numbers: accuracy, or R^2
+    (the outputs' mean) over every row some tree of its partition left out."""
+    total = np.sum(numbers, axis=0)
+    if total.ndim == 1:                       # (rows scored, right)
+        if total[0] == 0:
+            raise ValueError("oob_score: every tree drew every row of its partition; "
+                             "use more rows or trees, or oob_score=False")
+        return float(total[1] / total[0])
+    n, s, ss, sse = total.T
+    variance = ss - s * s / n
+    return float(np.mean(1.0 - sse / variance))
+
+
+# partitions whose class shares (target mean) differ from the whole data's by more than
+# this many standard errors of a random partition of their size make fit warn
+_SPREAD_Z = 6.0
+
+
+def _check_spread(parts, numbers):
+    """Warns when the rows are not spread over the partitions at random: some
+    partition's class shares, or target mean, far beyond sampling noise from the whole
+    data's (each tree learns its partition's rows only)."""
+    if "counts" in parts[0]:
+        counts = np.array([part["counts"] for part in parts], dtype=np.float64)
+        share = counts.sum(axis=0) / counts.sum()
+        n = counts.sum(axis=1, keepdims=True)
+        noise = np.sqrt(np.maximum(share * (1 - share), 1e-300) / np.maximum(n, 1))
+        z = np.abs(counts / np.maximum(n, 1) - share) / noise
+        z[n[:, 0] == 0] = 0.0
+    else:
+        m = np.array([part["moments"] for part in parts])
+        n, s, ss = m.sum(axis=0)
+        mean, sd = s / n, np.sqrt(max(ss / n - (s / n) ** 2, 0.0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.abs(m[:, 1] / m[:, 0] - mean) / (sd / np.sqrt(m[:, 0]))
+        z = np.nan_to_num(z, nan=0.0, posinf=0.0)[:, None]
+    if z.size and z.max() > _SPREAD_Z:
+        where = numbers[int(np.unravel_index(np.argmax(z), z.shape)[0])]
+        warnings.warn(
+            f"the rows are not spread over the partitions at random: partition {where}'s "
+            f"{'class shares' if 'counts' in parts[0] else 'target mean'} differ from the "
+            f"whole data's by {z.max():.0f} standard errors of a random partition, and each "
+            "tree learns from its own partition's rows only; shuffle the rows across "
+            "partitions before fitting", UserWarning)
 
 
 def _is_dask(data):
@@ -232,7 +326,7 @@ class _DaskForest(BaseEstimator):
     def _set_fitted(self):
         forest = self._forest_
         for name in ("classes_", "n_classes_", "n_outputs_", "n_features_in_",
-                     "feature_names_in_", "estimators_", "max_bins_"):
+                     "feature_names_in_", "estimators_", "max_bins_", "oob_score_"):
             if hasattr(forest, name):
                 setattr(self, name, getattr(forest, name))
 

@@ -79,7 +79,9 @@ def test_classes_are_global_and_a_partition_may_lack_one(client):
     labels = np.array(["ant", "bee", "cat"])[y]
     labels[:1000][labels[:1000] == "cat"] = "ant"     # the first partition: no "cat"
     dX, dy = da.from_array(X, chunks=1000), da.from_array(labels, chunks=1000)
-    forest = rd.RandomForestClassifier(n_estimators=9, random_state=0).fit(dX, dy)
+    with pytest.warns(UserWarning, match="not spread over the partitions"):
+        # (a partition without a class is far from a random one)
+        forest = rd.RandomForestClassifier(n_estimators=9, random_state=0).fit(dX, dy)
     assert forest.classes_.tolist() == ["ant", "bee", "cat"]
     local = forest.to_local()
     first = local.estimators_[0]        # grown on the first partition
@@ -95,11 +97,12 @@ def test_classes_are_global_and_a_partition_may_lack_one(client):
     plan = rd._Plan(balanced, [1000] * 3, classes, counts)
     assert plan.params["class_weight"] == pytest.approx(
         {c: 3000 / (3 * k) for c, k in zip(classes.tolist(), counts)})
-    fitted = rd.RandomForestClassifier(n_estimators=3, class_weight="balanced",
-                                       random_state=0).fit(dX, dy)
+    with pytest.warns(UserWarning, match="not spread over the partitions"):
+        fitted = rd.RandomForestClassifier(n_estimators=3, class_weight="balanced",
+                                           random_state=0).fit(dX, dy)
+        again = rd.fit_partitions(clone(fitted), np.split(X, 3), np.split(labels, 3))
     assert fitted.to_local().class_weight == "balanced"
-    _same_trees(fitted.to_local(), rd.fit_partitions(
-        clone(fitted), np.split(X, 3), np.split(labels, 3)))
+    _same_trees(fitted.to_local(), again)
 
 
 def test_dataframes_names_and_unknown_lengths(client):
@@ -127,8 +130,8 @@ def test_bad_input_is_refused_clearly(client):
         rd.RandomForestClassifier(n_estimators=2).fit(dX, y)
     with pytest.raises(ValueError, match="y has 599 rows"):
         rd.RandomForestClassifier(n_estimators=2).fit(dX, dy[:599])
-    with pytest.raises(ValueError, match="oob_score"):
-        rd.RandomForestClassifier(n_estimators=2, oob_score=True).fit(dX, dy)
+    with pytest.raises(ValueError, match="not a scorer"):
+        rd.RandomForestClassifier(n_estimators=2, oob_score=len).fit(dX, dy)
     with pytest.raises(ValueError, match="warm_start"):
         rd.RandomForestClassifier(n_estimators=2, warm_start=True).fit(dX, dy)
     with pytest.raises(ValueError, match="dimensions"):
@@ -163,3 +166,54 @@ def test_parameters_are_the_local_forests_and_client():
     est = clone(rd.ExtraTreesRegressor(n_estimators=7, max_depth=3))
     assert est.n_estimators == 7 and est.max_depth == 3 and est.client is None
     assert "max_bins" not in est.get_params()
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+@pytest.mark.parametrize("regression", [False, True])
+def test_out_of_bag_scores_reduce_each_partitions_own(client, regression):
+    # a row is out of bag for the trees of its partition that did not draw it: the
+    # score over every partition's such rows, against each partition's local forest
+    # with the partition's seed scoring its own rows (accuracy, or R^2 of the pooled
+    # out-of-bag predictions)
+    from sklearn.metrics import accuracy_score, r2_score
+    if regression:
+        X, y = make_regression(2400, 5, noise=10.0, random_state=5)
+    else:
+        X, y = make_classification(2400, 5, n_informative=3, n_classes=3,
+                                   random_state=5)
+    cls = rd.RandomForestRegressor if regression else rd.RandomForestClassifier
+    est = cls(n_estimators=30, oob_score=True, max_depth=6, random_state=7)
+    fitted = est.fit(da.from_array(X, chunks=800), da.from_array(y, chunks=800))
+    seeds = rd._partition_seeds(7, 3)
+    truth, predicted = [], []
+    for b in range(3):
+        rows = slice(800 * b, 800 * (b + 1))
+        local = est._local(n_estimators=10, oob_score=True, max_depth=6,
+                           random_state=seeds[b]).fit(X[rows], y[rows])
+        votes = local.oob_prediction_ if regression else local.oob_decision_function_
+        seen = ~np.isnan(votes.reshape(len(votes), -1)).any(axis=1)
+        truth.append(y[rows][seen])
+        predicted.append(votes[seen] if regression
+                         else local.classes_[np.argmax(votes[seen], axis=1)])
+    score = (r2_score if regression else accuracy_score)(np.concatenate(truth),
+                                                         np.concatenate(predicted))
+    assert fitted.oob_score_ == pytest.approx(score, rel=1e-12)
+    assert fitted.to_local().oob_score_ == fitted.oob_score_
+    assert not hasattr(fitted.to_local(), "oob_decision_function_")
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_rows_sorted_into_partitions_warn(client, regression):
+    if regression:
+        X, y = make_regression(3000, 4, noise=1.0, random_state=0)
+    else:
+        X, y = make_classification(3000, 4, random_state=0)
+    order = np.argsort(y, kind="stable")
+    est = (rd.RandomForestRegressor if regression
+           else rd.RandomForestClassifier)(n_estimators=6, max_depth=3, random_state=0)
+    with pytest.warns(UserWarning, match="not spread over the partitions at random"):
+        est.fit(da.from_array(X[order], chunks=1000), da.from_array(y[order], chunks=1000))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.fit(da.from_array(X, chunks=1000), da.from_array(y, chunks=1000))
