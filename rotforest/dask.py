@@ -154,6 +154,13 @@ class _Plan:
         self.classes = classes
         self.shares = tree_shares(rows, int(params["n_estimators"]))
         self.seeds = _partition_seeds(params["random_state"], len(self.shares))
+        idle = np.flatnonzero((self.shares == 0) & (np.asarray(rows) > 0))
+        if idle.size:
+            warnings.warn(
+                f"{idle.size} of {len(rows)} partitions hold less than a tree's share of "
+                f"the rows and grow no tree (partition {idle[0]} first): their rows are "
+                "not used; use at least as many trees as partitions of equal size, or "
+                "fewer, larger partitions", UserWarning)
 
     def parts(self):
         """(partition, its trees, its seed) of each partition that grows trees."""
@@ -377,7 +384,23 @@ class _DaskForest(BaseEstimator):
         return self._lazy(X, "apply", len(self._forest_.estimators_), np.intp)
 
 
+def _weighted_mean(values, sample_weight):
+    """The (weighted) mean of a dask array, computed."""
+    if sample_weight is None:
+        return float(values.mean().compute())
+    w = _aligned(_rows(sample_weight, "sample_weight", (1,))[0], values, "sample_weight")
+    return float(((values * w).sum() / w.sum()).compute())
+
+
 class _DaskClassifier(ClassifierMixin, _DaskForest):
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy on (X, y); on Dask collections computed where the rows are."""
+        if not _is_dask(X):
+            return super().score(X, y, sample_weight)
+        predicted = self.predict(X)
+        y = _aligned(_rows(y, "y", (1,))[0], predicted, "y")
+        return _weighted_mean((predicted == y).astype(np.float64), sample_weight)
 
     def predict_proba(self, X):
         """Class probabilities (a lazy dask array for a Dask X)."""
@@ -391,6 +414,27 @@ class _DaskClassifier(ClassifierMixin, _DaskForest):
 
 
 class _DaskRegressor(RegressorMixin, _DaskForest):
+
+    def score(self, X, y, sample_weight=None):
+        """R^2 on (X, y) (several outputs: their mean); on Dask collections computed
+        where the rows are."""
+        if not _is_dask(X):
+            return super().score(X, y, sample_weight)
+        predicted = self.predict(X)
+        y = _aligned(_rows(y, "y", (1, 2))[0], predicted, "y").astype(np.float64)
+        y = y.reshape(y.shape[0], -1)
+        predicted = predicted.reshape(predicted.shape[0], -1)
+        w = (da.ones(y.shape[0], chunks=(y.chunks[0],)) if sample_weight is None else
+             _aligned(_rows(sample_weight, "sample_weight", (1,))[0], y, "sample_weight"))
+        w = w[:, None]
+        mean = (w * y).sum(axis=0) / w.sum()
+        sse = (w * (y - predicted) ** 2).sum(axis=0)
+        sst = (w * (y - mean) ** 2).sum(axis=0)
+        sse, sst = dask.compute(sse, sst)
+        with np.errstate(invalid="ignore", divide="ignore"):    # (constant y: as
+            r2 = np.where(sst > 0, 1.0 - sse / sst,                # scikit-learn)
+                          np.where(sse == 0, 1.0, 0.0))
+        return float(np.mean(r2))
 
     def predict(self, X):
         """Predicted targets (a lazy dask array for a Dask X)."""

@@ -72,6 +72,10 @@ def test_fit_is_the_local_reproduction_tree_for_tree(client, name):
                                    local.predict_proba(X), rtol=0, atol=0)
     # numpy in, numpy out, at once
     assert isinstance(fitted.predict(X[:5]), np.ndarray)
+    # the score where the rows are: scikit-learn's on the local forest
+    for weights in (None, w):
+        assert fitted.score(dX, dy, None if weights is None else dw) == pytest.approx(
+            local.score(X, y, sample_weight=weights), rel=1e-10)
 
 
 def test_classes_are_global_and_a_partition_may_lack_one(client):
@@ -150,6 +154,14 @@ def test_bad_input_is_refused_clearly(client):
     _same_trees(again.to_local(), forest.to_local())
 
 
+def test_partitions_that_grow_no_tree_warn(client):
+    X, y = make_classification(900, 4, random_state=0)
+    rows = (500, 300, 50, 50)
+    with pytest.warns(UserWarning, match="2 of 4 partitions hold less than a tree's"):
+        rd.RandomForestClassifier(n_estimators=5, max_depth=2, random_state=0).fit(
+            da.from_array(X, chunks=(rows, 4)), da.from_array(y, chunks=(rows,)))
+
+
 def test_tree_shares_follow_the_rows():
     assert list(rd.tree_shares([100, 100, 100], 100)) == [34, 33, 33]
     assert list(rd.tree_shares([0, 50, 150], 8)) == [0, 2, 6]
@@ -217,3 +229,60 @@ def test_rows_sorted_into_partitions_warn(client, regression):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         est.fit(da.from_array(X, chunks=1000), da.from_array(y, chunks=1000))
+
+
+def test_bench_dask_quick_reports_ours_beside_the_local_share(capsys):
+    """benchmarks/bench_dask.py --quick: a row for rotforest.dask (time, bytes the
+    workers sent, none lost, an accuracy) and for the local forest on one share."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_dask.py"
+    spec = importlib.util.spec_from_file_location("bench_dask", path)
+    bench = importlib.util.module_from_spec(spec)
+    import sys
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(bench)
+        bench.main(["--quick"])
+    finally:
+        sys.path.remove(str(path.parent))
+    out = capsys.readouterr().out
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in out.splitlines() if line.startswith("| rotforest")}
+    ours = rows["rotforest.dask"]
+    assert ours[0].endswith(" s") and ours[3] == "0"
+    assert float(ours[2].rstrip("%")) < 5.0          # (trees only: no rows moved)
+    assert 0.5 < float(ours[4]) <= 1.0
+    local = [v for k, v in rows.items() if k.startswith("rotforest, local")][0]
+    assert 0.5 < float(local[4]) <= 1.0
+
+
+def test_a_worker_lost_mid_fit_gives_the_same_forest():
+    """A worker process killed while it grows a partition's trees: Dask reruns the
+    task elsewhere, and the forest is the one fit_partitions grows."""
+    import os
+    import threading
+    import time
+    X, y = make_classification(4000, 8, n_informative=5, random_state=3)
+    est = rd.RandomForestClassifier(n_estimators=400, max_depth=10, random_state=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        dX, dy = da.from_array(X, chunks=1000), da.from_array(y, chunks=1000)
+        done = {}
+        fitting = threading.Thread(target=lambda: done.update(forest=est.fit(dX, dy)))
+        fitting.start()
+        killed = None
+        deadline = time.monotonic() + 60
+        while killed is None and time.monotonic() < deadline and fitting.is_alive():
+            busy = [w for w, keys in c.processing().items()
+                    if any("_fit_part" in str(k) for k in keys)]
+            if busy:
+                pid = c.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, 9)
+                killed = busy[0]
+            time.sleep(0.05)
+        fitting.join(120)
+        assert killed is not None and "forest" in done
+    parts = rd.fit_partitions(clone(est), np.split(X, 4), np.split(y, 4))
+    _same_trees(done["forest"].to_local(), parts)

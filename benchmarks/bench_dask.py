@@ -1,0 +1,145 @@
+"""rotforest.dask on a LocalCluster of worker processes with memory limits: data
+generated on the workers (never whole anywhere), the fit's time, the bytes the workers
+sent during it, whether a worker was lost, held-out accuracy against the same forest
+fitted locally on one worker's share of the rows, and XGBoost's Dask random forest
+(``DaskXGBRFClassifier``, ``tree_method="hist"``) on the same cluster and data.
+
+The data: ``--rows`` rows of ``--features`` float32 features in partitions of
+``--chunk`` rows, each partition drawn on a worker from its own seed; the class is a
+noisy function of the first eight features (linear terms, two products and a sine), so
+that depth pays.  ``--test`` held-out rows come from the same model, drawn locally.
+
+    python benchmarks/bench_dask.py                       # 12M x 20, 4 workers x 1.5 GiB
+    python benchmarks/bench_dask.py --rows 4000000 --workers 2 --memory 3GiB
+    python benchmarks/bench_dask.py --quick               # small, for the tests
+
+Needs the dask extra (``pip install ".[dask]"``); XGBoost's row is left out when xgboost
+is not installed.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import header, installed, markdown_table  # noqa: E402
+
+
+def block(seed, rows, features):
+    """One partition: X (float32) and y (int8) of the benchmark's model."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((rows, features), dtype=np.float32)
+    w = np.random.default_rng(12345).normal(size=8)
+    z = (X[:, :8] @ w + 1.5 * X[:, 0] * X[:, 1] - X[:, 2] * X[:, 3]
+         + 2.0 * np.sin(2.0 * X[:, 4]) + rng.normal(scale=1.0, size=rows))
+    return X, (z > 0).astype(np.int8)
+
+
+def dask_data(rows, features, chunk, seed=0):
+    """X and y as dask arrays whose partitions are drawn on the workers."""
+    import dask
+    import dask.array as da
+    sizes = [min(chunk, rows - a) for a in range(0, rows, chunk)]
+    parts = [dask.delayed(block, nout=2, pure=True)(seed * 100003 + i, n, features)
+             for i, n in enumerate(sizes)]
+    X = da.concatenate([da.from_delayed(p[0], (n, features), np.float32)
+                        for p, n in zip(parts, sizes)])
+    y = da.concatenate([da.from_delayed(p[1], (n,), np.int8)
+                        for p, n in zip(parts, sizes)])
+    return X, y
+
+
+def sent_bytes(client):
+    """Bytes every worker has sent so far (to other workers and to the client)."""
+    return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
+               .values())
+
+
+def fit_timed(client, model, X, y):
+    workers = set(client.scheduler_info()["workers"])
+    before = sent_bytes(client)
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    lost = workers - set(client.scheduler_info()["workers"])
+    return seconds, sent_bytes(client) - before, len(lost)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=12_000_000)
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--chunk", type=int, default=1_000_000)
+    parser.add_argument("--test", type=int, default=200_000)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--memory", default="1.5GiB", help="each worker's memory limit")
+    parser.add_argument("--trees", type=int, default=20)
+    parser.add_argument("--depth", type=int, default=12)
+    parser.add_argument("--quick", action="store_true",
+                        help="20,000 rows in 4 partitions, 2 workers, 4 trees of depth 4")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rows, args.chunk, args.test, args.workers = 20_000, 5_000, 2_000, 2
+        args.trees, args.depth, args.memory = 4, 4, "1GiB"
+    from distributed import Client, LocalCluster
+    from rotforest import RandomForestClassifier as Local
+    import rotforest.dask as rd
+    print(header("bench_dask.py"))
+    data_gb = args.rows * args.features * 4 / 1e9
+    print(f"{args.rows:,} x {args.features} float32 ({data_gb:.2f} GB; "
+          f"{2 * data_gb:.2f} GB as float64) in partitions of {args.chunk:,} rows, "
+          f"drawn on the workers; {args.workers} worker processes x 1 thread x "
+          f"{args.memory}; {args.trees} trees of depth {args.depth}; {args.test:,} "
+          "held-out rows\n")
+    Xt, yt = block(999_999_937, args.test, args.features)
+    table = []
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                      memory_limit=args.memory, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        X, y = dask_data(args.rows, args.features, args.chunk)
+        X, y = client.persist([X, y])       # drawn on the workers, held there
+        from distributed import wait
+        wait([X, y])
+        forest = rd.RandomForestClassifier(n_estimators=args.trees, max_depth=args.depth,
+                                           random_state=0)
+        seconds, sent, lost = fit_timed(client, forest, X, y)
+        accuracy = float(np.mean(forest.predict(Xt) == yt))
+        table.append(["rotforest.dask", f"{seconds:.2f} s", f"{sent / 1e6:.1f} MB",
+                      f"{100 * sent / (args.rows * args.features * 4):.2f}%", str(lost),
+                      f"{accuracy:.4f}"])
+        print(table[-1], file=sys.stderr, flush=True)
+        if installed("xgboost"):
+            from xgboost.dask import DaskXGBRFClassifier
+            share = max(1, int(np.sqrt(args.features))) / args.features
+            peer = DaskXGBRFClassifier(n_estimators=args.trees, max_depth=args.depth,
+                                       tree_method="hist", colsample_bynode=share,
+                                       random_state=0)
+            peer.client = client
+            seconds, sent, lost = fit_timed(client, peer, X, y)
+            import dask.array as da
+            predicted = peer.predict(da.from_array(Xt, chunks=(50_000, -1))).compute()
+            accuracy = float(np.mean(predicted == yt))
+            table.append(["XGBoost DaskXGBRFClassifier", f"{seconds:.2f} s",
+                          f"{sent / 1e6:.1f} MB",
+                          f"{100 * sent / (args.rows * args.features * 4):.2f}%",
+                          str(lost), f"{accuracy:.4f}"])
+            print(table[-1], file=sys.stderr, flush=True)
+        else:
+            print("xgboost not installed: its row left out")
+    # the same forest on one worker's share, here
+    share_rows = args.rows // args.workers
+    Xs, ys = block(424_242, share_rows, args.features)
+    start = time.perf_counter()
+    local = Local(n_estimators=args.trees, max_depth=args.depth, random_state=0).fit(Xs, ys)
+    seconds = time.perf_counter() - start
+    table.append([f"rotforest, local, one worker's share ({share_rows:,} rows)",
+                  f"{seconds:.2f} s", "", "", "",
+                  f"{float(np.mean(local.predict(Xt) == yt)):.4f}"])
+    print(markdown_table(["model", "fit", "sent by the workers", "of the data",
+                          "workers lost", "held-out accuracy"], table))
+
+
+if __name__ == "__main__":
+    main()
