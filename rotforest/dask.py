@@ -275,6 +275,42 @@ def _aligned(data, X, name):
     return data
 
 
+def _where_held(client, tasks, keys, X):
+    """The tasks' results, each task run on the worker that holds its partition
+    (``keys``: the partitions' keys in X) when the partition is held somewhere
+    (persisted data), one task a worker at a time: a worker with a queue of tasks would have
+    them stolen by idle workers, which would fetch the partitions (the rows would
+    travel).  A task whose partition is held nowhere yet, or whose worker is lost, runs
+    where the scheduler puts it."""
+    from collections import deque
+    from distributed import as_completed
+    held = client.who_has(X)
+    queues, free = {}, []
+    for i, key in enumerate(keys):
+        holders = held.get(key) or held.get(str(key)) or ()
+        if holders:
+            queues.setdefault(sorted(holders)[0], deque()).append(i)
+        else:
+            free.append(i)
+    where = {}
+
+    def submit(i, worker):
+        future = client.compute(tasks[i], workers=None if worker is None else [worker],
+                                allow_other_workers=True)
+        where[future] = (i, worker)
+        return future
+
+    running = as_completed([submit(i, None) for i in free]
+                           + [submit(q.popleft(), w) for w, q in queues.items()])
+    results = [None] * len(tasks)
+    for future in running:
+        i, worker = where.pop(future)
+        results[i] = future.result()
+        if worker is not None and queues[worker]:
+            running.add(submit(queues[worker].popleft(), worker))
+    return results
+
+
 def _call(block, forest, method):
     return getattr(forest, method)(block)
 
@@ -325,7 +361,7 @@ class _DaskForest(BaseEstimator):
         task = dask.delayed(_fit_part, pure=True)
         tasks = [task(self._local, plan.params, xs[b], ys[b], ws[b], k, seed, classes)
                  for b, k, seed in plan.parts()]
-        fits = client.gather(client.compute(tasks))
+        fits = _where_held(client, tasks, [xs[b].key for b, _, _ in plan.parts()], X)
         self._forest_ = _combine(self, plan, fits, X.shape[1], names)
         self._set_fitted()
         return self
@@ -336,6 +372,8 @@ class _DaskForest(BaseEstimator):
                      "feature_names_in_", "estimators_", "max_bins_", "oob_score_"):
             if hasattr(forest, name):
                 setattr(self, name, getattr(forest, name))
+            else:                       # (not left from an earlier fit)
+                self.__dict__.pop(name, None)
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "_forest_")

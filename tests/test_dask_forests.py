@@ -125,6 +125,10 @@ def test_dataframes_names_and_unknown_lengths(client):
     assert forest.predict(kept).compute().shape == (2000,)
     with pytest.raises(ValueError, match="feature names"):
         forest.predict(dX.rename(columns={"f0": "other"}))
+    # refitted on an array: no names left from the dataframe's fit
+    forest.fit(dX.to_dask_array(lengths=True), dy.to_dask_array(lengths=True))
+    assert not hasattr(forest, "feature_names_in_")
+    assert not hasattr(forest.to_local(), "feature_names_in_")
 
 
 def test_bad_input_is_refused_clearly(client):
@@ -250,11 +254,11 @@ def test_bench_dask_quick_reports_ours_beside_the_local_share(capsys):
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
             for line in out.splitlines() if line.startswith("| rotforest")}
     ours = rows["rotforest.dask"]
-    assert ours[0].endswith(" s") and ours[3] == "0"
-    assert float(ours[2].rstrip("%")) < 5.0          # (trees only: no rows moved)
-    assert 0.5 < float(ours[4]) <= 1.0
+    assert ours[0].endswith(" s") and ours[3].endswith(" MB") and ours[4] == "0"
+    assert float(ours[2].rstrip("%")) < 5.0          # (no rows moved)
+    assert 0.5 < float(ours[5]) <= 1.0
     local = [v for k, v in rows.items() if k.startswith("rotforest, local")][0]
-    assert 0.5 < float(local[4]) <= 1.0
+    assert 0.5 < float(local[5]) <= 1.0
 
 
 def test_a_worker_lost_mid_fit_gives_the_same_forest():
