@@ -1,7 +1,8 @@
 """Forests fitted on Dask collections whose rows stay on the workers that hold them.
 
 ``rotforest.dask.RandomForestClassifier`` (and ``RandomForestRegressor``,
-``ExtraTreesClassifier``, ``ExtraTreesRegressor``) take the local estimator's
+``ExtraTreesClassifier``, ``ExtraTreesRegressor``, ``RotationForestClassifier``,
+``RotationForestRegressor``) take the local estimator's
 parameters and ``client`` (default: the current Dask client), and fit on a
 ``dask.array`` or ``dask.dataframe`` X with y (and sample weights) in the same
 collection kind.  Each row partition of X (a block of rows) grows its share of the
@@ -14,7 +15,9 @@ forest is sent to each worker once per call), on numpy data they answer at once.
 
 What is global: the classes (over every partition; a partition that lacks a class is
 fine: its trees give that class nothing), ``class_weight="balanced"`` (from the classes'
-counts over all partitions), the number of features and their names.  Each tree draws
+counts over all partitions), the number of features and their names, a rotation
+forest's normalisation (pooled from every partition's column sums; its wide-data
+screen is each partition's own).  Each tree draws
 its bootstrap within its partition's rows.  The forest depends only on the data, its
 partitioning and ``random_state`` (partition ``b``'s trees are seeded from the
 forest's seed and ``b``), never on the number of workers or on which worker grew what;
@@ -41,11 +44,13 @@ except ImportError as exc:          # pragma: no cover (the dask extra not insta
 
 from rotforest import extra as _extra
 from rotforest import forest as _forest
+from rotforest import rotation as _rotation
 from rotforest._docs import derived_init
 from rotforest._tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
-           "ExtraTreesRegressor", "fit_partitions", "tree_shares"]
+           "ExtraTreesRegressor", "RotationForestClassifier", "RotationForestRegressor",
+           "fit_partitions", "tree_shares"]
 
 
 def tree_shares(rows, n_trees):
@@ -77,27 +82,41 @@ def _widen(forest, classes):
         return forest
     at = np.searchsorted(classes, forest.classes_)
     k = len(classes)
-    for tree in forest.estimators_:
+    rotated = hasattr(forest, "rotated_estimators_")
+    for tree in _trees(forest):
         old = tree.tree_
         value = np.zeros(old.value.shape[:2] + (k,))
         value[:, :, at] = old.value
         tree.tree_ = Tree(old.n_features, k, old.nodes, value, old.max_depth,
                           old.code_sets)
-        tree.classes_ = np.arange(k)
+        # (a rotation forest's trees hold the classes, a random forest's their codes)
+        tree.classes_ = classes if rotated else np.arange(k)
         tree.n_classes_ = k
     forest.classes_ = classes
     forest.n_classes_ = k
     return forest
 
 
-def _fit_part(local, params, X, y, sample_weight, n_trees, seed, classes):
-    """One partition's forest, grown where the partition is, with the few numbers the
-    whole forest needs of its rows (see _part_numbers)."""
+def _trees(forest):
+    """A forest's trees themselves (a rotation forest's rotated_estimators_)."""
+    return getattr(forest, "rotated_estimators_", None) or forest.estimators_
+
+
+def _fit_part(local, params, X, y, sample_weight, n_trees, seed, classes,
+              normalisation=None):
+    """One partition's forest, grown where the partition is (a rotation forest with the
+    normalisation of all the rows, see _normalisation), with the few numbers the whole
+    forest needs of its rows (see _part_numbers)."""
     forest = local(**dict(params, n_estimators=n_trees, random_state=seed))
+    if normalisation is not None:
+        forest._given_normalisation = normalisation
     with warnings.catch_warnings():
         # (a partition's rows that every one of its few trees drew: counted below)
         warnings.filterwarnings("ignore", "Some inputs do not have OOB scores")
-        forest.fit(X, y, sample_weight=sample_weight)
+        try:
+            forest.fit(X, y, sample_weight=sample_weight)
+        finally:
+            forest.__dict__.pop("_given_normalisation", None)
     _part_numbers(forest, np.asarray(y), classes)
     return forest if classes is None else _widen(forest, classes)
 
@@ -133,6 +152,60 @@ def _part_numbers(forest, y, classes):
         for name in ("oob_decision_function_", "oob_prediction_", "oob_score_"):
             forest.__dict__.pop(name, None)
     forest._part = numbers
+
+
+def _column_numbers(X, y, sample_weight, class_weight, classes):
+    """A partition's sums for the normalisation of all the rows (rotation forests): per
+    column the weight of its present values (rows of positive weight, times the class
+    weights), their weighted mean and sum of squared deviations, least and greatest
+    value, and whether some or all of the rows' cells are missing."""
+    X = np.asarray(X, dtype=np.float64)
+    w = (np.ones(X.shape[0]) if sample_weight is None
+         else np.asarray(sample_weight, dtype=np.float64))
+    if isinstance(class_weight, dict):
+        per_class = np.array([class_weight.get(c, 1.0) for c in classes.tolist()])
+        w = w * per_class[np.searchsorted(classes, np.asarray(y))]
+    nan = np.isnan(X)
+    live = w > 0
+    present = ~nan & live[:, None]
+    W = (present * w[:, None]).sum(axis=0)
+    mean = (present * w[:, None] * np.where(present, X, 0.0)).sum(axis=0) / np.where(
+        W > 0, W, 1.0)
+    D = np.where(present, X - mean, 0.0)
+    return {"W": W, "mean": mean, "M2": (w[:, None] * D * D).sum(axis=0),
+            "low": np.where(present, X, np.inf).min(axis=0),
+            "high": np.where(present, X, -np.inf).max(axis=0),
+            "rows": int(live.sum()), "nan_any": nan[live].any(axis=0),
+            "nan_all": nan[live].all(axis=0)}
+
+
+def _normalisation(numbers, scaling, missing):
+    """A rotation forest's normalisation of all the rows from its partitions' numbers
+    (see _column_numbers): what its local fit computes of the rows it is given
+    (_rotate._normalisation, _rotated_features), the sums pooled by partition."""
+    W = np.sum([n["W"] for n in numbers], axis=0)
+    safe = np.where(W > 0, W, 1.0)
+    mean = np.sum([n["W"] * n["mean"] for n in numbers], axis=0) / safe
+    M2 = np.sum([n["M2"] + n["W"] * (n["mean"] - mean) ** 2 for n in numbers], axis=0)
+    scale = np.sqrt(M2 / safe)
+    low = np.min([n["low"] for n in numbers], axis=0)
+    high = np.max([n["high"] for n in numbers], axis=0)
+    constant = ~(low < high)
+    if scaling == "range":
+        with np.errstate(over="ignore", invalid="ignore"):
+            spread = high - low
+            scale = np.where(np.isfinite(spread), spread, high / 4 - low / 4)
+    mean[constant] = np.where(np.isfinite(low[constant]), low[constant], 0.0)
+    scale[constant | ~(scale > 0.0)] = 1.0
+    live = [n for n in numbers if n["rows"]]
+    nan_any = np.any([n["nan_any"] for n in live], axis=0)
+    nan_all = np.all([n["nan_all"] for n in live], axis=0)
+    keep = ~constant
+    if missing == "route":
+        keep |= nan_any & ~nan_all
+    features = np.flatnonzero(keep)
+    return (mean, scale, constant, np.flatnonzero(nan_any),
+            features if features.size else np.arange(constant.size))
 
 
 class _Plan:
@@ -172,15 +245,23 @@ def _combine(est, plan, fits, n_features, names):
     parameters the estimator's)."""
     forest = fits[0]
     forest.set_params(**est._local_params())
-    forest.estimators_ = [tree for fit in fits for tree in fit.estimators_]
+    if hasattr(forest, "rotated_estimators_"):
+        forest.rotated_estimators_ = [t for fit in fits for t in fit.rotated_estimators_]
+        forest.rotations_ = [r for fit in fits for r in fit.rotations_]
+        forest.__dict__.pop("_wrapped", None)
+        forest._stack_rotations()
+    else:
+        forest.estimators_ = [tree for fit in fits for tree in fit.estimators_]
+    n_trees = len(_trees(forest))
     # each tree drew from its partition's rows: which partition grew it (the in-bag
     # readers refuse such a forest, see forest.estimators_samples_)
     forest._partition_of_tree = np.repeat(
         [b for b, _, _ in plan.parts()], [k for _, k, _ in plan.parts()])
-    forest._draw_records = np.full((len(forest.estimators_),
-                                    fits[0]._draw_records.shape[1]), -1, dtype=np.int64)
-    bins = [fit.max_bins_ for fit in fits]
-    forest.max_bins_ = bins[0] if all(b == bins[0] for b in bins) else bins
+    forest._draw_records = np.full((n_trees, fits[0]._draw_records.shape[1]), -1,
+                                   dtype=np.int64)
+    if hasattr(forest, "max_bins_"):
+        bins = [fit.max_bins_ for fit in fits]
+        forest.max_bins_ = bins[0] if all(b == bins[0] for b in bins) else bins
     forest.n_features_in_ = n_features
     if names is not None:
         forest.feature_names_in_ = names
@@ -319,6 +400,7 @@ class _DaskForest(BaseEstimator):
     """What the Dask forests share: the fit by partitions, to_local, lazy predictions."""
 
     _local = None           # the local forest class
+    _rotation = False       # a rotation forest: normalised over all the rows
 
     def _local_params(self):
         params = self.get_params(deep=False)
@@ -358,8 +440,18 @@ class _DaskForest(BaseEstimator):
         xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
         ws = (sample_weight.to_delayed().ravel() if sample_weight is not None
               else [None] * len(xs))
+        normalisation = None
+        if self._rotation:
+            numbers = dask.delayed(_column_numbers, pure=True)
+            cw = plan.params.get("class_weight")
+            normalisation = _normalisation(
+                _where_held(client, [numbers(xs[b], ys[b], ws[b], cw, classes)
+                                     for b in range(len(xs))],
+                            [x.key for x in xs], X),
+                self.scaling, self.missing)
         task = dask.delayed(_fit_part, pure=True)
-        tasks = [task(self._local, plan.params, xs[b], ys[b], ws[b], k, seed, classes)
+        tasks = [task(self._local, plan.params, xs[b], ys[b], ws[b], k, seed, classes,
+                      normalisation)
                  for b, k, seed in plan.parts()]
         fits = _where_held(client, tasks, [xs[b].key for b, _, _ in plan.parts()], X)
         self._forest_ = _combine(self, plan, fits, X.shape[1], names)
@@ -486,6 +578,7 @@ def _dask_class(base, local, doc):
     return type(name, (base,), {
         "__init__": derived_init(local, added=(("client", None),)),
         "_local": local,
+        "_rotation": name.startswith("Rotation"),
         "__module__": __name__,
         "__doc__": doc.format(name=name),
     })
@@ -512,6 +605,10 @@ RandomForestClassifier = _dask_class(_DaskClassifier, _forest.RandomForestClassi
 RandomForestRegressor = _dask_class(_DaskRegressor, _forest.RandomForestRegressor, _DOC)
 ExtraTreesClassifier = _dask_class(_DaskClassifier, _extra.ExtraTreesClassifier, _DOC)
 ExtraTreesRegressor = _dask_class(_DaskRegressor, _extra.ExtraTreesRegressor, _DOC)
+RotationForestClassifier = _dask_class(_DaskClassifier, _rotation.RotationForestClassifier,
+                                       _DOC)
+RotationForestRegressor = _dask_class(_DaskRegressor, _rotation.RotationForestRegressor,
+                                      _DOC)
 
 
 def fit_partitions(estimator, X_parts, y_parts, sample_weight_parts=None):
@@ -531,6 +628,12 @@ def fit_partitions(estimator, X_parts, y_parts, sample_weight_parts=None):
     if isinstance(estimator, ClassifierMixin):
         classes, counts = np.unique(np.concatenate(y_parts), return_counts=True)
     plan = _Plan(estimator, [len(x) for x in X_parts], classes, counts)
+    normalisation = None
+    if estimator._rotation:
+        cw = plan.params.get("class_weight")
+        normalisation = _normalisation(
+            [_column_numbers(X_parts[b], y_parts[b], w_parts[b], cw, classes)
+             for b in range(len(X_parts))], estimator.scaling, estimator.missing)
     fits = [_fit_part(estimator._local, plan.params, X_parts[b], y_parts[b], w_parts[b],
-                      k, seed, classes) for b, k, seed in plan.parts()]
+                      k, seed, classes, normalisation) for b, k, seed in plan.parts()]
     return _combine(estimator, plan, fits, X_parts[0].shape[1], None)

@@ -460,11 +460,15 @@ class _BaseRotationForest(_BaseForest):
     def _fit_plan(self, fit):
         """The normalisation (a warm start keeps the first fit's), the features the
         rotations may mix, how many each tree rotates, and the kinds of trees."""
+        given = self.__dict__.get("_given_normalisation")
         if fit.warm:
             fit.mean, fit.scale = self.mean_, self.scale_
             fit.constant = getattr(self, "_constant", None)     # older pickles: not stored
             fit.missing_features = self.missing_features_
             fit.features = self.rotated_features_
+        elif given is not None:
+            # a partition of rotforest.dask's fit: the normalisation of all the rows
+            fit.mean, fit.scale, fit.constant, fit.missing_features, fit.features = given
         else:
             # weighted, so that a weight of 2 normalises like two copies of a sample
             fit.mean, fit.scale, fit.constant = _normalisation(fit.X, fit.sw, self.scaling)
@@ -546,6 +550,10 @@ class _BaseRotationForest(_BaseForest):
             when ``bootstrap=False``), as scikit-learn's forests give them.
         """
         check_is_fitted(self)
+        if getattr(self, "_partition_of_tree", None) is not None:
+            raise ValueError(
+                "this forest was fitted by rotforest.dask: each tree drew its sample "
+                "within its row partition, so it has no in-bag indices into the whole X")
         out = []
         for t, (n, _, boot) in enumerate(draw_records(self)[:, :3]):
             if n < 0:

@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 
-from helpers import optional_module
+from helpers import optional_module, trees_of
 
 distributed = optional_module("distributed")
 da = optional_module("dask.array")
@@ -28,8 +28,8 @@ def client():
 
 
 def _same_trees(a, b):
-    assert len(a.estimators_) == len(b.estimators_)
-    for s, t in zip(a.estimators_, b.estimators_):
+    assert len(trees_of(a)) == len(trees_of(b))
+    for s, t in zip(trees_of(a), trees_of(b)):
         assert s.tree_.nodes.tobytes() == t.tree_.nodes.tobytes()
         assert np.array_equal(s.tree_.value, t.tree_.value)
 
@@ -38,7 +38,8 @@ CHUNKS = (700, 1300, 1000)
 
 
 @pytest.mark.parametrize("name", ["RandomForestClassifier", "RandomForestRegressor",
-                                  "ExtraTreesClassifier", "ExtraTreesRegressor"])
+                                  "ExtraTreesClassifier", "ExtraTreesRegressor",
+                                  "RotationForestClassifier", "RotationForestRegressor"])
 def test_fit_is_the_local_reproduction_tree_for_tree(client, name):
     cls = getattr(rd, name)
     regression = name.endswith("Regressor")
@@ -60,7 +61,7 @@ def test_fit_is_the_local_reproduction_tree_for_tree(client, name):
     assert list(rd.tree_shares(CHUNKS, 11)) == [2, 5, 4]
     assert np.array_equal(local._partition_of_tree, [0] * 2 + [1] * 5 + [2] * 4)
     # each partition's trees saw only its rows
-    first = local.estimators_[0].tree_
+    first = trees_of(local)[0].tree_
     assert first.nodes["weighted_n_node_samples"][0] <= w[:700].sum() * 3
     # lazy predictions: dask arrays, equal to the local forest's
     predicted = fitted.predict(dX)
@@ -107,6 +108,42 @@ def test_classes_are_global_and_a_partition_may_lack_one(client):
         again = rd.fit_partitions(clone(fitted), np.split(X, 3), np.split(labels, 3))
     assert fitted.to_local().class_weight == "balanced"
     _same_trees(fitted.to_local(), again)
+
+
+@pytest.mark.parametrize("scaling, class_weight", [("std", None), ("range", "balanced")])
+def test_rotation_forests_normalise_over_all_the_rows(client, scaling, class_weight):
+    # the mean and scale of every column, its constancy, the features rotated and those
+    # with missing values: those of a local fit's normalisation of all the rows (the
+    # weights and class weights included), whichever partition holds which rows
+    from rotforest._rotate import _normalisation, _rotated_features
+    rng = np.random.default_rng(3)
+    X, y = make_classification(3000, 7, n_informative=4, n_classes=3, random_state=3)
+    X[:, 5] = 2.5                                   # constant, with missing cells
+    X[:, 2] *= 1e4
+    X[rng.random(X.shape) < 0.04] = np.nan
+    w = rng.uniform(0.0, 3.0, len(y))
+    w[:50] = 0.0
+    forest = rd.RotationForestClassifier(n_estimators=6, scaling=scaling,
+                                         class_weight=class_weight, random_state=0)
+    forest.fit(da.from_array(X, chunks=(CHUNKS, 7)), da.from_array(y, chunks=(CHUNKS,)),
+               sample_weight=da.from_array(w, chunks=(CHUNKS,)))
+    local = forest.to_local()
+    sw = w.copy()
+    if class_weight == "balanced":
+        counts = np.bincount(y)
+        sw *= (len(y) / (3 * counts))[y]
+    mean, scale, constant = _normalisation(X, sw, scaling)
+    np.testing.assert_allclose(local.mean_, mean, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(local.scale_, scale, rtol=1e-10)
+    assert np.array_equal(local._constant, constant) and constant[5]
+    live = X[w > 0]
+    assert np.array_equal(local.rotated_features_,
+                          _rotated_features(live, constant, local.missing))
+    assert np.array_equal(local.missing_features_,
+                          np.flatnonzero(np.isnan(live).any(axis=0)))
+    parts = np.cumsum(CHUNKS)[:-1]
+    _same_trees(local, rd.fit_partitions(clone(forest), np.split(X, parts),
+                                         np.split(y, parts), np.split(w, parts)))
 
 
 def test_dataframes_names_and_unknown_lengths(client):
