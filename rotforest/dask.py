@@ -173,8 +173,8 @@ def _column_numbers(X, y, sample_weight, class_weight, classes):
         W > 0, W, 1.0)
     D = np.where(present, X - mean, 0.0)
     return {"W": W, "mean": mean, "M2": (w[:, None] * D * D).sum(axis=0),
-            "low": np.where(present, X, np.inf).min(axis=0),
-            "high": np.where(present, X, -np.inf).max(axis=0),
+            "low": np.where(present, X, np.inf).min(axis=0, initial=np.inf),
+            "high": np.where(present, X, -np.inf).max(axis=0, initial=-np.inf),
             "rows": int(live.sum()), "nan_any": nan[live].any(axis=0),
             "nan_all": nan[live].all(axis=0)}
 

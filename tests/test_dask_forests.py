@@ -327,3 +327,21 @@ def test_a_worker_lost_mid_fit_gives_the_same_forest():
         assert killed is not None and "forest" in done
     parts = rd.fit_partitions(clone(est), np.split(X, 4), np.split(y, 4))
     _same_trees(done["forest"].to_local(), parts)
+
+
+@pytest.mark.filterwarnings("ignore:the rows are not spread")
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "RotationForestClassifier"])
+def test_empty_and_one_class_partitions(client, name):
+    X, y = make_classification(1500, 5, random_state=6)
+    order = np.argsort(y, kind="stable")            # the first 500 rows: one class
+    X, y = X[order], y[order]
+    rows = (500, 0, 1000)                           # an empty partition between
+    forest = getattr(rd, name)(n_estimators=6, random_state=0).fit(
+        da.from_array(X, chunks=(rows, 5)), da.from_array(y, chunks=(rows,)))
+    assert list(rd.tree_shares(rows, 6)) == [2, 0, 4]
+    first = trees_of(forest.to_local())[0].tree_
+    assert first.node_count == 1 and first.value.shape[2] == 2      # one class: a leaf
+    proba = forest.predict_proba(da.from_array(X, chunks=500)).compute()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    _same_trees(forest.to_local(), rd.fit_partitions(
+        clone(forest), [X[:500], X[500:500], X[500:]], [y[:500], y[500:500], y[500:]]))
