@@ -183,6 +183,13 @@ def _normalisation(X, sw, scaling="std"):
     else:
         low = np.where(present, X, np.inf).min(axis=0)
         high = np.where(present, X, -np.inf).max(axis=0)
+    return finish_normalisation(mean, scale, low, high, scaling)
+
+
+def finish_normalisation(mean, scale, low, high, scaling):
+    """The columns' mean, scale and constant mask from their weighted means, standard
+    deviations and least and greatest present values (see _normalisation; also
+    rotforest.dask's, from sums pooled over partitions)."""
     constant = ~(low < high)
     if scaling == "range":
         with np.errstate(over="ignore", invalid="ignore"):

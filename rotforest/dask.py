@@ -46,6 +46,7 @@ from rotforest import extra as _extra
 from rotforest import forest as _forest
 from rotforest import rotation as _rotation
 from rotforest._docs import derived_init
+from rotforest._rotate import finish_normalisation
 from rotforest._tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
@@ -187,16 +188,9 @@ def _normalisation(numbers, scaling, missing):
     safe = np.where(W > 0, W, 1.0)
     mean = np.sum([n["W"] * n["mean"] for n in numbers], axis=0) / safe
     M2 = np.sum([n["M2"] + n["W"] * (n["mean"] - mean) ** 2 for n in numbers], axis=0)
-    scale = np.sqrt(M2 / safe)
-    low = np.min([n["low"] for n in numbers], axis=0)
-    high = np.max([n["high"] for n in numbers], axis=0)
-    constant = ~(low < high)
-    if scaling == "range":
-        with np.errstate(over="ignore", invalid="ignore"):
-            spread = high - low
-            scale = np.where(np.isfinite(spread), spread, high / 4 - low / 4)
-    mean[constant] = np.where(np.isfinite(low[constant]), low[constant], 0.0)
-    scale[constant | ~(scale > 0.0)] = 1.0
+    mean, scale, constant = finish_normalisation(
+        mean, np.sqrt(M2 / safe), np.min([n["low"] for n in numbers], axis=0),
+        np.max([n["high"] for n in numbers], axis=0), scaling)
     live = [n for n in numbers if n["rows"]]
     nan_any = np.any([n["nan_any"] for n in live], axis=0)
     nan_all = np.all([n["nan_all"] for n in live], axis=0)
