@@ -117,3 +117,32 @@ def test_forests_give_spare_threads_to_their_trees(monkeypatch, cls):
         assert np.array_equal(ta.value, tb.value)
         assert np.array_equal(fits[a].predict(X), fits[b].predict(X))
     assert fits[1, 1].estimators_[0].tree_.node_count > 200
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_forks_of_several_outputs(regression):
+    # several outputs (each output's statistics side by side): forked and unforked,
+    # node for node, without random draws
+    X, y0 = _data(4000, 6, 8, regression, 3)
+    _, y1 = _data(4000, 6, 9, regression, 2)
+    codes, flat, offsets, exact = _bins.binned_features(X, 40, 1)
+    w = np.random.default_rng(5).integers(0, 3, len(X)).astype(float)
+    if regression:
+        target = np.ascontiguousarray(np.column_stack([y0, y1]).ravel())
+        args, extra = (None, target, w, 1, 2), {}
+    else:
+        codes_y = np.ascontiguousarray(np.column_stack([y0, y1]).ravel(), dtype=np.int32)
+        args, extra = (codes_y, None, w, 3, 0), {"output_classes": [3, 2]}
+    grown = [_hist.build_tree(codes, flat, offsets, *args, 12, 2, 1, 0.0, 6, 0.0, 3,
+                              False, X=X, exact=exact, n_outputs=2, fork_rows=rows,
+                              threads=2, **extra)
+             for rows in (0, 100)]
+    assert len(grown[0][0]) > 100
+    assert grown[1][0].tobytes() == grown[0][0].tobytes()
+    assert np.array_equal(grown[1][1], grown[0][1])
+    # (the forks ran: with random draws their streams give another tree)
+    drawn = [_hist.build_tree(codes, flat, offsets, *args, 12, 2, 1, 0.0, 3, 0.0, 3,
+                              True, X=X, exact=exact, n_outputs=2, fork_rows=rows,
+                              **extra)[0].tobytes()
+             for rows in (0, 100)]
+    assert drawn[0] != drawn[1]
