@@ -137,6 +137,15 @@ def draw_records(est):
     return records
 
 
+def check_whole_draws(est):
+    """A clear error for the in-bag readers of a forest fitted by rotforest.dask (its
+    trees drew their samples within their partitions)."""
+    if getattr(est, "_partition_of_tree", None) is not None:
+        raise ValueError(
+            "this forest was fitted by rotforest.dask: each tree drew its sample within "
+            "its row partition, so it has no in-bag indices into the whole X")
+
+
 def warn_balanced_warm_start(est):
     """scikit-learn's warning: class weight presets are computed on each fit's data."""
     if est.warm_start and isinstance(est.class_weight, str):   # (checked: a preset)

@@ -123,11 +123,11 @@ cdef enum:
 # best binned cut's gain times 1 + INSIDE_TOL and plus INSIDE_ABS of the root's
 # impurity (see _cand_floor; both 0: exactly the exact search's cuts; chosen by
 # bench_binned.py --inside)
-# trees of at least this many samples grow their subtrees apart (see _hist_forks.pxi)
-FORK_ROWS = 1 << 18
-
 INSIDE_TOL = 0.5
 INSIDE_ABS = 1e-4
+
+# trees of at least this many samples grow their subtrees apart (see _hist_forks.pxi)
+FORK_ROWS = 1 << 18
 
 CRITERIA = {"gini": CRIT_GINI_B, "entropy": CRIT_ENTROPY_B, "log_loss": CRIT_ENTROPY_B,
             "squared_error": CRIT_SQUARED_B, "friedman_mse": CRIT_FRIEDMAN_B,

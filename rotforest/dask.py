@@ -84,7 +84,7 @@ def _widen(forest, classes):
     at = np.searchsorted(classes, forest.classes_)
     k = len(classes)
     rotated = hasattr(forest, "rotated_estimators_")
-    for tree in _trees(forest):
+    for tree in forest._trees():
         old = tree.tree_
         value = np.zeros(old.value.shape[:2] + (k,))
         value[:, :, at] = old.value
@@ -96,11 +96,6 @@ def _widen(forest, classes):
     forest.classes_ = classes
     forest.n_classes_ = k
     return forest
-
-
-def _trees(forest):
-    """A forest's trees themselves (a rotation forest's rotated_estimators_)."""
-    return getattr(forest, "rotated_estimators_", None) or forest.estimators_
 
 
 def _fit_part(local, params, X, y, sample_weight, n_trees, seed, classes,
@@ -246,7 +241,7 @@ def _combine(est, plan, fits, n_features, names):
         forest._stack_rotations()
     else:
         forest.estimators_ = [tree for fit in fits for tree in fit.estimators_]
-    n_trees = len(_trees(forest))
+    n_trees = len(forest._trees())
     # each tree drew from its partition's rows: which partition grew it (the in-bag
     # readers refuse such a forest, see forest.estimators_samples_)
     forest._partition_of_tree = np.repeat(
@@ -279,8 +274,16 @@ def _oob_score(numbers):
                              "use more rows or trees, or oob_score=False")
         return float(total[1] / total[0])
     n, s, ss, sse = total.T
-    variance = ss - s * s / n
-    return float(np.mean(1.0 - sse / variance))
+    return _r2(sse, ss - s * s / n)
+
+
+def _r2(sse, sst):
+    """R^2 from the squared errors and the squared deviations from the mean (per
+    output, their mean); a constant target scores 1.0 when predicted exactly, else 0.0,
+    as scikit-learn's r2_score."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r2 = np.where(sst > 0, 1.0 - sse / sst, np.where(sse == 0, 1.0, 0.0))
+    return float(np.mean(r2))
 
 
 # partitions whose class shares (target mean) differ from the whole data's by more than
@@ -362,7 +365,7 @@ def _where_held(client, tasks, keys, X):
     held = client.who_has(X)
     queues, free = {}, []
     for i, key in enumerate(keys):
-        holders = held.get(key) or held.get(str(key)) or ()
+        holders = held.get(key, ())
         if holders:
             queues.setdefault(sorted(holders)[0], deque()).append(i)
         else:
@@ -554,11 +557,7 @@ class _DaskRegressor(RegressorMixin, _DaskForest):
         mean = (w * y).sum(axis=0) / w.sum()
         sse = (w * (y - predicted) ** 2).sum(axis=0)
         sst = (w * (y - mean) ** 2).sum(axis=0)
-        sse, sst = dask.compute(sse, sst)
-        with np.errstate(invalid="ignore", divide="ignore"):    # (constant y: as
-            r2 = np.where(sst > 0, 1.0 - sse / sst,                # scikit-learn)
-                          np.where(sse == 0, 1.0, 0.0))
-        return float(np.mean(r2))
+        return _r2(*dask.compute(sse, sst))
 
     def predict(self, X):
         """Predicted targets (a lazy dask array for a Dask X)."""

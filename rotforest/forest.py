@@ -17,8 +17,8 @@ from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _
                                  _ForestStructure, _NumericTargets, _TreeJob, _TreeSeeds,
                                  _VotingPredictions, _leaf_values, _settings_once,
                                  _tree_rng, check_ensemble_params, check_oob_target,
-                                 draw_records, oob_regression_scored, oob_scored,
-                                 register_as_sklearn_forest,
+                                 check_whole_draws, draw_records, oob_regression_scored,
+                                 oob_scored, register_as_sklearn_forest,
                                  set_tree_outputs, tree_template,
                                  warn_balanced_warm_start)
 from rotforest._bins import binned_features, check_max_bins, resolve_max_bins
@@ -517,10 +517,7 @@ class _BaseRandomForest(_BaseForest):
             when ``bootstrap=False``); int32 as scikit-learn's (int64 beyond its range).
         """
         check_is_fitted(self)
-        if getattr(self, "_partition_of_tree", None) is not None:
-            raise ValueError(
-                "this forest was fitted by rotforest.dask: each tree drew its sample "
-                "within its row partition, so it has no in-bag indices into the whole X")
+        check_whole_draws(self)
         records = draw_records(self)
         legacy, state = self._legacy_draws(), np.random.RandomState(0)
         return [_in_bag(_draw_tree(self._base_seed, i, int(n), int(draws),

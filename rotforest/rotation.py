@@ -40,6 +40,7 @@ from rotforest._ensemble import (
     _tree_rng,
     check_ensemble_params,
     check_oob_target,
+    check_whole_draws,
     draw_records,
     oob_regression_scored,
     oob_scored,
@@ -550,10 +551,7 @@ class _BaseRotationForest(_BaseForest):
             when ``bootstrap=False``), as scikit-learn's forests give them.
         """
         check_is_fitted(self)
-        if getattr(self, "_partition_of_tree", None) is not None:
-            raise ValueError(
-                "this forest was fitted by rotforest.dask: each tree drew its sample "
-                "within its row partition, so it has no in-bag indices into the whole X")
+        check_whole_draws(self)
         out = []
         for t, (n, _, boot) in enumerate(draw_records(self)[:, :3]):
             if n < 0:
