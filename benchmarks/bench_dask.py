@@ -12,6 +12,11 @@ that depth pays.  ``--test`` held-out rows come from the same model, drawn local
     python benchmarks/bench_dask.py                       # 12M x 20, 4 workers x 1.5 GiB
     python benchmarks/bench_dask.py --rows 4000000 --whole --seeds 3 --memory 3GiB
     python benchmarks/bench_dask.py --quick               # small, for the tests
+    python benchmarks/bench_dask.py --rows 4000000 --sorted --draw-from both --no-xgboost
+
+``--sorted`` makes each partition hold mostly one class (the even partitions class 0,
+the odd ones class 1: rows partitioned by class); ``--draw-from all`` (or ``both``) fits
+with ``draw_from="all"``, whose trees learn from pools drawn from every partition.
 
 Needs the dask extra (``pip install ".[dask]"``); XGBoost's row is left out when xgboost
 is not installed.
@@ -21,6 +26,7 @@ import os
 import pickle
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -28,8 +34,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import header, installed, markdown_table  # noqa: E402
 
 
-def block(seed, rows, features):
-    """One partition: X (float32) and y (int8) of the benchmark's model."""
+def block(seed, rows, features, sorted_as=None):
+    """One partition: X (float32) and y (int8) of the benchmark's model; with
+    ``sorted_as`` 0 or 1, the ``rows`` rows of 2 * ``rows`` drawn that are most of that
+    class (all of it, then the other)."""
+    if sorted_as is not None:
+        X, y = block(seed, 2 * rows, features)
+        keep = np.argsort(y if sorted_as == 0 else -y.astype(np.int64), kind="stable")
+        keep = np.sort(keep[:rows])
+        return X[keep], y[keep]
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((rows, features), dtype=np.float32)
     w = np.random.default_rng(12345).normal(size=8)
@@ -38,12 +51,14 @@ def block(seed, rows, features):
     return X, (z > 0).astype(np.int8)
 
 
-def dask_data(rows, features, chunk, seed=0):
-    """X and y as dask arrays whose partitions are drawn on the workers."""
+def dask_data(rows, features, chunk, seed=0, sorted_rows=False):
+    """X and y as dask arrays whose partitions are drawn on the workers (sorted: see
+    block)."""
     import dask
     import dask.array as da
     sizes = [min(chunk, rows - a) for a in range(0, rows, chunk)]
-    parts = [dask.delayed(block, nout=2, pure=True)(seed * 100003 + i, n, features)
+    parts = [dask.delayed(block, nout=2, pure=True)(seed * 100003 + i, n, features,
+                                                    i % 2 if sorted_rows else None)
              for i, n in enumerate(sizes)]
     X = da.concatenate([da.from_delayed(p[0], (n, features), np.float32)
                         for p, n in zip(parts, sizes)])
@@ -123,6 +138,11 @@ def main(argv=None):
                         "can hold), with the same seeds")
     parser.add_argument("--no-xgboost", action="store_true",
                         help="leave XGBoost's Dask random forest out")
+    parser.add_argument("--sorted", action="store_true",
+                        help="partitions of mostly one class (rows partitioned by class)")
+    parser.add_argument("--draw-from", choices=["partition", "all", "both"],
+                        default="partition", help="rotforest.dask's draw_from (both: a "
+                        "row for each)")
     parser.add_argument("--quick", action="store_true",
                         help="20,000 rows in 4 partitions, 2 workers, 4 trees of depth 4")
     args = parser.parse_args(argv)
@@ -138,28 +158,34 @@ def main(argv=None):
           f"{2 * data_gb:.2f} GB as float64) in partitions of {args.chunk:,} rows, "
           f"drawn on the workers; {args.workers} worker processes x 1 thread x "
           f"{args.memory}; {args.trees} trees of depth {args.depth}; {args.test:,} "
-          "held-out rows\n")
+          f"held-out rows{'; partitions sorted by class' if args.sorted else ''}\n")
     Xt, yt = block(999_999_937, args.test, args.features)
     table = []
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       memory_limit=args.memory, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        X, y = dask_data(args.rows, args.features, args.chunk)
+        X, y = dask_data(args.rows, args.features, args.chunk, sorted_rows=args.sorted)
         X, y = client.persist([X, y])       # drawn on the workers, held there
         from distributed import wait
         wait([X, y])
-        accuracies, times = [], []
-        for seed in range(args.seeds):
-            forest = rd.RandomForestClassifier(n_estimators=args.trees,
-                                               max_depth=args.depth, random_state=seed)
-            seconds, sent, lost = fit_timed(client, forest, X, y)
-            times.append(seconds)
-            accuracies.append(float(np.mean(forest.predict(Xt) == yt)))
-        trees_mb = len(pickle.dumps(forest.to_local())) / 1e6
-        table.append(["rotforest.dask", f"{min(times):.2f} s", f"{sent / 1e6:.1f} MB",
-                      f"{100 * sent / (args.rows * args.features * 4):.2f}%",
-                      f"{trees_mb:.1f} MB", str(lost), _mean(accuracies)])
-        print(table[-1], file=sys.stderr, flush=True)
+        draws = ["partition", "all"] if args.draw_from == "both" else [args.draw_from]
+        for draw in draws:
+            accuracies, times = [], []
+            for seed in range(args.seeds):
+                forest = rd.RandomForestClassifier(n_estimators=args.trees,
+                                                   max_depth=args.depth,
+                                                   random_state=seed, draw_from=draw)
+                with warnings.catch_warnings():     # (--sorted: the spread warning)
+                    warnings.simplefilter("ignore", UserWarning)
+                    seconds, sent, lost = fit_timed(client, forest, X, y)
+                times.append(seconds)
+                accuracies.append(float(np.mean(forest.predict(Xt) == yt)))
+            trees_mb = len(pickle.dumps(forest.to_local())) / 1e6
+            name = "rotforest.dask" + ("" if draw == "partition" else ", draw_from='all'")
+            table.append([name, f"{min(times):.2f} s", f"{sent / 1e6:.1f} MB",
+                          f"{100 * sent / (args.rows * args.features * 4):.2f}%",
+                          f"{trees_mb:.1f} MB", str(lost), _mean(accuracies)])
+            print(table[-1], file=sys.stderr, flush=True)
         if args.whole:
             Xw, yw = client.compute([X, y], sync=True)
             accuracies, times = [], []

@@ -25,7 +25,9 @@ forest's seed and ``b``), never on the number of workers or on which worker grew
 ``oob_score=True`` a row is out of bag for the trees of its partition that did not draw
 it; each partition scores its rows, and only the counts behind the score travel
 (``oob_score_``: accuracy, or R^2 over the pooled rows).  Rows sorted into partitions
-(class shares or target means far beyond sampling noise apart) make ``fit`` warn.
+(class shares or target means far beyond sampling noise apart) make ``fit`` warn;
+``draw_from="all"`` makes each partition's trees learn from a pool of rows drawn at
+random from every partition instead (only the drawn rows travel).
 """
 import copy
 import warnings
@@ -76,6 +78,37 @@ def _partition_seeds(random_state, n_parts):
             for s in np.random.SeedSequence(base).spawn(n_parts)]
 
 
+def _pool_counts(rows, seeds):
+    """With ``draw_from="all"``: how many rows partition b's pool takes of each
+    partition p (``counts[b, p]``): as many rows in all as partition b holds, drawn
+    at random without replacement from all the rows (partition b's seed)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    counts = np.zeros((len(rows), len(rows)), dtype=np.int64)
+    for b, seed in enumerate(seeds):
+        if rows[b]:
+            counts[b] = np.random.default_rng([seed, 0]).multivariate_hypergeometric(
+                rows, int(rows[b]))
+    return counts
+
+
+def _take(X, y, sample_weight, count, seed, source):
+    """``count`` rows of a partition (``source``), at random without replacement
+    (seeded by the pool's seed and the source's number), in their order."""
+    rows = np.sort(np.random.default_rng([seed, 1, source]).choice(
+        len(X), size=count, replace=False))
+    return (np.asarray(X)[rows], np.asarray(y)[rows],
+            None if sample_weight is None else np.asarray(sample_weight)[rows])
+
+
+def _joined(pieces):
+    """A pool's pieces (see _take) as one X, y and sample_weight."""
+    X = np.concatenate([p[0] for p in pieces])
+    y = np.concatenate([p[1] for p in pieces])
+    w = (None if pieces[0][2] is None
+         else np.concatenate([p[2] for p in pieces]))
+    return X, y, w
+
+
 def _widen(forest, classes):
     """A partition's classifier on the global ``classes``: its trees' values get a
     column of zeros for each class the partition lacked."""
@@ -102,7 +135,10 @@ def _fit_part(local, params, X, y, sample_weight, n_trees, seed, classes,
               normalisation=None):
     """One partition's forest, grown where the partition is (a rotation forest with the
     normalisation of all the rows, see _normalisation), with the few numbers the whole
-    forest needs of its rows (see _part_numbers)."""
+    forest needs of its rows (see _part_numbers).  With ``draw_from="all"`` X is the
+    list of the partition's pool's pieces (see _take), y and sample_weight None."""
+    if isinstance(X, list):             # a pool drawn from all partitions
+        X, y, sample_weight = _joined(X)
     forest = local(**dict(params, n_estimators=n_trees, random_state=seed))
     if normalisation is not None:
         forest._given_normalisation = normalisation
@@ -203,6 +239,10 @@ class _Plan:
 
     def __init__(self, est, rows, classes=None, counts=None):
         params = est._local_params()
+        if est.draw_from not in ("partition", "all"):
+            raise ValueError(f"draw_from must be 'partition' or 'all', got "
+                             f"{est.draw_from!r}")
+        self.pooled = est.draw_from == "all"
         if callable(params.get("oob_score")):
             raise ValueError("oob_score on Dask collections is accuracy (R^2 for "
                              "regressors): pass True, not a scorer")
@@ -217,7 +257,7 @@ class _Plan:
         self.shares = tree_shares(rows, int(params["n_estimators"]))
         self.seeds = _partition_seeds(params["random_state"], len(self.shares))
         idle = np.flatnonzero((self.shares == 0) & (np.asarray(rows) > 0))
-        if idle.size:
+        if idle.size and not self.pooled:
             warnings.warn(
                 f"{idle.size} of {len(rows)} partitions hold less than a tree's share of "
                 f"the rows and grow no tree (partition {idle[0]} first): their rows are "
@@ -227,6 +267,17 @@ class _Plan:
     def parts(self):
         """(partition, its trees, its seed) of each partition that grows trees."""
         return [(b, int(k), self.seeds[b]) for b, k in enumerate(self.shares) if k > 0]
+
+    def data(self, rows, xs, ys, ws, take=_take):
+        """What each partition that grows trees fits on: its rows (X, y, weights), or
+        with draw_from="all" its pool's pieces (``take`` of each partition, see
+        _pool_counts), then None, None."""
+        if not self.pooled:
+            return [(xs[b], ys[b], ws[b]) for b, _, _ in self.parts()]
+        counts = _pool_counts(rows, self.seeds)
+        return [([take(xs[p], ys[p], ws[p], int(c), seed, p)
+                  for p, c in enumerate(counts[b]) if c], None, None)
+                for b, _, seed in self.parts()]
 
 
 def _combine(est, plan, fits, n_features, names):
@@ -316,7 +367,7 @@ def _check_spread(parts, numbers):
             f"{'class shares' if 'counts' in parts[0] else 'target mean'} differ from the "
             f"whole data's by {z.max():.0f} standard errors of a random partition, and each "
             "tree learns from its own partition's rows only; shuffle the rows across "
-            "partitions before fitting", UserWarning)
+            "partitions before fitting, or pass draw_from='all'", UserWarning)
 
 
 def _is_dask(data):
@@ -389,6 +440,21 @@ def _where_held(client, tasks, keys, X):
     return results
 
 
+def _placed_take(client, X):
+    """_take as a future computed on the worker that holds the partition (when held
+    somewhere): only the drawn rows then travel, to the worker that fits on them (a
+    restriction on the fit's task would bind its whole graph, and the partitions would
+    travel whole)."""
+    held = client.who_has(X)
+    take = dask.delayed(_take, pure=True)
+
+    def placed(x, y, w, count, seed, source):
+        holders = sorted(held.get(x.key, ()))
+        return client.compute(take(x, y, w, count, seed, source),
+                              workers=holders[:1] or None, allow_other_workers=True)
+    return placed
+
+
 def _call(block, forest, method):
     return getattr(forest, method)(block)
 
@@ -402,6 +468,7 @@ class _DaskForest(BaseEstimator):
     def _local_params(self):
         params = self.get_params(deep=False)
         params.pop("client")
+        params.pop("draw_from")
         return params
 
     def _client(self):
@@ -447,9 +514,10 @@ class _DaskForest(BaseEstimator):
                             [x.key for x in xs], X),
                 self.scaling, self.missing)
         task = dask.delayed(_fit_part, pure=True)
-        tasks = [task(self._local, plan.params, xs[b], ys[b], ws[b], k, seed, classes,
+        data = plan.data(X.chunks[0], xs, ys, ws, _placed_take(client, X))
+        tasks = [task(self._local, plan.params, *data[i], k, seed, classes,
                       normalisation)
-                 for b, k, seed in plan.parts()]
+                 for i, (b, k, seed) in enumerate(plan.parts())]
         fits = _where_held(client, tasks, [xs[b].key for b, _, _ in plan.parts()], X)
         self._forest_ = _combine(self, plan, fits, X.shape[1], names)
         self._set_fitted()
@@ -569,7 +637,8 @@ class _DaskRegressor(RegressorMixin, _DaskForest):
 def _dask_class(base, local, doc):
     name = local.__name__
     return type(name, (base,), {
-        "__init__": derived_init(local, added=(("client", None),)),
+        "__init__": derived_init(local, added=(("client", None),
+                                               ("draw_from", "partition"))),
         "_local": local,
         "_rotation": name.startswith("Rotation"),
         "__module__": __name__,
@@ -586,6 +655,15 @@ _DOC = """{name} fitted on Dask collections, each row partition growing its shar
 
     client : distributed.Client, default=None
         The client of the cluster to fit on (None: the current one).
+
+    draw_from : {{"partition", "all"}}, default="partition"
+        Where a partition's trees draw their rows from. "partition": its own rows,
+        which never move. "all": a pool of as many rows as the partition holds, drawn
+        at random without replacement from all the partitions and sent to the
+        worker that holds the partition (trees then draw from the pool as from a
+        partition's rows), for rows partitioned non-randomly (sorted by time or by
+        class). Its cost: about (P - 1) / P of the data crosses the network for P
+        partitions, and each worker holds its pools beside its partitions.
 
     Attributes
     ----------
@@ -627,6 +705,7 @@ def fit_partitions(estimator, X_parts, y_parts, sample_weight_parts=None):
         normalisation = _normalisation(
             [_column_numbers(X_parts[b], y_parts[b], w_parts[b], cw, classes)
              for b in range(len(X_parts))], estimator.scaling, estimator.missing)
-    fits = [_fit_part(estimator._local, plan.params, X_parts[b], y_parts[b], w_parts[b],
-                      k, seed, classes, normalisation) for b, k, seed in plan.parts()]
+    data = plan.data([len(x) for x in X_parts], X_parts, y_parts, w_parts)
+    fits = [_fit_part(estimator._local, plan.params, *data[i], k, seed, classes,
+                      normalisation) for i, (b, k, seed) in enumerate(plan.parts())]
     return _combine(estimator, plan, fits, X_parts[0].shape[1], None)

@@ -215,9 +215,11 @@ def test_tree_shares_follow_the_rows():
 
 def test_parameters_are_the_local_forests_and_client():
     local = set(rd._forest.RandomForestClassifier().get_params())
-    assert set(rd.RandomForestClassifier().get_params()) == local | {"client"}
+    assert set(rd.RandomForestClassifier().get_params()) == local | {"client",
+                                                                     "draw_from"}
     est = clone(rd.ExtraTreesRegressor(n_estimators=7, max_depth=3))
     assert est.n_estimators == 7 and est.max_depth == 3 and est.client is None
+    assert est.draw_from == "partition"
     assert "max_bins" not in est.get_params()
 
 
@@ -270,6 +272,68 @@ def test_rows_sorted_into_partitions_warn(client, regression):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         est.fit(da.from_array(X, chunks=1000), da.from_array(y, chunks=1000))
+
+
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "ExtraTreesRegressor",
+                                  "RotationForestClassifier"])
+def test_draw_from_all_partitions(client, name):
+    """draw_from="all": each partition's trees learn from a pool of as many rows as it
+    holds, drawn without replacement from all the rows; the same forest as the local
+    reproduction, and on rows sorted by class no warning and the accuracy of shuffled
+    partitions rather than the sorted ones'."""
+    import warnings
+    regression = name.endswith("Regressor")
+    if regression:
+        X, y = make_regression(3000, 5, noise=1.0, random_state=2)
+    else:
+        X, y = make_classification(6000, 5, n_informative=3, random_state=2)
+        X_test, y_test, X, y = X[3000:], y[3000:], X[:3000], y[:3000]
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    est = getattr(rd, name)(n_estimators=9, max_depth=6, random_state=4, draw_from="all")
+    dX, dy, dw = (da.from_array(a, chunks=(CHUNKS,) + a.shape[1:]) for a in (X, y, w))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = est.fit(dX, dy, sample_weight=dw)
+    parts = np.cumsum(CHUNKS)[:-1]
+    local = rd.fit_partitions(clone(est), np.split(X, parts), np.split(y, parts),
+                              np.split(w, parts))
+    _same_trees(fitted.to_local(), local)
+    # each pool: its partition's number of rows, from every partition, none twice
+    seeds = rd._partition_seeds(4, 3)
+    counts = rd._pool_counts(CHUNKS, seeds)
+    assert list(counts.sum(axis=1)) == list(CHUNKS)
+    assert (counts > 0).all() and (counts <= np.array(CHUNKS)).all()
+    piece = rd._take(X[:700], y[:700], None, int(counts[1, 0]), seeds[1], 0)[1]
+    assert len(piece) == counts[1, 0]
+    if regression:
+        return
+    # class-sorted partitions: each pool holds both classes near their overall shares
+    assert all(0.3 < np.mean(rd._joined([rd._take(Xp, yp, None, int(c), seeds[b], p)
+                                         for p, (Xp, yp, c) in enumerate(zip(
+                                             np.split(X, parts), np.split(y, parts),
+                                             counts[b]))])[1]) < 0.7
+               for b in range(3))
+    own = clone(est).set_params(draw_from="partition")
+    with pytest.warns(UserWarning, match="or pass draw_from='all'"):
+        own.fit(dX, dy)
+    # the pools' forest is about as good as one on shuffled partitions, the sorted
+    # partitions' clearly worse (its pure partitions' trees vote one class everywhere)
+    from sklearn.metrics import log_loss
+    mixed = np.random.default_rng(0).permutation(len(y))
+    shuffled = rd.fit_partitions(clone(est), np.split(X[mixed], parts),
+                                 np.split(y[mixed], parts))
+    loss = [log_loss(y_test, m.predict_proba(X_test)) for m in (fitted, shuffled, own)]
+    assert loss[0] < loss[1] + 0.05 and loss[0] < loss[2] - 0.1, loss
+
+
+def test_draw_from_is_checked(client):
+    X, y = make_classification(300, 4, random_state=0)
+    est = rd.RandomForestClassifier(n_estimators=3, draw_from="everywhere")
+    with pytest.raises(ValueError, match="draw_from must be 'partition' or 'all'"):
+        est.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    assert not hasattr(est, "estimators_")
 
 
 def test_bench_dask_quick_reports_ours_beside_the_local_share(capsys):
