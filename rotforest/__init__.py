@@ -68,7 +68,12 @@ def to_onnx(estimator, *, target_opset=None, output=None, input_type="double"):
                    input_type=input_type)
 
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError as _NotFound, version as _version
+
+try:                                    # the installed package's (meson.build's)
+    __version__ = _version("rotforest")
+except _NotFound:                       # pragma: no cover (a source tree, not installed)
+    __version__ = "unknown"
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
            "RandomForestRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor",

@@ -4,6 +4,7 @@
 #define ROTFOREST_ABSOLUTE_H
 #include <stdint.h>
 #include "_prefetch.h"
+#include "_compiler.h"
 
 /* A sample of the node, by its rank in y: its weight, centred target and neighbours
    still present (32 bytes: two records a cache line, one line per access). */
@@ -51,7 +52,7 @@ static inline double rf_abs_median(const rf_rec* R, const rf_abs_state* st) {
 /* Before the deletion at L[q] (count of them left, step apart): prefetches the record of
    the deletion RF_ABS_AHEAD further on and the rank of the one twice as far (they
    survive the pipeline flushes of mispredicted branches). */
-static inline __attribute__((always_inline))
+static inline RF_ALWAYS_INLINE
 void rf_abs_prefetch(const rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                      int64_t q, int64_t step, int64_t count) {
     if (count > 2 * RF_ABS_AHEAD)
@@ -67,7 +68,7 @@ void rf_abs_prefetch(const rf_rec* R, const int32_t* rk, const uint64_t* L, uint
    back while it would still reach half without its own weight (one step at most for
    unit weights).  (Branches here beat masks: predicted, they let the processor run
    ahead of the chain of moves, each waiting on the one before.) */
-static inline __attribute__((always_inline))
+static inline RF_ALWAYS_INLINE
 void rf_abs_pass_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                       int64_t tail, rf_abs_state* st, int64_t from, int64_t to,
                       int64_t step, double* out, double* med, int64_t base, int record,
@@ -123,7 +124,7 @@ void rf_abs_pass_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t 
    the time: here the moves are integer selects on counts (the weights up to the median
    and of the set), and the sums of w y change by the same terms in the same order as in
    rf_abs_pass_impl, so the numbers are the same. */
-static inline __attribute__((always_inline))
+static inline RF_ALWAYS_INLINE
 void rf_abs_pass_unit_impl(rf_rec* R, const int32_t* rk, const uint64_t* L, uint64_t im,
                            int64_t tail, rf_abs_state* st, int64_t from, int64_t to,
                            int64_t step, double* out, double* med, int64_t base,
@@ -203,20 +204,20 @@ static void rf_abs_small_general(const rf_rec* R, const int32_t* rk, const uint6
                 break;
             wm -= R[m].w;
             sm -= R[m].w * R[m].y;
-            m = 64 - __builtin_clzll(below);
+            m = 64 - rf_clz64(below);
         }
         while (wm < half) {             /* forward while short of half */
             above = m < 64 ? mask & (~(uint64_t)0 << m) : 0;
             if (above == 0)
                 break;
-            m = __builtin_ctzll(above) + 1;
+            m = rf_ctz64(above) + 1;
             wm += R[m].w;
             sm += R[m].w * R[m].y;
         }
         out[q - base] = rf_abs_nonneg(R[m].y * (2.0 * wm - W) - 2.0 * sm + S);
         if (med) {
             above = m < 64 ? mask & (~(uint64_t)0 << m) : 0;
-            nx = above ? __builtin_ctzll(above) + 1 : m;
+            nx = above ? rf_ctz64(above) + 1 : m;
             med[q - base] = (wm == half) ? 0.5 * (R[m].y + R[nx].y) : R[m].y;
         }
     }
@@ -243,7 +244,7 @@ static void rf_abs_small_unit(const rf_rec* R, const int32_t* rk, const uint64_t
         above = mask & ~(((uint64_t)2 << (m - 1)) - 1);
         out[q - base] = rf_abs_nonneg(R[m].y * (double)(2 * wm - W) - 2.0 * sm + S);
         if (med) {
-            nxt = above ? __builtin_ctzll(above) + 1 : m;
+            nxt = above ? rf_ctz64(above) + 1 : m;
             med[q - base] = (2 * wm == W) ? 0.5 * (R[m].y + R[nxt].y) : R[m].y;
         }
         if (--count == 0)
@@ -261,8 +262,8 @@ static void rf_abs_small_unit(const rf_rec* R, const int32_t* rk, const uint64_t
         above = mask & ~(((uint64_t)2 << (m - 1)) - 1);
         back = 2 * (wm - 1) >= W;          /* (then a rank below m is present) */
         fwd = (2 * wm < W) & (above != 0);
-        prv = 64 - __builtin_clzll(below | 1);
-        nxt = __builtin_ctzll(above | ((uint64_t)1 << 63)) + 1;
+        prv = 64 - rf_clz64(below | 1);
+        nxt = rf_ctz64(above | ((uint64_t)1 << 63)) + 1;
         ym = R[m ^ ((m ^ nxt) & -fwd)].y;
         wm += fwd - back;
         sm += (double)(fwd - back) * ym;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
+#include "_compiler.h"
 
 /* Large buffers (a tree's sorted lists, from 32 MiB): on Linux, aligned to 2 MiB
    and offered to transparent huge pages, which spares the build most of its TLB
@@ -63,17 +64,6 @@ static inline int rf_values_ok(double vl, double vr, int cst, double lower,
     return vl >= lower && vr >= lower && vl <= upper && vr <= upper
            && (vl - vr) * cst <= 0.0;
 }
-/* the index of the lowest set bit of a nonzero word */
-static inline int rf_ctz32(uint32_t x) { return __builtin_ctz(x); }
-static inline int rf_ctz64(uint64_t x) { return __builtin_ctzll(x); }
-#define rf_popcount32(x) rf_popcount64((uint64_t)(x))
-/* bit counts by halves (compilers turn this into one instruction where the
-   target has one; __builtin_popcount would call a library routine otherwise) */
-static inline int rf_popcount64(uint64_t x) {
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
+/* bit scans and counts (rf_ctz32, rf_ctz64, rf_clz64, rf_popcount64): _compiler.h */
 
 #endif  /* ROTFOREST_PLATFORM_H */

@@ -20,7 +20,7 @@
    time, each of the 8 lanes summing its own rows (the loops over lanes vectorise: no
    sum crosses lanes until the end), and the lanes are then added in a fixed order, so
    the result does not depend on the processor. */
-static inline __attribute__((always_inline, optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_NO_CONTRACT
 void rf_group_moments_impl(const double* Zt, int64_t n, const int64_t* groups,
                            int64_t m, const int64_t size, const uint8_t* keep,
                            double* sums, double* cross) {
@@ -99,14 +99,13 @@ void rf_group_moments_impl(const double* Zt, int64_t n, const int64_t* groups,
     default: break; \
     }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if RF_X86_AVX512
 #include <immintrin.h>
 #define RF_MOM_AVX512 1
 /* rf_group_moments_impl with AVX-512: one register a sum, its 8 lanes the 8 lanes
    there, the rows not kept read as 0 by masked loads; the same additions in the same
    order (no fused multiply-add), so the same numbers. */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 void rf_group_moments_avx512_impl(const double* Zt, int64_t n, const int64_t* groups,
                                   int64_t m, const int64_t size, const uint8_t* keep,
                                   double* sums, double* cross) {
@@ -160,7 +159,7 @@ void rf_group_moments_avx512_impl(const double* Zt, int64_t n, const int64_t* gr
             }
     }
 }
-__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+RF_TARGET_AVX512 RF_NO_CONTRACT
 static void rf_group_moments_avx512(const double* Zt, int64_t n, const int64_t* groups,
                                     int64_t m, int64_t size, const uint8_t* keep,
                                     double* sums, double* cross) {
@@ -175,7 +174,7 @@ static void rf_group_moments_avx512(const double* Zt, int64_t n, const int64_t* 
 
 /* rf_group_moments_impl with the group size a constant (its loops unrolled), or its
    AVX-512 form when avx512 is set. */
-__attribute__((optimize("fp-contract=off")))
+RF_NO_CONTRACT
 static void rf_group_moments(const double* Zt, int64_t n, const int64_t* groups,
                              int64_t m, int64_t size, const uint8_t* keep,
                              double* sums, double* cross, int avx512) {
@@ -196,7 +195,7 @@ static inline double rf_rot_uniform(uint64_t* rng) {
 }
 
 /* A standard normal draw (Box-Muller, one of its pair). */
-__attribute__((optimize("fp-contract=off")))
+RF_NO_CONTRACT
 static double rf_rot_normal(uint64_t* rng) {
     double u = rf_rot_uniform(rng), v = rf_rot_uniform(rng);
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
@@ -205,7 +204,7 @@ static double rf_rot_normal(uint64_t* rng) {
 /* A uniformly random s x s orthonormal matrix (Q of a standard normal one with R's
    diagonal positive, by Gram-Schmidt on its columns, each taken twice), row-major.  A
    column (nearly) in the span of the ones before (probability ~1e-8) is drawn again. */
-__attribute__((optimize("fp-contract=off")))
+RF_NO_CONTRACT
 static void rf_rot_orthonormal(uint64_t* rng, int64_t s, double* Q) {
     int64_t i, j, k, pass;
     double d, norm;
@@ -235,7 +234,7 @@ static void rf_rot_orthonormal(uint64_t* rng, int64_t s, double* Q) {
    symmetric s x s matrix A (destroyed), by cyclic Jacobi rotations until every
    off-diagonal entry is negligible beside its diagonal ones.  Each vector's largest
    loading is made positive, so that the axes do not depend on the rotations' path. */
-__attribute__((optimize("fp-contract=off")))
+RF_NO_CONTRACT
 static void rf_rot_eigen(double* A, int64_t s, double* V, double* w) {
     int64_t i, j, k, p, q, sweep, order[RF_MOM_MAX], best;
     double apq, app, aqq, theta, t, c, sn, x, y, tmp[RF_MOM_MAX * RF_MOM_MAX], wt[RF_MOM_MAX];
@@ -321,7 +320,7 @@ static void rf_rot_eigen(double* A, int64_t s, double* V, double* w) {
    comes from the generator seeded with `seed`.  order_out (n_axes) and keep_out (groups
    x n), when not NULL, receive the order of the features and the rows each group kept
    (for tests).  Returns 0, or -1 when memory ran out. */
-__attribute__((optimize("fp-contract=off")))
+RF_NO_CONTRACT
 static int rf_draw_rotation(const double* Zt, int64_t n, const int32_t* y,
                             int64_t n_classes, const int64_t* features, int64_t n_axes,
                             int64_t size, int pca, uint64_t seed, double noise, int avx512,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
+#include "_compiler.h"
 
 /* Screening factor of the scalar two-class Gini kernel, which divides only for cuts
    that may beat the best so far: a cut whose proxy q = num / den (rounded) exceeds
@@ -15,10 +16,10 @@
    or 0 the screen is exact.)  Both kernels thus compare the rounded quotients. */
 #define RF_SCREEN (1.0 - 0x1p-48)
 /* AVX-512 kernels, chosen at run time when the processor has them. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
+#if RF_X86_AVX512
 #include <immintrin.h>
 /* Inclusive prefix sum of the 8 lanes of c, plus carry (the same in every lane). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 __m512i rf_prefix_sum8(__m512i c, __m512i carry) {
     const __m512i zero = _mm512_setzero_si512();
     c = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 7));
@@ -28,7 +29,7 @@ __m512i rf_prefix_sum8(__m512i c, __m512i carry) {
 }
 /* The last lane of c in every lane: the carry of the next block, kept in a register
    (a round trip through a general register would lengthen the loop's chain). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 __m512i rf_last_lane(__m512i c) {
     return _mm512_permutexvar_epi64(_mm512_set1_epi64(7), c);
 }
@@ -42,7 +43,7 @@ static inline uint32_t rf_cut_lanes(int64_t p, int64_t lo, int64_t hi) {
     return m & 0xFF;
 }
 /* The largest lane of v, in every lane. */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 __m512d rf_bcast_max(__m512d v) {
     v = _mm512_max_pd(v, _mm512_shuffle_f64x2(v, v, 0x4E));
     v = _mm512_max_pd(v, _mm512_shuffle_f64x2(v, v, 0xB1));
@@ -54,8 +55,7 @@ __m512d rf_bcast_max(__m512d v) {
    of all lanes so far, or a floor given by the caller) matter: thr_s is t times
    RF_SCREEN, the others fail that screen, and when all do, the division (the loop's
    costliest step) is skipped.  Returns whether a lane's best changed. */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 int rf_keep8(__mmask8 lanes, __m512d vn, __m512d vd, __m512i cut, __m512d thr_s,
              __m512d *best, __m512i *pos) {
     lanes &= _mm512_cmp_pd_mask(vn, _mm512_mul_pd(thr_s, vd), _CMP_GT_OQ);
@@ -68,8 +68,7 @@ int rf_keep8(__mmask8 lanes, __m512d vn, __m512d vd, __m512i cut, __m512d thr_s,
 }
 /* rf_keep8 for two classes: the cuts of lanes `lanes` with l1 of class 1 and weight
    wl on the left (totals vt1, vwt). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 int rf_track8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt,
               __m512i cut, __m512d thr_s, __m512d *best, __m512i *pos) {
     __m512d dwr = _mm512_sub_pd(vwt, dwl);
@@ -80,7 +79,7 @@ int rf_track8(__mmask8 lanes, __m512d dl1, __m512d dwl, __m512d vt1, __m512d vwt
 }
 /* Folds the lanes' bests into (*best, *pos): the largest proxy, at its first cut, if
    it beats *best (what a scan in cut order keeping the first of equals finds). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 void rf_fold8(__m512d bv, __m512i pv, double *best, int64_t *pos) {
     double mx = _mm512_reduce_max_pd(bv);
     if (mx > *best) {
@@ -91,7 +90,7 @@ void rf_fold8(__m512d bv, __m512i pv, double *best, int64_t *pos) {
 }
 /* The 8 keys at p, returned; *m, the lanes whose rank differs from the next key's
    (a cut may follow them); *w their weights, read from the keys or all 1 (unit). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 __m512i rf_keys8(const uint64_t *L, int64_t p, const int unit, __m128i rsv,
                  __m128i wsv, __m512i wmv, __mmask8 *m, __m512i *w) {
     __m512i k = _mm512_loadu_si512((const void *)(L + p));
@@ -104,7 +103,7 @@ __m512i rf_keys8(const uint64_t *L, int64_t p, const int unit, __m128i rsv,
 /* The block of 8 keys at p (rf_keys8) with two classes: the class-1 weight (*l1v)
    and weight (*wlv) up to and including each lane, carried from block to block in
    *l1c and *wlc (unit: *wlv is left alone, the caller knows it). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 void rf_block8(const uint64_t *L, int64_t p, const int unit, __m128i rsv, __m128i csv,
                __m128i wsv, __m512i wmv, __mmask8 *m, __m512i *l1v, __m512i *wlv,
                __m512i *l1c, __m512i *wlc) {
@@ -129,8 +128,7 @@ void rf_block8(const uint64_t *L, int64_t p, const int unit, __m128i rsv, __m128
    block is read whole (L must be readable 8 keys past hi), its lanes past hi masked.
    Integer weights read from the keys, or all 1 (unit: the left weight is the
    position). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 void rf_gini_binary_avx512_impl(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
         int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, const int unit,
@@ -198,7 +196,7 @@ void rf_gini_binary_avx512_impl(
     rf_fold8(b1, q1, best1_io, pos1);
     if (two) rf_fold8(b2, q2, best2_io, pos2);
 }
-__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+RF_TARGET_AVX512 RF_NO_CONTRACT
 static void rf_gini_binary_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo1, int64_t hi1,
         int64_t lo2, int64_t hi2, int cs, int rs, int ws, uint64_t wm, double dt1,
@@ -229,7 +227,7 @@ static inline double rf_entropy_screen(double t, double dt1, double slack) {
    4 ln 2 (Q - t1), Q = l1^2/wl + r1^2/wr; a cut can beat t only if
    Q > t1 + t / (4 ln 2), tested as a product (a slack of 1e-9 of the proxies'
    scale covers the roundings), and the table is read only for lanes that pass. */
-__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+RF_TARGET_AVX512 RF_NO_CONTRACT
 static void rf_entropy_binary_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int64_t hi1, int cs,
         int rs, int ws, uint64_t wm, double dt1, double dwt, const double *f,
@@ -283,7 +281,7 @@ static void rf_entropy_binary_avx512(
 /* The block of 8 keys at p of the multiclass scan (rf_keys8): their classes (*c) and,
    returned, each lane's weight of the earlier lanes of its class in the block, found by
    comparing the classes shifted by 1 to 7 lanes. */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 __m512i rf_same_class8(const uint64_t *L, int64_t p, const int unit, __m128i rsv,
                        __m128i csv, __m128i wsv, __m512i wmv, __m512i cmv, __mmask8 *m,
                        __m512i *w, __m512i *c) {
@@ -301,8 +299,7 @@ __m512i rf_same_class8(const uint64_t *L, int64_t p, const int unit, __m128i rsv
    squared class weights sql and of w tot[class] st, the right one is sqr = t2 - 2 st
    + sql, and the proxy (sql wr + sqr wl) / (wl wr) is kept by rf_keep8 (the screen
    *ts follows the best of all lanes). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 void rf_multi_cuts8(__mmask8 lanes, __m512i sql, __m512i st, __m512d dwl, __m512i vt2,
                     __m512d vwt, int64_t p, __m512d vs, __m512d *ts, __m512d *b,
                     __m512i *q) {
@@ -333,8 +330,7 @@ void rf_multi_cuts8(__mmask8 lanes, __m512i sql, __m512i st, __m512d dwl, __m512
    best so far) matter, screened by rf_keep8; the first of the best of those
    is returned (*best_io, *pos_io unchanged when none).  The last block is read
    whole (L readable 8 keys past hi), its lanes past hi masked. */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 void rf_gini_multi_avx512_impl(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
         uint64_t cm, uint64_t wm, const int unit, int64_t *cl, const int64_t *tot,
@@ -390,8 +386,7 @@ void rf_gini_multi_avx512_impl(
    (the lanes past K stay 0: a class is below K, and only K counts are read and
    written): no scatter whose store the next block's gather must wait for.  The same
    exact integers as the general kernel, so the same cuts. */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 void rf_gini_multi16_impl(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
         uint64_t cm, uint64_t wm, const int unit, int64_t K, const int two, int64_t *cl,
@@ -465,7 +460,7 @@ void rf_gini_multi16_impl(
         _mm512_mask_storeu_epi64((void *)(cl + 8), k1, cl1);
     rf_fold8(b, q, best_io, pos_io);
 }
-__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+RF_TARGET_AVX512 RF_NO_CONTRACT
 static void rf_gini_multi_avx512(
         const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int cs, int rs, int ws,
         uint64_t cm, uint64_t wm, int64_t K, int64_t *cl, const int64_t *tot, int64_t t2,
@@ -495,7 +490,7 @@ static void rf_gini_multi_avx512(
    nan_rank: their number, returned, and their class-1 weight and weight in *m1 and
    *mw (weights read from the keys).  Read backwards, 8 keys at a time, until a block
    holds a present value: no binary search, and the tail is summed in the same pass. */
-__attribute__((target("avx512f,avx512dq")))
+RF_TARGET_AVX512
 static int64_t rf_missing_tail_avx512(const uint64_t *L, int64_t s, int64_t e,
                                       uint64_t nan_rank, int rs, int cs, int ws,
                                       uint64_t wm, int64_t *m1, int64_t *mw) {
@@ -532,7 +527,7 @@ static int64_t rf_missing_tail_avx512(const uint64_t *L, int64_t s, int64_t e,
 /* Inclusive prefix sum of the 8 lanes of v, plus carry: lane j gets
    ((v_j + v_j-1) + (v_j-2 + v_j-3)) + ... in the order of rf_prefix_sum8 (the
    portable regression scan adds in the same order, so both get the same sums). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512
 __m512d rf_prefix_sum8_pd(__m512d v, __m512d carry) {
     const __m512i zero = _mm512_setzero_si512();
     __m512i c = _mm512_castpd_si512(v);
@@ -560,8 +555,7 @@ __m512d rf_prefix_sum8_pd(__m512d v, __m512d carry) {
    for a bound below 1e-290); the first of the best of those is returned (*best_io,
    *pos_io unchanged when none).  The last block's keys are read whole (L readable
    8 keys past hi); its lanes past hi gather nothing and are masked. */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"),
-                             optimize("fp-contract=off")))
+static inline RF_ALWAYS_INLINE RF_TARGET_AVX512 RF_NO_CONTRACT
 void rf_sqerr_avx512_impl(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
                           int ws, uint64_t wm, uint64_t im, const double *yv,
                           const double *w, const int mode, double st, double wtot,
@@ -628,7 +622,7 @@ void rf_sqerr_avx512_impl(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, 
     }
     rf_fold8(b, q, best_io, pos_io);
 }
-__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+RF_TARGET_AVX512 RF_NO_CONTRACT
 static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo, int rs,
                             int ws, uint64_t wm, uint64_t im, const double *yv,
                             const double *w, int mode, double st, double wtot,
@@ -657,7 +651,7 @@ static void rf_sqerr_avx512(const uint64_t *L, int64_t s, int64_t hi, int64_t lo
    the left (within keys already loaded) and from ir <= q - s on the right (so below
    e - s: R needs no more room than e - s keys); with mode 1, L[p:e) is left
    unspecified. */
-__attribute__((target("avx512f,avx512vl,avx512dq")))
+RF_TARGET_AVX512VL
 static void rf_partition_avx512(uint64_t *L, uint64_t *R, int64_t s, int64_t e,
                                 int64_t p, const uint32_t *gl, uint64_t imask, int mode) {
     const __m512i im = _mm512_set1_epi64((long long)imask);

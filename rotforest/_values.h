@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <math.h>
 #include "_prefetch.h"
+#include "_compiler.h"
 
 /* samples ahead whose value is prefetched: the gathers miss the cache in deep nodes,
    and the prefetches keep more of them in flight than the out-of-order window does */
@@ -223,7 +224,7 @@ static inline double rf_lanes_sum(const double *a) {
    eight lanes, sample q in lane (q - s) % 8, each lane in order, the lanes then added
    in one order (rf_lanes_sum): the AVX-512 kernel adds the same numbers in the same
    order, so both give the same sums. */
-__attribute__((optimize("fp-contract=off")))
+RF_NO_CONTRACT
 static inline int64_t rf_values_left_sq(const double *V, const double *Y,
                                         const uint64_t *S, int64_t s, int64_t e, double t,
                                         int ml, int ws, uint64_t wm, double *wl,
@@ -295,10 +296,10 @@ static inline int64_t rf_values_leftk(const double *V, const uint64_t *S, int64_
     return n;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
+#if RF_X86_AVX512
 #include <immintrin.h>
 /* rf_values_left2 on 8 samples at a time. */
-__attribute__((target("avx512f,avx512dq")))
+RF_TARGET_AVX512
 static int64_t rf_values_left2_avx512(const double *V, const uint64_t *S, int64_t s,
                                       int64_t e, double t, int ml, int cs, int ws,
                                       uint64_t wm, int64_t *wn, int64_t *w1) {
@@ -326,7 +327,7 @@ static int64_t rf_values_left2_avx512(const double *V, const uint64_t *S, int64_
 }
 
 /* rf_values_left_sq on 8 samples at a time (the same lanes and order). */
-__attribute__((target("avx512f,avx512dq"), optimize("fp-contract=off")))
+RF_TARGET_AVX512 RF_NO_CONTRACT
 static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
                                         const uint64_t *S, int64_t s, int64_t e, double t,
                                         int ml, int ws, uint64_t wm, double *wl,
@@ -366,7 +367,7 @@ static int64_t rf_values_left_sq_avx512(const double *V, const double *Y,
    a lane of counts per present class, each sample's weight added to its class's lane
    under the mask of the samples at or below t.  Exact integers: the same counts. */
 #define RF_LEFTK_VECTOR 32
-__attribute__((target("avx512f,avx512dq")))
+RF_TARGET_AVX512
 static int64_t rf_values_leftk_avx512(const double *V, const uint64_t *S, int64_t s,
                                       int64_t e, double t, int ml, int cs, uint64_t cm,
                                       int ws, uint64_t wm, const int64_t *P, int64_t np,
@@ -412,7 +413,7 @@ static int64_t rf_values_leftk_avx512(const double *V, const uint64_t *S, int64_
 }
 
 /* rf_any_equal on 8 values at a time. */
-__attribute__((target("avx512f")))
+RF_TARGET_AVX512F
 static int rf_any_equal_avx512(const double *V, int64_t s, int64_t e, double u) {
     const __m512d uu = _mm512_set1_pd(u);
     int64_t q;

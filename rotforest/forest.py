@@ -682,12 +682,13 @@ default="from_dtype"
         searched between bins, on histograms. Much faster on many rows, and the
         thresholds fall between bins instead of between every two values. None: the
         exact search, every threshold. "auto" (the default): 255 bins from
-        200,000 rows on and up to 64 features, where binned growth is measured
-        faster, exact otherwise. Binned
-        growth takes dense numeric features, one output, the gini, entropy,
-        squared_error and friedman_mse criteria (``monotonic_cst`` too) and
-        ``max_leaf_nodes=None``;
-        otherwise "auto" grows exact and an int is refused. See
+        200,000 rows on (from 200,000 x n_features / 64 rows for more than 64
+        features), where binned growth is measured faster, exact otherwise. Binned
+        growth takes dense features (categorical ones of at most ``max_bins``
+        categories, a bin each), the gini, entropy, squared_error, friedman_mse and
+        poisson criteria, several outputs (but not with categorical features or
+        friedman_mse), ``monotonic_cst`` and ``max_leaf_nodes=None``; otherwise
+        "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 
     Attributes
@@ -900,12 +901,13 @@ default="from_dtype"
         searched between bins, on histograms. Much faster on many rows, and the
         thresholds fall between bins instead of between every two values. None: the
         exact search, every threshold. "auto" (the default): 255 bins from
-        200,000 rows on and up to 64 features, where binned growth is measured
-        faster, exact otherwise. Binned
-        growth takes dense numeric features, one output, the gini, entropy,
-        squared_error and friedman_mse criteria (``monotonic_cst`` too) and
-        ``max_leaf_nodes=None``;
-        otherwise "auto" grows exact and an int is refused. See
+        200,000 rows on (from 200,000 x n_features / 64 rows for more than 64
+        features), where binned growth is measured faster, exact otherwise. Binned
+        growth takes dense features (categorical ones of at most ``max_bins``
+        categories, a bin each), the gini, entropy, squared_error, friedman_mse and
+        poisson criteria, several outputs (but not with categorical features or
+        friedman_mse), ``monotonic_cst`` and ``max_leaf_nodes=None``; otherwise
+        "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 
     Attributes

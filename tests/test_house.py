@@ -6,7 +6,10 @@
 * the modules of rotforest/ import one another without a cycle (``from rotforest.x
   import``, ``from . import x``, ``import rotforest.x``, at any level of the file:
   an import inside a function counts as an edge too; the package's ``__init__``, which
-  every submodule's import runs first, counts with its own imports only).
+  every submodule's import runs first, counts with its own imports only);
+* the C headers use GCC's and Clang's extensions only through _compiler.h's macros or
+  inside ``#if RF_X86_AVX512`` (MSVC builds the rest), and the version is meson.build's
+  alone.
 
 Run as a script, it lists every function's length (longest first) and the import graph's
 cycles:  ``python tests/test_house.py [--all]``.
@@ -325,3 +328,59 @@ if __name__ == "__main__":
             print(f"{n:5d}  {f}:{line}  {name}")
     for cycle in import_cycles(import_graph()):
         print("import cycle:", " <-> ".join(cycle))
+
+
+# GCC's and Clang's extensions in the C headers: only in _compiler.h and _prefetch.h
+# (which define portable macros) or inside ``#if RF_X86_AVX512`` (kernels compiled
+# with GCC or Clang only), so that MSVC builds the rest
+_GNU_ONLY = re.compile(r"__attribute__|__builtin_")
+
+
+def gnu_extensions_outside_guards(text):
+    """The lines (numbers) of ``text`` (a C header) that use __attribute__ or a
+    __builtin_ outside an ``#if RF_X86_AVX512`` block (its #else part is outside)."""
+    found, stack = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        directive = line.strip()
+        if directive.startswith("#if"):
+            stack.append(directive.split("//")[0].split("/*")[0].strip()
+                         == "#if RF_X86_AVX512")
+        elif directive.startswith(("#else", "#elif")) and stack:
+            stack[-1] = False
+        elif directive.startswith("#endif") and stack:
+            stack.pop()
+        elif _GNU_ONLY.search(line.split("/*")[0]) and not any(stack):
+            found.append(number)
+    return found
+
+
+def test_headers_are_portable_to_other_compilers():
+    assert gnu_extensions_outside_guards(
+        "#if RF_X86_AVX512\n__builtin_popcount(x);\n#else\nint a;\n#endif\n") == []
+    assert gnu_extensions_outside_guards(
+        "#if RF_X86_AVX512\nint a;\n#else\n__builtin_ctz(x);\n#endif\n"
+        "static __attribute__((cold)) void f(void);\n") == [4, 6]
+    offenders = {}
+    for name in sorted(os.listdir(PACKAGE)):
+        if name.endswith(".h") and name not in ("_compiler.h", "_prefetch.h"):
+            with open(os.path.join(PACKAGE, name)) as f:
+                lines = gnu_extensions_outside_guards(f.read())
+            if lines:
+                offenders[name] = lines
+    assert not offenders, ("GCC/Clang extensions outside #if RF_X86_AVX512 (use "
+                           f"_compiler.h's macros): {offenders}")
+
+
+def test_the_version_is_meson_builds():
+    """One version: meson.build's project(); pyproject.toml declares it dynamic and
+    rotforest.__version__ is the installed package's."""
+    import rotforest
+    with open(os.path.join(ROOT, "meson.build")) as f:
+        version = re.search(r"project\([^)]*?version:\s*'([^']+)'", f.read(), re.S).group(1)
+    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        project = f.read().split("[project]", 1)[1].split("\n[", 1)[0]
+    assert re.search(r'^dynamic\s*=\s*\[[^]]*"version"', project, re.M)
+    assert not re.search(r"^version\s*=", project, re.M)
+    assert rotforest.__version__ == version
+    with open(os.path.join(ROOT, "CHANGELOG.md")) as f:
+        assert f"## {version} " in f.read()      # the release has its section
