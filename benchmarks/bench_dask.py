@@ -100,23 +100,29 @@ def fit_timed(client, model, X, y):
 
 
 def xgboost_row(client, args, X, y, Xt, yt):
-    """XGBoost's Dask random forest on the same cluster and data: its table row."""
+    """XGBoost's Dask random forest on the same cluster and data, with random_state 0
+    to --seeds - 1 as ours: its table row (the best time, the mean accuracy)."""
     import dask.array as da
     from xgboost.dask import DaskXGBRFClassifier
     share = max(1, int(np.sqrt(args.features))) / args.features
-    peer = DaskXGBRFClassifier(n_estimators=args.trees, max_depth=args.depth,
-                               tree_method="hist", colsample_bynode=share, random_state=0)
-    peer.client = client
     name = "XGBoost DaskXGBRFClassifier"
-    try:
-        seconds, sent, troubled = fit_timed(client, peer, X, y)
-    except Exception as exc:        # (its workers may run out of memory)
-        return [name, "failed: " + str(exc).strip().splitlines()[0][:70], "", "", "", "",
-                ""]
-    predicted = peer.predict(da.from_array(Xt, chunks=(50_000, -1))).compute()
-    row = [name, f"{seconds:.2f} s", f"{sent / 1e6:.1f} MB (its own sockets not counted)",
+    times, accuracies = [], []
+    for seed in range(args.seeds):
+        peer = DaskXGBRFClassifier(n_estimators=args.trees, max_depth=args.depth,
+                                   tree_method="hist", colsample_bynode=share,
+                                   random_state=seed)
+        peer.client = client
+        try:
+            seconds, sent, troubled = fit_timed(client, peer, X, y)
+        except Exception as exc:        # (its workers may run out of memory)
+            return [name, "failed: " + str(exc).strip().splitlines()[0][:70], "", "", "",
+                    "", ""]
+        predicted = peer.predict(da.from_array(Xt, chunks=(50_000, -1))).compute()
+        times.append(seconds)
+        accuracies.append(float(np.mean(predicted == yt)))
+    row = [name, f"{min(times):.2f} s", f"{sent / 1e6:.1f} MB (its own sockets not counted)",
            f"{100 * sent / (args.rows * args.features * 4):.2f}%", "", str(troubled),
-           f"{float(np.mean(predicted == yt)):.4f}"]
+           _mean(accuracies)]
     print(row, file=sys.stderr, flush=True)
     return row
 
@@ -132,7 +138,8 @@ def main(argv=None):
     parser.add_argument("--trees", type=int, default=20)
     parser.add_argument("--depth", type=int, default=12)
     parser.add_argument("--seeds", type=int, default=1,
-                        help="fit ours with this many random_states (mean accuracy)")
+                        help="fit ours and XGBoost's with this many random_states (the "
+                        "best time, the mean accuracy)")
     parser.add_argument("--whole", action="store_true",
                         help="also the local forest on all the rows (data one machine "
                         "can hold), with the same seeds")
