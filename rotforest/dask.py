@@ -47,7 +47,7 @@ except ImportError as exc:          # pragma: no cover (the dask extra not insta
 from rotforest import extra as _extra
 from rotforest import forest as _forest
 from rotforest import rotation as _rotation
-from rotforest._docs import derived_init
+from rotforest._docs import _sections, derived_init
 from rotforest._rotate import finish_normalisation
 from rotforest._tree import Tree
 
@@ -57,9 +57,23 @@ __all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassif
 
 
 def tree_shares(rows, n_trees):
-    """How many of ``n_trees`` trees each partition of ``rows`` rows grows: in
-    proportion to its rows, rounded by the largest remainders (ties: the earlier
-    partition); a partition without rows grows none."""
+    """How many of ``n_trees`` trees each partition grows.
+
+    In proportion to its rows, rounded by the largest remainders (ties: the earlier
+    partition); a partition without rows grows none.
+
+    Parameters
+    ----------
+    rows : array-like of shape (n_partitions,)
+        The partitions' numbers of rows.
+    n_trees : int
+        The forest's number of trees.
+
+    Returns
+    -------
+    shares : ndarray of shape (n_partitions,)
+        The trees of each partition; they sum to ``n_trees``.
+    """
     rows = np.asarray(rows, dtype=np.float64)
     if rows.sum() <= 0:
         raise ValueError("X has no rows")
@@ -536,7 +550,13 @@ class _DaskForest(BaseEstimator):
         return hasattr(self, "_forest_")
 
     def to_local(self):
-        """The fitted forest as an ordinary rotforest estimator (a copy)."""
+        """The fitted forest as an ordinary rotforest estimator.
+
+        Returns
+        -------
+        forest : estimator
+            A copy of the fitted local forest (every partition's trees).
+        """
         self._check_fitted()
         return copy.deepcopy(self._forest_)
 
@@ -574,7 +594,18 @@ class _DaskForest(BaseEstimator):
                             meta=np.empty((0, 0), dtype=dtype))
 
     def apply(self, X):
-        """Each tree's leaf for each row (a lazy dask array for a Dask X)."""
+        """Each tree's leaf for each row.
+
+        Parameters
+        ----------
+        X : dask array, dask dataframe or array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        leaves : dask array or ndarray of shape (n_samples, n_estimators)
+            Lazy for a Dask X, computed at once otherwise.
+        """
         self._check_fitted()
         return self._lazy(X, "apply", len(self._forest_.estimators_), np.intp)
 
@@ -598,12 +629,34 @@ class _DaskClassifier(ClassifierMixin, _DaskForest):
         return _weighted_mean((predicted == y).astype(np.float64), sample_weight)
 
     def predict_proba(self, X):
-        """Class probabilities (a lazy dask array for a Dask X)."""
+        """Class probabilities: the mean of the trees'.
+
+        Parameters
+        ----------
+        X : dask array, dask dataframe or array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        proba : dask array or ndarray of shape (n_samples, n_classes)
+            Lazy for a Dask X, computed at once otherwise.
+        """
         self._check_fitted()
         return self._lazy(X, "predict_proba", len(self.classes_))
 
     def predict(self, X):
-        """Predicted classes (a lazy dask array for a Dask X)."""
+        """Predicted classes: those of the highest mean probability.
+
+        Parameters
+        ----------
+        X : dask array, dask dataframe or array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        y : dask array or ndarray of shape (n_samples,)
+            Lazy for a Dask X, computed at once otherwise.
+        """
         self._check_fitted()
         return self._lazy(X, "predict", None, self.classes_.dtype)
 
@@ -628,13 +681,24 @@ class _DaskRegressor(RegressorMixin, _DaskForest):
         return _r2(*dask.compute(sse, sst))
 
     def predict(self, X):
-        """Predicted targets (a lazy dask array for a Dask X)."""
+        """Predicted targets: the mean of the trees'.
+
+        Parameters
+        ----------
+        X : dask array, dask dataframe or array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        y : dask array or ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Lazy for a Dask X, computed at once otherwise.
+        """
         self._check_fitted()
         outputs = self._forest_.n_outputs_
         return self._lazy(X, "predict", None if outputs == 1 else outputs)
 
 
-def _dask_class(base, local, doc):
+def _dask_class(base, local):
     name = local.__name__
     return type(name, (base,), {
         "__init__": derived_init(local, added=(("client", None),
@@ -642,50 +706,87 @@ def _dask_class(base, local, doc):
         "_local": local,
         "_rotation": name.startswith("Rotation"),
         "__module__": __name__,
-        "__doc__": doc.format(name=name),
+        "__doc__": _docstring(local),
     })
 
 
-_DOC = """{name} fitted on Dask collections, each row partition growing its share of
-    the trees where it is held (see :mod:`rotforest.dask`).
+_ADDED = """client : distributed.Client, default=None
+    The client of the cluster to fit on (None: the current one).
+draw_from : {"partition", "all"}, default="partition"
+    Where a partition's trees draw their rows from. "partition": its own rows,
+    which never move. "all": a pool of as many rows as the partition holds, drawn
+    at random without replacement from all the partitions and sent to the worker
+    that holds the partition (trees then draw from the pool as from a partition's
+    rows), for rows partitioned non-randomly (sorted by time or by class). Its
+    cost: about (P - 1) / P of the data crosses the network for P partitions, and
+    each worker holds its pools beside its partitions.
+"""
 
-    Parameters
-    ----------
-    The parameters of :class:`rotforest.{name}`, and:
+_ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
+    The classes over all partitions (classifiers).
+n_outputs_ : int
+    The number of outputs.
+n_features_in_ : int
+    The number of features seen in fit.
+feature_names_in_ : ndarray of shape (n_features,)
+    A dataframe's column names (only when X had them).
+estimators_ : list
+    The trees of every partition, as the local forest's ``estimators_``.
+feature_importances_ : ndarray of shape (n_features,)
+    The local forest's impurity-based importances.
+oob_score_ : float
+    With ``oob_score=True``: accuracy (classifiers) or R^2 over every row some tree
+    of its partition left out.
+"""
 
-    client : distributed.Client, default=None
-        The client of the cluster to fit on (None: the current one).
 
-    draw_from : {{"partition", "all"}}, default="partition"
-        Where a partition's trees draw their rows from. "partition": its own rows,
-        which never move. "all": a pool of as many rows as the partition holds, drawn
-        at random without replacement from all the partitions and sent to the
-        worker that holds the partition (trees then draw from the pool as from a
-        partition's rows), for rows partitioned non-randomly (sorted by time or by
-        class). Its cost: about (P - 1) / P of the data crosses the network for P
-        partitions, and each worker holds its pools beside its partitions.
+def _docstring(local):
+    """A Dask forest's docstring: what it is, the local forest's parameters and
+    ``client`` and ``draw_from``, its fitted attributes."""
+    name = local.__name__
+    params = _sections(local.__doc__)["Parameters"].strip("\n") + "\n" + _ADDED
+    return "\n".join([
+        f"{name} fitted on Dask collections, each row partition growing its share "
+        "of the trees where it is held.",
+        "",
+        f"The parameters are :class:`rotforest.{name}`'s, and ``client`` and "
+        "``draw_from``; see :mod:`rotforest.dask` and the scaling-out guide. "
+        "``to_local()`` gives the fitted forest as an ordinary local estimator.",
+        "",
+        "Parameters", "----------", params.rstrip("\n"), "",
+        "Attributes", "----------", _ATTRIBUTES.rstrip("\n"), ""])
 
-    Attributes
-    ----------
-    The fitted forest's ``classes_`` (classifiers), ``n_outputs_``,
-    ``n_features_in_``, ``feature_names_in_`` (a dataframe's), ``estimators_`` and
-    ``feature_importances_``; ``to_local()`` gives the whole fitted forest.
-    """
 
-RandomForestClassifier = _dask_class(_DaskClassifier, _forest.RandomForestClassifier, _DOC)
-RandomForestRegressor = _dask_class(_DaskRegressor, _forest.RandomForestRegressor, _DOC)
-ExtraTreesClassifier = _dask_class(_DaskClassifier, _extra.ExtraTreesClassifier, _DOC)
-ExtraTreesRegressor = _dask_class(_DaskRegressor, _extra.ExtraTreesRegressor, _DOC)
-RotationForestClassifier = _dask_class(_DaskClassifier, _rotation.RotationForestClassifier,
-                                       _DOC)
-RotationForestRegressor = _dask_class(_DaskRegressor, _rotation.RotationForestRegressor,
-                                      _DOC)
+RandomForestClassifier = _dask_class(_DaskClassifier, _forest.RandomForestClassifier)
+RandomForestRegressor = _dask_class(_DaskRegressor, _forest.RandomForestRegressor)
+ExtraTreesClassifier = _dask_class(_DaskClassifier, _extra.ExtraTreesClassifier)
+ExtraTreesRegressor = _dask_class(_DaskRegressor, _extra.ExtraTreesRegressor)
+RotationForestClassifier = _dask_class(_DaskClassifier, _rotation.RotationForestClassifier)
+RotationForestRegressor = _dask_class(_DaskRegressor, _rotation.RotationForestRegressor)
 
 
 def fit_partitions(estimator, X_parts, y_parts, sample_weight_parts=None):
-    """The forest that ``estimator.fit`` on Dask collections of these row partitions
-    fits, computed here from numpy arrays (one per partition, in order): the same
-    trees, the same seeds.  Returns the fitted local forest (as ``to_local()``)."""
+    """The forest that ``estimator.fit`` fits on Dask collections of these partitions.
+
+    Computed here from numpy arrays, one per row partition in order: the same trees,
+    the same seeds (the tests' reference for the cluster's fit).
+
+    Parameters
+    ----------
+    estimator : one of rotforest.dask's forests
+        Its parameters are used; it is not changed.
+    X_parts : list of array-like of shape (n_rows_b, n_features)
+        Each partition's rows.
+    y_parts : list of array-like of shape (n_rows_b,) or (n_rows_b, n_outputs)
+        Each partition's targets.
+    sample_weight_parts : list of array-like of shape (n_rows_b,), default=None
+        Each partition's sample weights.
+
+    Returns
+    -------
+    forest : estimator
+        The fitted local forest, as ``estimator.fit(...).to_local()`` would give it.
+    """
     if not isinstance(estimator, _DaskForest):
         raise TypeError("estimator must be one of rotforest.dask's forests")
     X_parts = [np.asarray(x) for x in X_parts]
