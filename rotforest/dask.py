@@ -14,7 +14,8 @@ ordinary local forest of all the partitions' trees (``to_local()``); ``predict``
 forest is sent to each worker once per call), on numpy data they answer at once.
 
 What is global: the classes (over every partition; a partition that lacks a class is
-fine: its trees give that class nothing), ``class_weight="balanced"`` (from the classes'
+fine: its trees give that class nothing), a dataframe's category columns (their
+categories the union over all partitions, the trees reading their codes), ``class_weight="balanced"`` (from the classes'
 counts over all partitions), the number of features and their names, a rotation
 forest's normalisation (pooled from every partition's column sums; its wide-data
 screen is each partition's own).  Each tree draws
@@ -388,6 +389,49 @@ def _is_dask(data):
     return dask.is_dask_collection(data)
 
 
+def _category_levels(X, categorical_features):
+    """A dask dataframe's category columns made global: X with their categories known
+    (the union over all partitions, computed when a partition's are not), and
+    {column number: its categories}; {} when X has none.  Only with
+    categorical_features "from_dtype" (the default)."""
+    from rotforest._categorical import MAX_CATEGORIES
+    if not (_is_dask(X) and hasattr(X, "columns")):
+        return X, {}
+    columns = [c for c in X.columns if getattr(X[c].dtype, "name", None) == "category"]
+    if not columns:
+        return X, {}
+    if not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
+        raise ValueError("a dask dataframe's category columns are read with "
+                         "categorical_features='from_dtype' (the default); got "
+                         f"{categorical_features!r}")
+    unknown = [c for c in columns if not X[c].cat.known]
+    if unknown:
+        X = X.categorize(columns=unknown)
+    levels = {}
+    for c in columns:
+        categories = X[c].cat.categories
+        if len(categories) > MAX_CATEGORIES:
+            raise ValueError(f"categorical feature {c!r} has {len(categories)} categories; "
+                             f"at most {MAX_CATEGORIES} are supported")
+        levels[list(X.columns).index(c)] = categories
+    return X, levels
+
+
+def _coded(X, levels):
+    """A dask dataframe's category columns (numbers in ``levels``) as float codes of
+    those categories (NaN: missing, or a category not among them)."""
+    import pandas as pd
+    if not levels:
+        return X
+    out = {}
+    for j, categories in levels.items():
+        column = X[X.columns[j]]
+        column = column.astype(pd.CategoricalDtype(categories))
+        codes = column.cat.codes
+        out[X.columns[j]] = codes.where(codes >= 0).astype(np.float64)
+    return X.assign(**out)
+
+
 def _rows(data, name, ndim):
     """``data`` as a dask array of known row chunks, one chunk across its columns, and
     its column names (a dataframe's; else None)."""
@@ -504,7 +548,8 @@ class _DaskForest(BaseEstimator):
         self : object
         """
         client = self._client()
-        X, names = _rows(X, "X", (2,))
+        X, levels = _category_levels(X, self.categorical_features)
+        X, names = _rows(_coded(X, levels), "X", (2,))
         classifier = isinstance(self, ClassifierMixin)
         y = _aligned(_rows(y, "y", (1,) if classifier else (1, 2))[0], X, "y")
         if sample_weight is not None:
@@ -515,6 +560,8 @@ class _DaskForest(BaseEstimator):
             classes, counts = client.compute(da.unique(y, return_counts=True),
                                              sync=True)
         plan = _Plan(self, X.chunks[0], classes, counts)
+        if levels:              # (the partitions' forests read the codes)
+            plan.params["categorical_features"] = sorted(levels)
         xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
         ws = (sample_weight.to_delayed().ravel() if sample_weight is not None
               else [None] * len(xs))
@@ -533,7 +580,11 @@ class _DaskForest(BaseEstimator):
                       normalisation)
                  for i, (b, k, seed) in enumerate(plan.parts())]
         fits = _where_held(client, tasks, [xs[b].key for b, _, _ in plan.parts()], X)
-        self._forest_ = _combine(self, plan, fits, X.shape[1], names)
+        forest = _combine(self, plan, fits, X.shape[1], names)
+        if levels:              # a DataFrame's categories, as a local fit keeps them
+            from rotforest._categorical import _storable
+            forest._category_maps = {j: _storable(c) for j, c in levels.items()}
+        self._forest_ = forest
         self._set_fitted()
         return self
 
@@ -576,6 +627,9 @@ class _DaskForest(BaseEstimator):
         forest = self._forest_
         if not _is_dask(X):
             return getattr(forest, method)(X)
+        maps = getattr(forest, "_category_maps", None)
+        if maps and hasattr(X, "columns"):
+            X = _coded(X, maps)
         X, names = _rows(X, "X", (2,))
         fitted = getattr(forest, "feature_names_in_", None)
         if names is not None and fitted is not None and not np.array_equal(names, fitted):

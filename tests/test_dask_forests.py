@@ -168,6 +168,51 @@ def test_dataframes_names_and_unknown_lengths(client):
     assert not hasattr(forest.to_local(), "feature_names_in_")
 
 
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "RotationForestClassifier",
+                                  "ExtraTreesRegressor"])
+def test_category_columns_are_global(client, name):
+    """A dask dataframe's category columns: their categories made global (the union of
+    every partition's, here each partition's own and the first lacking one), the trees
+    those of the local reproduction on the codes, predictions those of the local forest
+    on the pandas frame; an unseen category goes where missing values go."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(0)
+    colour = rng.choice(["red", "green", "blue", "cyan", "teal"], size=3000)
+    colour[:1000][colour[:1000] == "teal"] = "red"
+    x = rng.normal(size=(3000, 3))
+    y = (np.isin(colour, ["green", "teal"]) ^ (x[:, 0] > 0)).astype(int)
+    frame = pd.DataFrame({"a": x[:, 0], "colour": pd.Categorical(colour), "b": x[:, 1],
+                          "c": x[:, 2]})
+    parts = []
+    for start in range(0, 3000, 1000):
+        part = frame.iloc[start:start + 1000].copy()
+        part["colour"] = part["colour"].cat.remove_unused_categories()
+        parts.append(dd.from_pandas(part, npartitions=1))
+    dX = dd.concat(parts)
+    dX["colour"] = dX["colour"].cat.as_unknown()
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    est = getattr(rd, name)(n_estimators=6, max_depth=5, random_state=0).fit(dX, dy)
+    local = est.to_local()
+    levels = ["blue", "cyan", "green", "red", "teal"]
+    assert list(local._category_maps[1]) == levels
+    assert list(local.is_categorical_) == [False, True, False, False]
+    codes = frame.to_numpy(dtype=object)
+    codes[:, 1] = pd.Categorical(colour, categories=levels).codes
+    codes = codes.astype(np.float64)
+    reference = rd.fit_partitions(clone(est).set_params(categorical_features=[1]),
+                                  np.split(codes, 3), np.split(y, 3))
+    _same_trees(local, reference)
+    np.testing.assert_array_equal(est.predict(dX).compute(), local.predict(frame))
+    unseen = frame.assign(colour=pd.Categorical(["purple"] * 3000))
+    missing = frame.assign(colour=pd.Categorical([None] * 3000, categories=levels))
+    np.testing.assert_array_equal(
+        est.predict(dd.from_pandas(unseen, npartitions=2)).compute(),
+        local.predict(missing))
+    with pytest.raises(ValueError, match="categorical_features='from_dtype'"):
+        clone(est).set_params(categorical_features=[1]).fit(dX, dy)
+
+
 def test_bad_input_is_refused_clearly(client):
     X, y = make_classification(600, 4, random_state=0)
     dX, dy = da.from_array(X, chunks=200), da.from_array(y, chunks=200)
