@@ -48,6 +48,7 @@ except ImportError as exc:          # pragma: no cover (the dask extra not insta
 from rotforest import extra as _extra
 from rotforest import forest as _forest
 from rotforest import rotation as _rotation
+from rotforest._categorical import MAX_CATEGORIES, _as_codes, _storable
 from rotforest._docs import _sections, derived_init
 from rotforest._rotate import finish_normalisation
 from rotforest._tree import Tree
@@ -394,7 +395,6 @@ def _category_levels(X, categorical_features):
     (the union over all partitions, computed when a partition's are not), and
     {column number: its categories}; {} when X has none.  Only with
     categorical_features "from_dtype" (the default)."""
-    from rotforest._categorical import MAX_CATEGORIES
     if not (_is_dask(X) and hasattr(X, "columns")):
         return X, {}
     columns = [c for c in X.columns if getattr(X[c].dtype, "name", None) == "category"]
@@ -413,23 +413,25 @@ def _category_levels(X, categorical_features):
         if len(categories) > MAX_CATEGORIES:
             raise ValueError(f"categorical feature {c!r} has {len(categories)} categories; "
                              f"at most {MAX_CATEGORIES} are supported")
-        levels[list(X.columns).index(c)] = categories
+        # (kept as a local fit on pandas keeps them: its _category_maps)
+        levels[list(X.columns).index(c)] = _storable(categories)
     return X, levels
+
+
+def _codes_of(frame, levels):
+    """A pandas partition with the category columns numbered in ``levels`` as the
+    local estimators code them (_as_codes: NaN for missing or unknown)."""
+    return frame.assign(**{frame.columns[j]: _as_codes(frame.iloc[:, j], categories)
+                           for j, categories in levels.items()})
 
 
 def _coded(X, levels):
     """A dask dataframe's category columns (numbers in ``levels``) as float codes of
-    those categories (NaN: missing, or a category not among them)."""
-    import pandas as pd
+    those categories, partition by partition."""
     if not levels:
         return X
-    out = {}
-    for j, categories in levels.items():
-        column = X[X.columns[j]]
-        column = column.astype(pd.CategoricalDtype(categories))
-        codes = column.cat.codes
-        out[X.columns[j]] = codes.where(codes >= 0).astype(np.float64)
-    return X.assign(**out)
+    meta = X._meta.astype({X.columns[j]: np.float64 for j in levels})
+    return X.map_partitions(_codes_of, levels, meta=meta)
 
 
 def _rows(data, name, ndim):
@@ -462,16 +464,15 @@ def _aligned(data, X, name):
     return data
 
 
-def _where_held(client, tasks, keys, X):
+def _where_held(client, tasks, keys, held):
     """The tasks' results, each task run on the worker that holds its partition
-    (``keys``: the partitions' keys in X) when the partition is held somewhere
-    (persisted data), one task a worker at a time: a worker with a queue of tasks would have
+    (``keys``: the partitions' keys in X; ``held``: client.who_has(X)) when the
+    partition is held somewhere (persisted data), one task a worker at a time: a worker with a queue of tasks would have
     them stolen by idle workers, which would fetch the partitions (the rows would
     travel).  A task whose partition is held nowhere yet, or whose worker is lost, runs
     where the scheduler puts it."""
     from collections import deque
     from distributed import as_completed
-    held = client.who_has(X)
     queues, free = {}, []
     for i, key in enumerate(keys):
         holders = held.get(key, ())
@@ -498,12 +499,11 @@ def _where_held(client, tasks, keys, X):
     return results
 
 
-def _placed_take(client, X):
+def _placed_take(client, held):
     """_take as a future computed on the worker that holds the partition (when held
     somewhere): only the drawn rows then travel, to the worker that fits on them (a
     restriction on the fit's task would bind its whole graph, and the partitions would
     travel whole)."""
-    held = client.who_has(X)
     take = dask.delayed(_take, pure=True)
 
     def placed(x, y, w, count, seed, source):
@@ -565,6 +565,7 @@ class _DaskForest(BaseEstimator):
         xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
         ws = (sample_weight.to_delayed().ravel() if sample_weight is not None
               else [None] * len(xs))
+        held = client.who_has(X)        # (persisted partitions: where they are)
         normalisation = None
         if self._rotation:
             numbers = dask.delayed(_column_numbers, pure=True)
@@ -572,18 +573,17 @@ class _DaskForest(BaseEstimator):
             normalisation = _normalisation(
                 _where_held(client, [numbers(xs[b], ys[b], ws[b], cw, classes)
                                      for b in range(len(xs))],
-                            [x.key for x in xs], X),
+                            [x.key for x in xs], held),
                 self.scaling, self.missing)
         task = dask.delayed(_fit_part, pure=True)
-        data = plan.data(X.chunks[0], xs, ys, ws, _placed_take(client, X))
+        data = plan.data(X.chunks[0], xs, ys, ws, _placed_take(client, held))
         tasks = [task(self._local, plan.params, *data[i], k, seed, classes,
                       normalisation)
                  for i, (b, k, seed) in enumerate(plan.parts())]
-        fits = _where_held(client, tasks, [xs[b].key for b, _, _ in plan.parts()], X)
+        fits = _where_held(client, tasks, [xs[b].key for b, _, _ in plan.parts()], held)
         forest = _combine(self, plan, fits, X.shape[1], names)
         if levels:              # a DataFrame's categories, as a local fit keeps them
-            from rotforest._categorical import _storable
-            forest._category_maps = {j: _storable(c) for j, c in levels.items()}
+            forest._category_maps = levels
         self._forest_ = forest
         self._set_fitted()
         return self
