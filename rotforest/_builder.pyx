@@ -47,6 +47,8 @@ parts live in files included here, in this order:
                    in ``_absolute.h``)
 ``_node_sort.pxi`` sorting in the node: radix sort, the samples of sorting nodes
 ``_method.pxi``    the method choice: lists or sorting, per node (the cost model)
+``_hist_nodes.pxi`` histogram nodes: sorting nodes that keep their counts, the larger
+                   child's taken by subtraction (trees of every feature, few values)
 ``_categorical.pxi`` splits on sets of categories
 ``_split.pxi``     the best split of a node over its drawn features
 ``_grow.pxi``      frontier, nodes, partitions of the lists, the growth loop
@@ -240,6 +242,28 @@ cdef bint _USE_AVX512 = rf_cpu_has_avx512() != 0 and not _os.environ.get("ROTFOR
 cdef int _METHOD = METHODS.get(_os.environ.get("ROTFOREST_NODE_METHOD", "auto"), METHOD_AUTO)
 
 
+# Histogram nodes (see _hist_nodes.pxi) where they apply; off: those trees partition
+# the presorted lists as others do (the same trees; for tests and benchmarks).
+cdef bint _HIST_NODES = not _os.environ.get("ROTFOREST_NO_HIST_NODES")
+
+
+cdef int64_t _HIST_TREES = 0       # trees grown with histogram nodes (for tests)
+
+
+def _hist_trees():
+    """How many trees this process grew with histogram nodes (for tests: the path ran)."""
+    return _HIST_TREES
+
+
+def _set_hist_nodes(bint on):
+    """Turn histogram nodes on or off (for tests and benchmarks: the same trees either
+    way); returns the previous setting."""
+    global _HIST_NODES
+    previous = bool(_HIST_NODES)
+    _HIST_NODES = on
+    return previous
+
+
 def _set_node_method(method):
     """Set how nodes find their splits ("auto", "presort" or "sort"; for tests and
     benchmarks); returns the previous setting."""
@@ -327,6 +351,7 @@ include "_scan_regression.pxi"
 include "_absolute.pxi"
 include "_node_sort.pxi"
 include "_method.pxi"
+include "_hist_nodes.pxi"
 include "_categorical.pxi"
 include "_split.pxi"
 include "_grow.pxi"
@@ -428,6 +453,12 @@ def build_tree(const double[:, :] X, const uint32_t[:, ::1] keys, const int32_t[
                     min_impurity_decrease, tw, seed)
     _set_outputs(&B, offs, y, n_out, n_values, regression)
     try:        # every part is freed here, whichever step fails
+        if (keys is not None and sparse is None
+                and _hist_wanted(&B, X, keys, col_top_arr, max_leaf_nodes,
+                                 categorical is not None)):
+            _hist_setup(&B, col_top_arr)
+            global _HIST_TREES
+            _HIST_TREES += 1
         # the objects whose memory B points into stay referenced until the tree is out
         ranks = _allocate_source(&B, keys, ranks, codes, floats, bits, sparse, col_top_arr,
                                  max_rank, values, n_act)
@@ -1080,7 +1111,11 @@ cdef object _allocate_columns(Builder* B, const uint32_t[:, ::1] keys, ranks,
     method needs.  Returns the dense ranks that sorting nodes read (computed here when
     the caller has none), or None."""
     cdef int64_t F = B.data.n_features
-    B.par.method = _tree_method(B.par.max_features, F, B.key.rbits, &col_top[0], n_act)
+    if B.hist.off != NULL:
+        B.par.method = METHOD_SORT       # histogram nodes (see _hist_nodes.pxi)
+    else:
+        B.par.method = _tree_method(B.par.max_features, F, B.key.rbits, &col_top[0],
+                                    n_act)
     if B.par.method != METHOD_SORT:
         # 8 keys of padding: the two-class Gini kernel reads a whole last block of 8 (+1)
         B.col.lists = <key_t*> rf_alloc_big((F * n_act + 9) * sizeof(key_t))
@@ -1359,6 +1394,8 @@ cdef int _grow_from_root(Builder* B, const uint64_t[::1] payload,
         B.front.ent[root].node_id = -1
         B.front.ent[root].is_left = 0
         B.front.ent[root].presorted = root_presorted
+        B.front.ent[root].hist = -1
+        B.front.ent[root].hist_full = 0
         B.front.ent[root].weight = tw
         B.front.ent[root].lower = -INFINITY
         B.front.ent[root].upper = INFINITY

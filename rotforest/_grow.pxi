@@ -444,6 +444,13 @@ cdef int _expand(Builder* B, int64_t ei, bint children_final, int64_t* out) noex
             e.median = sp.value_left if q == 0 else sp.value_right
         memcpy(B.front.counts + g * 3 * K, B.front.counts + ei * 3 * K + (1 + q) * K,
                K * sizeof(double))
+        e.hist = -1
+        e.hist_full = 0
+    if B.front.ent[ei].hist >= 0:
+        if lleaf and rleaf:
+            _hist_release(B, &B.front.ent[ei])
+        else:
+            _hist_children(B, ei, le, re, lleaf, rleaf)
     out[0] = le
     out[1] = re
     return 0
@@ -488,6 +495,7 @@ cdef int _grow(Builder* B, int64_t root, int64_t max_leaf_nodes) noexcept nogil:
                     return -1
                 if _order_push(B, kids[1]) < 0 or _order_push(B, kids[0]) < 0:
                     return -1
+            _hist_release(B, &B.front.ent[ei])
             _ent_release(B, ei)
     return 0
 

@@ -283,35 +283,63 @@ cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_
         wt[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
 
 
+cdef inline void _count_feature(Builder* B, int64_t f, int64_t s, int64_t e,
+                                int64_t* cnt, int64_t* tab) noexcept nogil:
+    """Adds the samples of the sorting node [s, e) to feature f's counts by rank: cnt[r]
+    samples and, with two classes, tab[r] += w + (w of class 1 << 32) (_count_bins), or
+    with more, tab[r K + c] += w (_count_classes); COUNT_BINS ranks (col.few)."""
+    cdef const void* rk = _rank_row(B, f, s, e)
+    if B.data.n_classes == 2:
+        if B.col.rank_bytes == 1:
+            _count_bins(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
+                        B.key.wshift, B.key.wmask, B.key.cshift, cnt, tab)
+        elif B.col.rank_bytes == 2:
+            _count_bins(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
+                        B.key.wshift, B.key.wmask, B.key.cshift, cnt, tab)
+        else:
+            _count_bins(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
+                        B.key.wshift, B.key.wmask, B.key.cshift, cnt, tab)
+    elif B.col.rank_bytes == 1:
+        _count_classes(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
+                       B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask,
+                       B.data.n_classes, cnt, tab)
+    elif B.col.rank_bytes == 2:
+        _count_classes(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
+                       B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask,
+                       B.data.n_classes, cnt, tab)
+    else:
+        _count_classes(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
+                       B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask,
+                       B.data.n_classes, cnt, tab)
+
+
 cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const double* tot,
                          double wtot, double floor, int64_t* pos,
                          int64_t* levels) noexcept nogil:
     """The two-class Gini scan of a sorting node's feature f of few values (B.col.few[f]),
     without missing values, from counts: the samples' class-1 weight and weight per rank
-    in one pass, then the cuts between the ranks present, in increasing order, scored as
-    _scan_gini_binary scores them (_gini2_score from the same integers: the same cut).
-    Sorting the keys (_node_keys) would cost two more passes.  Only cuts beating floor
-    matter (-inf, pos -1 when none); levels: the number of ranks present."""
+    in one pass (_count_feature), then _scan_counts2.  Sorting the keys (_node_keys)
+    would cost two more passes."""
     cdef int64_t cnt[COUNT_BINS]
     cdef int64_t wt[COUNT_BINS]
+    memset(cnt, 0, sizeof(cnt))
+    memset(wt, 0, sizeof(wt))
+    _count_feature(B, f, s, e, cnt, wt)
+    return _scan_counts2(B, cnt, wt, COUNT_BINS, s, e, tot, wtot, floor, pos, levels)
+
+
+cdef double _scan_counts2(Builder* B, const int64_t* cnt, const int64_t* wt, int64_t nb,
+                          int64_t s, int64_t e, const double* tot, double wtot,
+                          double floor, int64_t* pos, int64_t* levels) noexcept nogil:
+    """The cuts between the ranks present in a feature's two-class counts of the sorting
+    node [s, e) (nb ranks: see _count_feature), in increasing order, scored as _scan_gini_binary
+    scores them (_gini2_score from the same integers: the same cut).  Only cuts beating
+    floor matter (-inf, pos -1 when none); levels: the number of ranks present."""
     cdef int64_t r, last = -1, nlev = 0, cum = 0, l1 = 0, wl = 0, p
     cdef int64_t lo = s + B.par.min_samples_leaf
     cdef int64_t hi = min(e - 1, e - B.par.min_samples_leaf)
-    cdef const void* rk
     cdef double best = floor
-    memset(cnt, 0, sizeof(cnt))
-    memset(wt, 0, sizeof(wt))
-    rk = _rank_row(B, f, s, e)
-    if B.col.rank_bytes == 1:
-        _count_bins(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
-                    B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
-    elif B.col.rank_bytes == 2:
-        _count_bins(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
-                    B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
-    else:
-        _count_bins(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
-                    B.key.wshift, B.key.wmask, B.key.cshift, cnt, wt)
-    for r in range(COUNT_BINS):
+    for r in range(nb):
         if cnt[r] > 0:
             last = r
             nlev += 1
@@ -348,37 +376,31 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
                               const double* tot, double wtot, double floor, int64_t* pos,
                               int64_t* levels) noexcept nogil:
     """_count_gini2 with more than two classes (at most COUNT_CLASSES, integer weights):
-    the class weights per rank in one pass, then the cuts between the ranks present, in
+    the class weights per rank in one pass (_count_feature), then _scan_counts_multi."""
+    cdef int64_t cnt[COUNT_BINS]
+    cdef int64_t tab[COUNT_BINS * COUNT_CLASSES]
+    memset(cnt, 0, sizeof(cnt))
+    memset(tab, 0, COUNT_BINS * B.data.n_classes * sizeof(int64_t))
+    _count_feature(B, f, s, e, cnt, tab)
+    return _scan_counts_multi(B, cnt, tab, COUNT_BINS, s, e, tot, wtot, floor, pos, levels)
+
+
+cdef double _scan_counts_multi(Builder* B, const int64_t* cnt, const int64_t* tab,
+                               int64_t nb, int64_t s, int64_t e, const double* tot,
+                               double wtot, double floor, int64_t* pos,
+                               int64_t* levels) noexcept nogil:
+    """_scan_counts2 with more than two classes: the cuts between the ranks present, in
     increasing order, scored from the exact integer sums of squared class weights left
-    and right as the multiclass kernels score them ((sql wr + sqr wl) / (wl wr), screened
-    by RF_SCREEN, the first of equals kept): the same cut.  Only cuts beating floor
-    matter (-inf, pos -1 when none); levels: the number of ranks present."""
+    and right as the multiclass kernels score them ((sql wr + sqr wl) / (wl wr),
+    screened by RF_SCREEN, the first of equals kept): the same cut."""
     cdef int64_t K = B.data.n_classes, r, c, last = -1, nlev = 0, cum = 0, wl = 0, p, a
     cdef int64_t lo = s + B.par.min_samples_leaf
     cdef int64_t hi = min(e - 1, e - B.par.min_samples_leaf)
     cdef int64_t wt = <int64_t> wtot, wr, sql, sqr
-    cdef const void* rk
     cdef int64_t minw = <int64_t> ceil(B.par.min_weight_leaf)
-    cdef int64_t cnt[COUNT_BINS]
-    cdef int64_t tab[COUNT_BINS * COUNT_CLASSES]
     cdef int64_t* cl = B.work.cli
     cdef double best = floor, num, den, q
-    memset(cnt, 0, sizeof(cnt))
-    memset(tab, 0, COUNT_BINS * K * sizeof(int64_t))
-    rk = _rank_row(B, f, s, e)
-    if B.col.rank_bytes == 1:
-        _count_classes(<const uint8_t*> rk, B.col.samples, s, e,
-                       B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
-                       cnt, tab)
-    elif B.col.rank_bytes == 2:
-        _count_classes(<const uint16_t*> rk, B.col.samples, s, e,
-                       B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
-                       cnt, tab)
-    else:
-        _count_classes(<const uint32_t*> rk, B.col.samples, s, e,
-                       B.key.imask, B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K,
-                       cnt, tab)
-    for r in range(COUNT_BINS):
+    for r in range(nb):
         if cnt[r] > 0:
             last = r
             nlev += 1

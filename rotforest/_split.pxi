@@ -22,6 +22,14 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
     cdef bint presorted = e.presorted, multi_int
     cdef bint best_cat = False, best_counted = False, counted
     cdef CatSplit cat
+    cdef int64_t* hb = NULL        # histogram nodes: the node's block of counts
+    cdef bint fill = False, complete = True
+    if B.hist.off != NULL and not presorted:
+        if e.hist < 0 and end - s >= B.hist.min_rows:
+            e.hist = <int32_t> _hist_acquire(B)
+            fill = e.hist >= 0
+        if e.hist >= 0:
+            hb = B.hist.blocks + e.hist * B.hist.size
     perfect = _perfect_proxy(B, e, counts)
     multi_int = _prepare_node(B, s, end, counts, &t2)
     i = 0
@@ -36,6 +44,7 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
         if best >= perfect and best > -INFINITY:
             # no cut can beat the best so far (see perfect): the features left are
             # drawn (the same draws as if scanned), not scanned
+            complete = False
             continue
         if B.cat.mask != NULL and B.cat.mask[f]:
             proxy = _categorical_proxy(B, e, f, counts, &levels)
@@ -85,8 +94,16 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
                 best_ml = ml
                 best_counted = True
             continue
-        counted = not presorted and (_counts_feature(B, f) or _sparse_scans(B, f))
+        counted = hb != NULL and _hist_counted(B, f)
         if counted:
+            proxy = _hist_proxy(B, e, f, hb + B.hist.off[f], fill, counts, best, &pos,
+                                &levels)
+        elif not presorted and _hist_counts_alone(B, e, f):
+            counted = True
+            proxy = _hist_proxy(B, e, f, B.hist.scratch, True, counts, best, &pos,
+                                &levels)
+        elif not presorted and (_counts_feature(B, f) or _sparse_scans(B, f)):
+            counted = True
             proxy = _counted_proxy(B, e, f, counts, best, &pos, &levels)
         else:
             L = _sorted_keys(B, e, f)
@@ -111,6 +128,8 @@ cdef void _find_split(Builder* B, int64_t ei) noexcept nogil:
             best_counted = counted
             if not presorted and not counted:   # keep the best feature's sorted keys
                 _keep_sorted_keys(B)
+    if fill:
+        e.hist_full = complete
     e.has_split = 0
     if best_f < 0:
         return

@@ -65,6 +65,9 @@ cdef struct Entry:         # a node on the frontier
     int32_t presorted      # 1: the node's slice of every list is kept in order (method
                            # "presort"); 0: its samples are in `samples` and each scanned
                            # feature is sorted in the node (method "sort")
+    int32_t hist           # histogram nodes (see _hist_nodes.pxi): the node's block of
+    int32_t hist_full      # counts, or -1; hist_full: it holds the counts of every
+                           # feature the node scans (filled by its parent)
     double impurity
     double weight
     double lower           # monotonic constraints: bounds on the node's class-0 fraction
@@ -180,6 +183,19 @@ cdef struct Columns:       # what the nodes read their features from
                            # classes _count_gini_multi) instead of sorting them (NULL
                            # when no count scan applies)
 
+cdef struct HistPool:      # histogram nodes (see _hist_nodes.pxi): blocks of counts
+    int64_t* off           # feature f's counts are [off[f], off[f + 1]) of a block: its
+    int64_t* nb            # nb[f] ranks' samples, then their class weights (NULL: no
+                           # histogram nodes)
+    int64_t size           # counts of a block: off[n_features]
+    int64_t min_rows       # a node of fewer samples counts its features itself
+    int64_t* blocks        # cap blocks of size counts each
+    int64_t cap
+    int64_t limit          # at most this many blocks
+    int64_t* free_list
+    int64_t n_free
+    int64_t* scratch       # one feature's counts, for nodes without a block
+
 cdef struct Work:          # per-split scratch
     key_t* scratch         # room for the right side of a partition (n_active + 1 keys)
     uint32_t* goleft       # bitmap: bit i set when sample i goes left at this split
@@ -284,6 +300,7 @@ cdef struct Builder:
     int64_t ab_output      # for one output; see _abs_use)
     double* ab_sum         # several outputs: the scans' costs summed over them
     CategoryState cat
+    HistPool hist
     uint64_t rng           # the random generator's state
     int error              # set by the growth: 1 out of memory, 2 too many nodes,
                            # 3 keys that do not belong to X
@@ -602,3 +619,8 @@ cdef void _free_builder(Builder* B) noexcept nogil:
     _output_free(&B.out)
     _absolute_free(&B.ab)
     _categories_free(&B.cat)
+    free(B.hist.blocks)
+    free(B.hist.free_list)
+    free(B.hist.off)
+    free(B.hist.nb)
+    free(B.hist.scratch)
