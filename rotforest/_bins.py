@@ -107,34 +107,38 @@ def binned_features(X, max_bins, n_threads, categorical=None):
     sample = X if rows is None else X[rows]
     every = np.zeros(p, dtype=bool) if categorical is None else np.asarray(categorical,
                                                                           dtype=bool)
-    edges = [_hist.bin_edges(np.ascontiguousarray((X if every[j] else sample)[:, j]),
-                             max_bins)
-             for j in range(p)]
-    offsets = np.zeros(p + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([e.size for e in edges])
-    flat = np.concatenate(edges) if offsets[-1] else np.zeros(0)
-    codes = np.empty((n, p), dtype=np.uint8)
-    bounds = list(range(0, n, _CHUNK)) + [n]
-    parts = list(zip(bounds[:-1], bounds[1:]))
-    if n_threads > 1 and len(parts) > 1:
-        with ThreadPoolExecutor(min(n_threads, len(parts))) as pool:
+
+    def edges_of(j):
+        return _hist.bin_edges(np.ascontiguousarray((X if every[j] else sample)[:, j]),
+                               max_bins, True)
+
+    # features in threads: numpy's sort, most of the work, runs without the GIL
+    with ThreadPoolExecutor(max(1, min(n_threads, p))) as pool:
+        found = list(pool.map(edges_of, range(p)) if n_threads > 1 and p > 1
+                     else map(edges_of, range(p)))
+        edges = [e for e, _ in found]
+        offsets = np.zeros(p + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([e.size for e in edges])
+        flat = np.concatenate(edges) if offsets[-1] else np.zeros(0)
+        codes = np.empty((n, p), dtype=np.uint8)
+        bounds = list(range(0, n, _CHUNK)) + [n]
+        parts = list(zip(bounds[:-1], bounds[1:]))
+        if n_threads > 1 and len(parts) > 1:
             list(pool.map(lambda ab: _hist.bin_codes(X, flat, offsets, codes, *ab), parts))
-    else:
-        for a, b in parts:
-            _hist.bin_codes(X, flat, offsets, codes, a, b)
-    exact = np.array([_one_value_bins(X[:, j], (X if every[j] else sample)[:, j],
-                                      codes[:, j], max_bins)
-                      for j in range(p)], dtype=np.uint8)
+        else:
+            for a, b in parts:
+                _hist.bin_codes(X, flat, offsets, codes, a, b)
+        exact = np.array([_one_value_bins(X[:, j], found[j][1], codes[:, j], max_bins)
+                          for j in range(p)], dtype=np.uint8)
     for part in (codes, flat, offsets, exact):
         part.setflags(write=False)
     return codes, flat, offsets, exact
 
 
-def _one_value_bins(column, sampled, codes, max_bins):
+def _one_value_bins(column, values, codes, max_bins):
     """Whether every bin of a feature holds one value: at most max_bins distinct values
-    in the sample (the edges are their midpoints), and every row's value the one of its
-    bin."""
-    values = np.unique(sampled[~np.isnan(sampled)])
+    in the sample (``values``, sorted: the edges are their midpoints), and every row's
+    value the one of its bin."""
     if values.size > max_bins:
         return False
     if values.size == 0:

@@ -138,20 +138,27 @@ CRITERIA = {"gini": CRIT_GINI_B, "entropy": CRIT_ENTROPY_B, "log_loss": CRIT_ENT
 # Binning
 # ----------------------------------------------------------------------------------------
 
-def bin_edges(const double[:] column, int64_t max_bins):
+def bin_edges(const double[:] column, int64_t max_bins, bint levels=False):
     """The increasing thresholds of one feature's bins from (a sample of) its values:
     with at most ``max_bins`` distinct values, the midpoints of neighbouring ones (never
     rounded onto the upper one); otherwise the edges that cut the sorted values into
-    ``max_bins`` runs of nearly equal size, each between two distinct values."""
+    ``max_bins`` runs of nearly equal size, each between two distinct values.
+    ``levels``: also the distinct values (sorted, NaN left out), as ``(edges,
+    values)``.  One sort (numpy's, without the GIL): the runs of equal values are read
+    off the sorted array."""
     values = np.asarray(column)
     values = np.sort(values[~np.isnan(values)])
     if values.size == 0:
-        return np.empty(0)
-    distinct, counts = np.unique(values, return_counts=True)
+        return (np.empty(0), values) if levels else np.empty(0)
+    new = np.empty(values.size, dtype=bool)
+    new[0] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    distinct = values[starts]
     if distinct.size <= max_bins:
         cuts = np.arange(distinct.size - 1)
     else:
-        ends = np.cumsum(counts)
+        ends = np.append(starts[1:], values.size)      # the runs' cumulative counts
         targets = values.size * np.arange(1, max_bins) / max_bins
         cuts = np.unique(np.searchsorted(ends, targets, side="left"))
         cuts = cuts[cuts < distinct.size - 1]
@@ -159,7 +166,8 @@ def bin_edges(const double[:] column, int64_t max_bins):
     mid = lo / 2.0 + hi / 2.0
     bad = (mid >= hi) | ~np.isfinite(mid)
     mid[bad] = lo[bad]
-    return np.ascontiguousarray(mid)
+    edges = np.ascontiguousarray(mid)
+    return (edges, distinct) if levels else edges
 
 
 def bin_codes(const double[:, :] X, const double[::1] edges, const int64_t[::1] offsets,
