@@ -109,8 +109,10 @@ def binned_features(X, max_bins, n_threads, categorical=None):
                                                                           dtype=bool)
 
     def edges_of(j):
-        return _hist.bin_edges(np.ascontiguousarray((X if every[j] else sample)[:, j]),
-                               max_bins, True)
+        edges, values = _hist.bin_edges(
+            np.ascontiguousarray((X if every[j] else sample)[:, j]), max_bins, True)
+        # (the distinct values are kept only where bins may hold one each)
+        return edges, (values if values.size <= max_bins else None)
 
     # features in threads: numpy's sort, most of the work, runs without the GIL
     with ThreadPoolExecutor(max(1, min(n_threads, p))) as pool:
@@ -137,9 +139,9 @@ def binned_features(X, max_bins, n_threads, categorical=None):
 
 def _one_value_bins(column, values, codes, max_bins):
     """Whether every bin of a feature holds one value: at most max_bins distinct values
-    in the sample (``values``, sorted: the edges are their midpoints), and every row's
-    value the one of its bin."""
-    if values.size > max_bins:
+    in the sample (``values``, sorted: the edges are their midpoints; None: more than
+    max_bins), and every row's value the one of its bin."""
+    if values is None or values.size > max_bins:
         return False
     if values.size == 0:
         return bool(np.all(np.isnan(column)))
