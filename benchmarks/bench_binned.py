@@ -61,6 +61,14 @@ and on (what forking costs where no thread is spare); fit times, the best of
 ``--repeats``.
 
     python benchmarks/bench_binned.py --threads --depth 12
+
+``--tree``: single trees (``DecisionTreeClassifier`` / ``DecisionTreeRegressor``, exact
+by default) exact and with ``max_bins=255`` at each of ``--tree-rows`` of
+``make_classification`` / ``make_regression`` (20 features), at ``--depth`` and at full
+depth: fit times (the best of ``--repeats``), their ratio, and held-out accuracy (R^2)
+on 100,000 rows: the evidence for the single trees' default.
+
+    python benchmarks/bench_binned.py --tree --depth 12
     python benchmarks/bench_binned.py --quick           # small, for the tests
 """
 import argparse
@@ -115,6 +123,44 @@ def crossover(args):
     print(f"{args.features} features, {args.trees} trees of {depth}, n_jobs=2, best of "
           f"{args.repeats}\n")
     print(markdown_table(["task", "rows", "exact", "binned (255)", "binned / exact"],
+                         rows_out))
+
+
+def single_tree(args):
+    from sklearn.datasets import make_classification, make_regression
+
+    from rotforest import DecisionTreeClassifier, DecisionTreeRegressor
+    held = 600 if args.quick else 100_000
+    rows_out = []
+    for task in args.tasks:
+        regression = task == "regression"
+        cls = DecisionTreeRegressor if regression else DecisionTreeClassifier
+        for rows in args.tree_rows:
+            if regression:
+                X, y = make_regression(rows + held, args.features, n_informative=10,
+                                       noise=10.0, random_state=0)
+            else:
+                X, y = make_classification(rows + held, args.features, random_state=0)
+            fit, test = slice(0, rows), slice(rows, None)
+            for depth in (args.depth, None):
+                cells = [task, f"{rows:,}", "full" if depth is None else str(depth)]
+                times = []
+                for bins in (None, 255):
+                    best, model = np.inf, None
+                    for _ in range(args.repeats):
+                        model = cls(max_depth=depth, max_bins=bins, random_state=0)
+                        start = time.perf_counter()
+                        model.fit(X[fit], y[fit])
+                        best = min(best, time.perf_counter() - start)
+                    times.append(best)
+                    cells += [f"{best:.2f} s", f"{model.score(X[test], y[test]):.4f}"]
+                cells.append(f"{times[1] / times[0]:.2f}")
+                rows_out.append(cells)
+                print(cells, file=sys.stderr, flush=True)
+    print(f"\n{args.features} features, one tree, the best of {args.repeats} fits; "
+          f"held-out score on {held:,} rows (accuracy, R^2)\n")
+    print(markdown_table(["task", "rows", "depth", "exact fit", "exact score",
+                          "binned (255) fit", "binned score", "binned / exact"],
                          rows_out))
 
 
@@ -506,11 +552,15 @@ def main(argv=None):
     parser.add_argument("--threads", action="store_true")
     parser.add_argument("--threads-rows", type=int, nargs="+",
                         default=[1_000_000, 4_000_000])
+    parser.add_argument("--tree", action="store_true")
+    parser.add_argument("--tree-rows", type=int, nargs="+",
+                        default=[200_000, 1_000_000, 4_000_000])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.crossover = args.accuracy = args.inside = args.monotonic = True
         args.categorical = args.poisson = args.outputs = args.wide = args.threads = True
+        args.tree, args.tree_rows = True, [600]
         args.threads_rows = [600]
         args.wide_features, args.wide_rows = [70], [600]
         args.categorical_rows = args.poisson_rows = args.outputs_rows = [600]
@@ -525,8 +575,8 @@ def main(argv=None):
         tree._FORK_ROWS = 100           # (forks on the small data too)
     try:
         for part in (crossover, accuracy, inside, monotonic, categorical, poisson,
-                     outputs, wide, threads):
-            if getattr(args, part.__name__):
+                     outputs, wide, threads, single_tree):
+            if getattr(args, part.__name__.replace("single_", "")):
                 part(args)
     finally:
         tree._FORK_ROWS = fork_rows

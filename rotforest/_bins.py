@@ -66,14 +66,16 @@ def _levels(column):
     return np.unique(column[~np.isnan(column)])
 
 
-def resolve_max_bins(forest, X, n_outputs, n_classes):
+def resolve_max_bins(forest, X, n_outputs, n_classes, auto_rows=None):
     """The bins the fit grows on (an int), or None for the exact builder; an explicit
-    max_bins that cannot be honoured is refused."""
+    max_bins that cannot be honoured is refused.  ``auto_rows``: the rows from which
+    "auto" bins (None: AUTO_ROWS, the forests')."""
     max_bins = forest.max_bins
     if max_bins is None:
         return None
     if isinstance(max_bins, str):       # "auto"
-        if X.shape[0] < AUTO_ROWS * max(1.0, X.shape[1] / AUTO_FEATURES):
+        rows = AUTO_ROWS if auto_rows is None else auto_rows
+        if X.shape[0] < rows * max(1.0, X.shape[1] / AUTO_FEATURES):
             return None
         return 255 if why_not_binned(forest, X, n_outputs, n_classes) is None else None
     reason = why_not_binned(forest, X, n_outputs, n_classes, max_bins)

@@ -41,7 +41,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         the extra trees' guide).
 
         Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
-        defaults=_TREE_CLASSIFIER_DEFAULTS,
+        defaults=_TREE_CLASSIFIER_DEFAULTS, removed=_NOT_EXTRA,
         see_also="""
         ExtraTreesClassifier : A forest of these trees.
         sklearn.tree.ExtraTreeClassifier : scikit-learn's extremely randomised tree.""",
@@ -52,7 +52,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         >>> tree = ExtraTreeClassifier(random_state=0).fit(X, y)
         >>> tree.splitter, tree.max_features_, round(tree.score(X, y), 3)
         ('random', 2, 1.0)""")
-    __init__ = derived_init(DecisionTreeClassifier, _TREE_CLASSIFIER_DEFAULTS)
+    __init__ = derived_init(DecisionTreeClassifier, _TREE_CLASSIFIER_DEFAULTS,
+                            removed=_NOT_EXTRA)
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
@@ -66,7 +67,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         :class:`ExtraTreesRegressor`.
 
         Read more in the user guide: :doc:`Extra trees </user_guide/extra_trees>`.""",
-        defaults=_TREE_REGRESSOR_DEFAULTS,
+        defaults=_TREE_REGRESSOR_DEFAULTS, removed=_NOT_EXTRA,
         see_also="""
         ExtraTreesRegressor : A forest of these trees.
         sklearn.tree.ExtraTreeRegressor : scikit-learn's extremely randomised tree.""",
@@ -77,7 +78,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         >>> tree = ExtraTreeRegressor(random_state=0).fit(X, y)
         >>> tree.splitter, round(tree.score(X, y), 3)
         ('random', 1.0)""")
-    __init__ = derived_init(DecisionTreeRegressor, _TREE_REGRESSOR_DEFAULTS)
+    __init__ = derived_init(DecisionTreeRegressor, _TREE_REGRESSOR_DEFAULTS,
+                            removed=_NOT_EXTRA)
 
 
 

@@ -1,0 +1,106 @@
+"""A single tree on bins (``DecisionTreeClassifier(max_bins=...)``, the regressor alike):
+exact by default, binned when asked; every split at least the best cut over the bins'
+edges (brute force, as for the forests' binned trees), the same tree a one-tree forest
+of every feature and no bootstrap grows on the same bins, refusals."""
+import numpy as np
+import pytest
+from scipy.sparse import csr_matrix
+
+from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                       ExtraTreeRegressor, RandomForestClassifier, _bins)
+from rotforest import tree as tree_module
+from test_binned import _best_over_edges, _data, _decrease, _goes_left
+
+
+@pytest.mark.parametrize("regression, criterion, levels, missing", [
+    (False, "gini", None, 0.0), (False, "entropy", 12, 0.1),
+    (True, "squared_error", None, 0.1), (True, "poisson", 9, 0.0)])
+def test_every_split_is_the_best_over_the_edges(regression, criterion, levels, missing):
+    X, y = _data(300, 4, seed=5, levels=levels, missing=missing, regression=regression)
+    if criterion == "poisson":
+        y = np.floor(np.exp(y / 2 + 0.3)) * (np.arange(len(y)) % 3 != 0)
+    cls = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    est = cls(max_depth=4, criterion=criterion, max_bins=24, random_state=0).fit(X, y)
+    assert est.max_bins_ == 24
+    _, flat, offsets, _ = _bins.binned_features(X, 24, 1)
+    tree = est.tree_
+    paths = tree.decision_path(X).toarray().astype(bool)
+    w = np.ones(len(y))
+    target = y if regression else np.searchsorted(est.classes_, y)
+    for node in np.flatnonzero(tree.feature >= 0):
+        rows = paths[:, node]
+        left = _goes_left(tree, node, X[rows, tree.feature[node]])
+        got = _decrease(target[rows], w[rows], left, regression, criterion)
+        best = _best_over_edges(X[rows], target[rows], w[rows], flat, offsets, 1,
+                                regression, criterion)
+        assert got >= best - 1e-9 * abs(best) - 1e-12
+
+
+def test_default_is_exact_and_auto_bins_from_its_rows(monkeypatch):
+    X, y = _data(400, 5, seed=6)
+    exact = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert exact.max_bins_ is None
+    assert DecisionTreeClassifier(max_bins="auto", random_state=0).fit(X, y).max_bins_ is None
+    monkeypatch.setattr(_bins, "AUTO_ROWS", 100)     # (the forests' rule, not the tree's)
+    assert DecisionTreeClassifier(max_bins="auto", random_state=0).fit(X, y).max_bins_ is None
+    monkeypatch.setattr(tree_module, "_AUTO_BIN_ROWS", 100)
+    auto = DecisionTreeClassifier(max_bins="auto", random_state=0).fit(X, y)
+    binned = DecisionTreeClassifier(max_bins=255, random_state=0).fit(X, y)
+    assert auto.max_bins_ == 255
+    np.testing.assert_array_equal(auto.tree_.threshold, binned.tree_.threshold)
+    assert DecisionTreeClassifier(random_state=0).fit(X, y).max_bins_ is None
+    # what the binned builder does not take grows exact under "auto"
+    reg = DecisionTreeRegressor(criterion="absolute_error", max_bins="auto").fit(X, y)
+    assert reg.max_bins_ is None
+
+
+def test_the_tree_of_a_one_tree_forest_on_the_same_bins():
+    """A forest of one tree, every feature, no bootstrap, grows on the same bins with the
+    same builder: without ties between features (which the forest breaks at random, the
+    tree by index: large leaves keep small nodes out) its tree is this tree."""
+    X, y = _data(2000, 6, seed=7)
+    params = dict(max_bins=64, max_depth=6, min_samples_leaf=40, random_state=0)
+    tree = DecisionTreeClassifier(**params).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=1, bootstrap=False, max_features=None,
+                                    **params).fit(X, y)
+    other = forest.estimators_[0].tree_
+    assert tree.tree_.node_count == other.node_count
+    np.testing.assert_array_equal(tree.tree_.feature, other.feature)
+    np.testing.assert_array_equal(tree.tree_.threshold, other.threshold)
+    np.testing.assert_array_equal(tree.predict_proba(X), forest.predict_proba(X))
+
+
+def test_binned_tree_is_as_accurate_as_the_exact_one():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(40_000, 8))
+    y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=len(X)) > 0)
+    fit, test = slice(0, 30_000), slice(30_000, None)
+    scores = [DecisionTreeClassifier(max_depth=10, max_bins=b, random_state=0)
+              .fit(X[fit], y[fit]).score(X[test], y[test]) for b in (None, 255)]
+    assert abs(scores[0] - scores[1]) < 0.01
+
+
+@pytest.mark.parametrize("params, X_kind, match", [
+    ({"max_bins": 64, "criterion": "absolute_error"}, "regression", "cannot be honoured"),
+    ({"max_bins": 64, "max_leaf_nodes": 5}, "classes", "cannot be honoured"),
+    ({"max_bins": 64}, "sparse", "cannot be honoured"),
+    ({"max_bins": 64, "splitter": "random"}, "classes", "splitter"),
+    ({"max_bins": 1}, "classes", "max_bins"),
+    ({"max_bins": 256}, "classes", "max_bins"),
+    ({"max_bins": "many"}, "classes", "max_bins"),
+])
+def test_bins_that_cannot_be_honoured_are_refused(params, X_kind, match):
+    X, y = _data(120, 4, levels=5)
+    cls = DecisionTreeRegressor if X_kind == "regression" else DecisionTreeClassifier
+    if X_kind == "sparse":
+        X = csr_matrix(X)
+    est = cls(random_state=0, **params)
+    with pytest.raises((ValueError, TypeError), match=match):
+        est.fit(X, y)
+    assert not hasattr(est, "tree_")
+
+
+def test_extra_trees_take_no_max_bins():
+    for cls in (ExtraTreeClassifier, ExtraTreeRegressor):
+        assert "max_bins" not in cls().get_params()
+        assert "max_bins :" not in cls.__doc__
