@@ -830,8 +830,8 @@ default="from_dtype"
     Grown exact (``max_bins=None``, the default) and without exact ties between
     features, the tree equals scikit-learn's node for node
     (feature, threshold, impurity, value). Where two features give exactly the same
-    impurity decrease, rotforest takes the lower-indexed one.  Several outputs (a 2-D
-    ``y``) are not supported: fit one tree per output.
+    impurity decrease, rotforest takes the lower-indexed one.  A 2-D ``y`` fits several
+    outputs in one tree, as in scikit-learn (the impurity is the mean of the outputs').
 
     Examples
     --------
