@@ -69,6 +69,13 @@ depth: fit times (the best of ``--repeats``), their ratio, and held-out accuracy
 on 100,000 rows: the evidence for the single trees' default.
 
     python benchmarks/bench_binned.py --tree --depth 12
+
+``--rotation``: rotation forests (``--trees`` trees of full depth, n_jobs=2; each tree
+bins its own axes) exact and with ``max_bins=255`` at each of ``--rotation-rows`` of
+``make_classification`` (20 features): fit times (the best of ``--repeats``), their
+ratio, held-out accuracy on 100,000 rows.
+
+    python benchmarks/bench_binned.py --rotation --trees 10 --repeats 1
     python benchmarks/bench_binned.py --quick           # small, for the tests
 """
 import argparse
@@ -142,7 +149,7 @@ def single_tree(args):
             else:
                 X, y = make_classification(rows + held, args.features, random_state=0)
             fit, test = slice(0, rows), slice(rows, None)
-            for depth in (args.depth, None):
+            for depth in ([None] if args.depth is None else [args.depth, None]):
                 cells = [task, f"{rows:,}", "full" if depth is None else str(depth)]
                 times = []
                 for bins in (None, 255):
@@ -162,6 +169,35 @@ def single_tree(args):
     print(markdown_table(["task", "rows", "depth", "exact fit", "exact score",
                           "binned (255) fit", "binned score", "binned / exact"],
                          rows_out))
+
+
+def rotation(args):
+    from sklearn.datasets import make_classification
+
+    from rotforest import RotationForestClassifier
+    held = 600 if args.quick else 100_000
+    rows_out = []
+    for rows in args.rotation_rows:
+        X, y = make_classification(rows + held, args.features, random_state=0)
+        fit, test = slice(0, rows), slice(rows, None)
+        cells, times = [f"{rows:,}"], []
+        for bins in (None, 255):
+            best, model = np.inf, None
+            for _ in range(args.repeats):
+                model = RotationForestClassifier(n_estimators=args.trees, max_bins=bins,
+                                                 n_jobs=2, random_state=0)
+                start = time.perf_counter()
+                model.fit(X[fit], y[fit])
+                best = min(best, time.perf_counter() - start)
+            times.append(best)
+            cells += [f"{best:.2f} s", f"{model.score(X[test], y[test]):.4f}"]
+        cells.append(f"{times[1] / times[0]:.2f}")
+        rows_out.append(cells)
+        print(cells, file=sys.stderr, flush=True)
+    print(f"\n{args.features} features, {args.trees} trees of full depth, n_jobs=2, the "
+          f"best of {args.repeats}; held-out accuracy on {held:,} rows\n")
+    print(markdown_table(["rows", "exact fit", "exact accuracy", "binned (255) fit",
+                          "binned accuracy", "binned / exact"], rows_out))
 
 
 def inside(args):
@@ -552,6 +588,9 @@ def main(argv=None):
     parser.add_argument("--threads", action="store_true")
     parser.add_argument("--threads-rows", type=int, nargs="+",
                         default=[1_000_000, 4_000_000])
+    parser.add_argument("--rotation", action="store_true")
+    parser.add_argument("--rotation-rows", type=int, nargs="+",
+                        default=[200_000, 1_000_000])
     parser.add_argument("--tree", action="store_true")
     parser.add_argument("--tree-rows", type=int, nargs="+",
                         default=[200_000, 1_000_000, 4_000_000])
@@ -561,6 +600,7 @@ def main(argv=None):
         args.crossover = args.accuracy = args.inside = args.monotonic = True
         args.categorical = args.poisson = args.outputs = args.wide = args.threads = True
         args.tree, args.tree_rows = True, [600]
+        args.rotation, args.rotation_rows = True, [600]
         args.threads_rows = [600]
         args.wide_features, args.wide_rows = [70], [600]
         args.categorical_rows = args.poisson_rows = args.outputs_rows = [600]
@@ -575,7 +615,7 @@ def main(argv=None):
         tree._FORK_ROWS = 100           # (forks on the small data too)
     try:
         for part in (crossover, accuracy, inside, monotonic, categorical, poisson,
-                     outputs, wide, threads, single_tree):
+                     outputs, wide, threads, single_tree, rotation):
             if getattr(args, part.__name__.replace("single_", "")):
                 part(args)
     finally:

@@ -6,7 +6,7 @@ projection from here through the fitted forest."""
 import numpy as np
 import scipy.sparse as sp
 
-from rotforest import _builder
+from rotforest import _bins, _builder
 from rotforest._parallel import column_ranges_in_threads
 from rotforest._validation import power_of_two_below
 
@@ -345,12 +345,24 @@ class _Rotated:
             return None
         return parts[0] if len(parts) == 1 else np.hstack(parts)
 
-    def categories(self, P, keys):
-        """The category table of the columns P (a tree's), or None."""
+    def category_mask(self, P):
+        """Which columns of P (a tree's) are categorical features (the last ones), or
+        None."""
         if self.categorical is None:
-            return None, None
+            return None
         mask = np.zeros(P.shape[1], dtype=bool)
         mask[P.shape[1] - self.categorical.size:] = True
+        return mask
+
+    def categories(self, P, keys, binned=None):
+        """The category table of the columns P (a tree's), from its presorted ``keys``
+        or, when it grows on bins, its ``binned`` features; None without categorical
+        features."""
+        mask = self.category_mask(P)
+        if mask is None:
+            return None, None
+        if binned is not None:
+            return mask, _bins.category_table(P, mask, binned)
         return mask, _builder.category_codes(P, keys, mask.astype(np.uint8))
 
     def __call__(self, R, Z, mask):

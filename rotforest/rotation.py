@@ -6,6 +6,7 @@ both kinds of forest share (the fit's template, checks, draw records) is in
 _ensemble.py, the rotation maths in _rotate.py."""
 import threading
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Optional
 
 import numpy as np
@@ -53,6 +54,7 @@ from rotforest._ensemble import (
 from rotforest.forest import RandomForestClassifier, RandomForestRegressor, _in_bag
 from rotforest._inputs import predict_input, training_data
 from rotforest.tree import DecisionTreeRegressor
+from rotforest._bins import binned_features, check_max_bins, resolve_max_bins
 from rotforest._categorical import check_categorical_params
 from rotforest._rotated_tree import RotatedTreeClassifier, RotatedTreeRegressor
 
@@ -92,6 +94,10 @@ _SCREEN_DEPTH = None
 _SCREEN_SHARE = 0.1
 _RELEVANT_SHARE = 0.8
 _UNIFORM_FLOOR = 0.01
+# max_bins="auto" bins each tree's axes from this many rows (more for wide data):
+# benchmarks/bench_binned.py --rotation, 10 trees, 20 features, binned fit over exact
+# 1.85 at 200,000 rows, 1.05 at a million, 0.64 at four million
+_AUTO_BIN_ROWS = 2_000_000
 
 def _sklearn_draw(random_state, n, n_draws):
     """A tree's bootstrap sample by scikit-learn's forests' rule for its seed."""
@@ -286,6 +292,7 @@ class _RotationJob(_TreeJob):
     progress: Any
     scaled_by: float
     legacy_seeds: bool = False
+    max_bins: Optional[int] = None     # each tree grows on its axes' bins (see max_bins)
 
     @property
     def cells(self):
@@ -320,15 +327,20 @@ def _grow_rotated(job, indices):
         settings = templates[k][0]
         set_tree_outputs(tree, job.n_values)
         tree.n_features_in_ = P.shape[1]
-        keys = _builder.presort(P)                        # one sort per tree
-        tree.is_categorical_, categories = project.categories(P, keys)
+        keys = binned = None
+        if job.max_bins is None:
+            keys = _builder.presort(P)                    # one sort per tree
+        else:                                             # or its axes' bins
+            binned = binned_features(P, job.max_bins, 1, project.category_mask(P))
+        tree.is_categorical_, categories = project.categories(P, keys, binned)
         if weights.sum() > 0:
             tree._grow(P, keys, target, weights, settings, seed, job.scaled_by,
-                       categories=categories)
+                       categories=categories, binned=binned)
         else:   # every drawn sample had zero weight (uniform draws, counts x weights)
             leaf, leaf_weights = knows_nothing(settings, n, target, regression, sw)
             tree._grow(P, keys, target, leaf_weights, leaf, seed,
-                       job.scaled_by if regression else 1.0, categories=categories)
+                       job.scaled_by if regression else 1.0, categories=categories,
+                       binned=binned)
         out.append((tree, rotation))
         if job.progress is not None:
             job.progress()
@@ -361,7 +373,7 @@ class _BaseRotationForest(_BaseForest):
     # max_rotated_features), standardised features (a classifier before scaling; the
     # regressor came with both)
     _pickle_defaults = dict(_BaseForest._pickle_defaults, subset_sampling="uniform",
-                            max_rotated_features=None, scaling="std")
+                            max_rotated_features=None, scaling="std", max_bins=None)
     _grower = staticmethod(_grow_rotated)
 
     def _trees(self):
@@ -399,6 +411,7 @@ class _BaseRotationForest(_BaseForest):
         check_option("missing", self.missing, ("route", "impute"))
         check_option("scaling", self.scaling, ("std", "range"))
         check_int("min_category_samples", self.min_category_samples, 1, allow_none=True)
+        check_max_bins(getattr(self, "max_bins", None))
         if isinstance(self.max_features, str) and self.max_features not in (
                 "auto", "sqrt", "log2"):
             raise ValueError("max_features must be 'auto' (the default), an int >= 1, a "
@@ -515,11 +528,25 @@ class _BaseRotationForest(_BaseForest):
                            fit.mean, fit.scale)
         groups = np.ascontiguousarray(pca_groups(fit.target, fit.classes),
                                       dtype=np.int32)
+        self.max_bins_ = self._max_bins(fit)
         return _RotationJob(
             self._tree_class, fit.kinds, Z, mask, project, fit.target, groups, fit.sw,
             fit.n_values, fit.base_seed, self.bootstrap, fit.n_draws, self.group_size,
             self.rotation, fit.features, fit.n_rotated, self._progress(len(new)),
-            fit.scaled_by, fit.legacy_seeds)
+            fit.scaled_by, fit.legacy_seeds, self.max_bins_)
+
+    def _max_bins(self, fit):
+        """The bins the trees grow on (see _bins.resolve_max_bins: "auto" from
+        _AUTO_BIN_ROWS, each tree binning its own axes), or None."""
+        if getattr(self, "max_bins", None) is None:
+            return None
+        n_outputs = 1 if fit.target.ndim == 1 else fit.target.shape[1]
+        n_classes = 1 if self._tree_class._regression else int(np.sum(fit.n_values))
+        # (the trees see categorical columns only with min_category_samples)
+        asked = SimpleNamespace(max_bins=self.max_bins, criterion=self.criterion,
+                                max_leaf_nodes=self.max_leaf_nodes,
+                                is_categorical_=self._categorical())
+        return resolve_max_bins(asked, fit.X, n_outputs, n_classes, _AUTO_BIN_ROWS)
 
     def _grow_new(self, job, new, n_jobs):
         with _one_blas_thread():
@@ -892,11 +919,23 @@ default="from_dtype"
         categories; in a node a category with fewer training samples than the number is
         not split off alone but pooled with the other rare ones (1 pools none); a
         category that a node did not see in training goes where its missing values go.
+    max_bins : int, "auto" or None, default=None
+        Grow each tree on binned axes, as the random forests grow on binned features:
+        each of the tree's axes cut into at most ``max_bins`` (2 to 255) bins of nearly
+        equal counts (each tree bins its own rotation, on one thread), the cuts
+        searched on histograms of the bins and refined inside the two bins around the
+        best one. None (the default) keeps the exact search: binning a tree's axes
+        costs about as much as a shallow exact tree, and binned forests took 1.85 times
+        the exact forest's time at 200,000 rows, 1.05 at a million and 0.64 at four
+        million (20 features), as accurate. "auto" bins from two million rows (more
+        for wide data).
 
     Attributes
     ----------
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
+    max_bins_ : int or None
+        The bins the trees grew on, or None for the exact search (see ``max_bins``).
     estimators_ : list of RotatedTreeClassifier
         The trees as estimators of X itself (also ``forest[i]``, ``len(forest)`` and
         ``iter(forest)``): tree ``i`` normalises X as the forest does, projects it onto
@@ -992,7 +1031,8 @@ default="from_dtype"
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
-                 categorical_features="from_dtype", min_category_samples=None):
+                 categorical_features="from_dtype", min_category_samples=None,
+                 max_bins=None):
         store_params(self, locals())
 
     def _check_params(self):
@@ -1140,11 +1180,23 @@ default="from_dtype"
         categories; in a node a category with fewer training samples than the number is
         not split off alone but pooled with the other rare ones (1 pools none); a
         category that a node did not see in training goes where its missing values go.
+    max_bins : int, "auto" or None, default=None
+        Grow each tree on binned axes, as the random forests grow on binned features:
+        each of the tree's axes cut into at most ``max_bins`` (2 to 255) bins of nearly
+        equal counts (each tree bins its own rotation, on one thread), the cuts
+        searched on histograms of the bins and refined inside the two bins around the
+        best one. None (the default) keeps the exact search: binning a tree's axes
+        costs about as much as a shallow exact tree, and binned forests took 1.85 times
+        the exact forest's time at 200,000 rows, 1.05 at a million and 0.64 at four
+        million (20 features), as accurate. "auto" bins from two million rows (more
+        for wide data).
 
     Attributes
     ----------
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
+    max_bins_ : int or None
+        The bins the trees grew on, or None for the exact search (see ``max_bins``).
     estimators_ : list of RotatedTreeRegressor
         The trees as estimators of X itself (also ``forest[i]``, ``len(forest)`` and
         ``iter(forest)``): tree ``i`` normalises X as the forest does, projects it onto
@@ -1223,7 +1275,8 @@ default="from_dtype"
                  min_weight_fraction_leaf=0.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False,
-                 categorical_features="from_dtype", min_category_samples=None):
+                 categorical_features="from_dtype", min_category_samples=None,
+                 max_bins=None):
         store_params(self, locals())
 
     def _set_oob(self, Z, mask, y):

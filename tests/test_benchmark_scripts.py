@@ -756,7 +756,7 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     ratio, per task), the accuracy table of the synthetic families (the exact
     forest's score, the binned ones' paired differences, a mean row), the monotonic
     table (no step against a constraint), the categorical, Poisson, several-output,
-    wide and forks' ones."""
+    wide, forks', single trees' and rotation forests' ones."""
     bench = _load("bench_binned")
     bench.main(["--quick"])
     out = capsys.readouterr().out
@@ -782,9 +782,19 @@ def test_bench_binned_quick_times_both_builders_and_pairs_their_scores(capsys):
     assert [c[0] for c in several] == ["classification, 2 outputs"] * 2 + [
         "regression, 3 outputs"] * 2
     assert "| 70 | 600 |" in out and "| exact |" in out
-    # the forks' table: one row, its times and two ratios
-    forks = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines()
-             if line.startswith("| 600 |")]
+    # the forks' table: one row, its times and two ratios; the rotation forests' table:
+    # one row, both builders' times and accuracies and their ratio
+    rows600 = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines()
+               if line.startswith("| 600 |")]
+    forks = [cells for cells in rows600 if len(cells) == 7]
+    rotation = [cells for cells in rows600 if len(cells) == 6]
+    assert len(rotation) == 1 and rotation[0][1].endswith(" s")
+    assert 0.0 <= float(rotation[0][2]) <= 1.0 and float(rotation[0][5]) > 0
+    # the single trees' table: both tasks, both builders' scores, a ratio
+    trees = [cells for cells in tasks if len(cells) == 8]
+    assert [(c[0], c[2]) for c in trees] == [("classification", "full"),
+                                             ("regression", "full")]
+    assert all(c[3].endswith(" s") and float(c[7]) > 0 for c in trees)
     assert len(forks) == 1 and len(forks[0]) == 7
     assert all(forks[0][i].endswith(" s") for i in (1, 2, 4, 5))
     assert float(forks[0][3]) > 0 and float(forks[0][6]) > 0

@@ -1,4 +1,5 @@
-"""A single tree on bins (``DecisionTreeClassifier(max_bins=...)``, the regressor alike):
+"""A single tree on bins (``DecisionTreeClassifier(max_bins=...)``, the regressor alike),
+and a rotation forest whose trees bin their own axes:
 exact by default, binned when asked; every split at least the best cut over the bins'
 edges (brute force, as for the forests' binned trees), the same tree a one-tree forest
 of every feature and no bootstrap grows on the same bins, refusals."""
@@ -7,7 +8,9 @@ import pytest
 from scipy.sparse import csr_matrix
 
 from rotforest import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
-                       ExtraTreeRegressor, RandomForestClassifier, _bins)
+                       ExtraTreeRegressor, RandomForestClassifier, RotationForestClassifier,
+                       RotationForestRegressor, _bins)
+from rotforest import rotation as rotation_module
 from rotforest import tree as tree_module
 from test_binned import _best_over_edges, _data, _decrease, _goes_left
 
@@ -104,3 +107,63 @@ def test_extra_trees_take_no_max_bins():
     for cls in (ExtraTreeClassifier, ExtraTreeRegressor):
         assert "max_bins" not in cls().get_params()
         assert "max_bins :" not in cls.__doc__
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_rotation_trees_split_at_least_at_the_best_edge_of_their_axes(regression):
+    """Each tree of a rotation forest with max_bins bins its own axes: its splits are at
+    least the best cuts over the edges of those axes' bins (brute force on the axes the
+    tree saw: every row, weight 1, without bootstrap)."""
+    X, y = _data(300, 5, seed=9, regression=regression)
+    cls = RotationForestRegressor if regression else RotationForestClassifier
+    criterion = "squared_error" if regression else "gini"
+    forest = cls(n_estimators=2, max_bins=16, max_depth=4, random_state=0).fit(X, y)
+    assert forest.max_bins_ == 16
+    target = y if regression else np.searchsorted(forest.classes_, y)
+    w = np.ones(len(y))
+    for wrapper in forest.estimators_:
+        P = wrapper._rows(X)
+        _, flat, offsets, _ = _bins.binned_features(P, 16, 1)
+        tree = wrapper.estimator_.tree_
+        paths = tree.decision_path(P).toarray().astype(bool)
+        for node in np.flatnonzero(tree.feature >= 0):
+            rows = paths[:, node]
+            left = _goes_left(tree, node, P[rows, tree.feature[node]])
+            got = _decrease(target[rows], w[rows], left, regression, criterion)
+            best = _best_over_edges(P[rows], target[rows], w[rows], flat, offsets, 1,
+                                    regression, criterion)
+            assert got >= best - 1e-9 * abs(best) - 1e-12
+
+
+def test_rotation_forest_bins_when_asked(monkeypatch):
+    X, y = _data(3000, 6, seed=10)
+    fit, test = slice(0, 2000), slice(2000, None)
+    exact = RotationForestClassifier(n_estimators=20, random_state=0).fit(X[fit], y[fit])
+    assert exact.max_bins_ is None
+    binned = RotationForestClassifier(n_estimators=20, max_bins=64,
+                                      random_state=0).fit(X[fit], y[fit])
+    assert binned.max_bins_ == 64
+    assert abs(exact.score(X[test], y[test]) - binned.score(X[test], y[test])) < 0.03
+    auto = RotationForestClassifier(n_estimators=2, max_bins="auto", random_state=0)
+    assert auto.fit(X, y).max_bins_ is None
+    monkeypatch.setattr(tree_module, "_AUTO_BIN_ROWS", 100)    # (a single tree's)
+    assert auto.fit(X, y).max_bins_ is None
+    monkeypatch.setattr(rotation_module, "_AUTO_BIN_ROWS", 100)
+    assert auto.fit(X, y).max_bins_ == 255
+    with pytest.raises(ValueError, match="max_bins=8 cannot be honoured"):
+        RotationForestRegressor(n_estimators=2, criterion="absolute_error",
+                                max_bins=8).fit(X, y.astype(float))
+
+
+def test_rotation_forest_bins_with_category_sets():
+    """Categorical features offered to the trees unrotated (min_category_samples) are
+    split on sets of their bins, one category a bin."""
+    X, y = _data(1500, 5, seed=11)
+    X[:, 4] = np.arange(len(X)) % 7
+    y = (y + (X[:, 4] % 3 == 0)) % 2
+    kw = dict(n_estimators=6, categorical_features=[4], min_category_samples=5,
+              random_state=0)
+    binned = RotationForestClassifier(max_bins=32, **kw).fit(X[:1000], y[:1000])
+    exact = RotationForestClassifier(**kw).fit(X[:1000], y[:1000])
+    assert binned.max_bins_ == 32
+    assert abs(binned.score(X[1000:], y[1000:]) - exact.score(X[1000:], y[1000:])) < 0.05
