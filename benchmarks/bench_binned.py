@@ -133,6 +133,23 @@ def crossover(args):
                          rows_out))
 
 
+def _exact_and_binned(make, X, y, fit, test, repeats):
+    """``make(None)`` and ``make(255)`` fitted on the rows ``fit``, the best of
+    ``repeats`` fits each: their times and held-out scores on ``test``, and the ratio
+    of the times (binned over exact), as table cells."""
+    cells, times = [], []
+    for bins in (None, 255):
+        best, model = np.inf, None
+        for _ in range(repeats):
+            model = make(bins)
+            start = time.perf_counter()
+            model.fit(X[fit], y[fit])
+            best = min(best, time.perf_counter() - start)
+        times.append(best)
+        cells += [f"{best:.2f} s", f"{model.score(X[test], y[test]):.4f}"]
+    return cells + [f"{times[1] / times[0]:.2f}"]
+
+
 def single_tree(args):
     from sklearn.datasets import make_classification, make_regression
 
@@ -151,17 +168,9 @@ def single_tree(args):
             fit, test = slice(0, rows), slice(rows, None)
             for depth in ([None] if args.depth is None else [args.depth, None]):
                 cells = [task, f"{rows:,}", "full" if depth is None else str(depth)]
-                times = []
-                for bins in (None, 255):
-                    best, model = np.inf, None
-                    for _ in range(args.repeats):
-                        model = cls(max_depth=depth, max_bins=bins, random_state=0)
-                        start = time.perf_counter()
-                        model.fit(X[fit], y[fit])
-                        best = min(best, time.perf_counter() - start)
-                    times.append(best)
-                    cells += [f"{best:.2f} s", f"{model.score(X[test], y[test]):.4f}"]
-                cells.append(f"{times[1] / times[0]:.2f}")
+                cells += _exact_and_binned(
+                    lambda bins: cls(max_depth=depth, max_bins=bins, random_state=0),
+                    X, y, fit, test, args.repeats)
                 rows_out.append(cells)
                 print(cells, file=sys.stderr, flush=True)
     print(f"\n{args.features} features, one tree, the best of {args.repeats} fits; "
@@ -180,18 +189,10 @@ def rotation(args):
     for rows in args.rotation_rows:
         X, y = make_classification(rows + held, args.features, random_state=0)
         fit, test = slice(0, rows), slice(rows, None)
-        cells, times = [f"{rows:,}"], []
-        for bins in (None, 255):
-            best, model = np.inf, None
-            for _ in range(args.repeats):
-                model = RotationForestClassifier(n_estimators=args.trees, max_bins=bins,
-                                                 n_jobs=2, random_state=0)
-                start = time.perf_counter()
-                model.fit(X[fit], y[fit])
-                best = min(best, time.perf_counter() - start)
-            times.append(best)
-            cells += [f"{best:.2f} s", f"{model.score(X[test], y[test]):.4f}"]
-        cells.append(f"{times[1] / times[0]:.2f}")
+        cells = [f"{rows:,}"] + _exact_and_binned(
+            lambda bins: RotationForestClassifier(n_estimators=args.trees, max_bins=bins,
+                                                  n_jobs=2, random_state=0),
+            X, y, fit, test, args.repeats)
         rows_out.append(cells)
         print(cells, file=sys.stderr, flush=True)
     print(f"\n{args.features} features, {args.trees} trees of full depth, n_jobs=2, the "

@@ -15,6 +15,21 @@ from rotforest import tree as tree_module
 from test_binned import _best_over_edges, _data, _decrease, _goes_left
 
 
+def _check_splits(tree, X, target, max_bins, regression, criterion):
+    """Every split of ``tree`` (grown on X's bins, every row of weight 1) decreases the
+    impurity at least as much as the best cut at an edge of the bins (brute force)."""
+    _, flat, offsets, _ = _bins.binned_features(X, max_bins, 1)
+    paths = tree.decision_path(X).toarray().astype(bool)
+    w = np.ones(len(target))
+    for node in np.flatnonzero(tree.feature >= 0):
+        rows = paths[:, node]
+        left = _goes_left(tree, node, X[rows, tree.feature[node]])
+        got = _decrease(target[rows], w[rows], left, regression, criterion)
+        best = _best_over_edges(X[rows], target[rows], w[rows], flat, offsets, 1,
+                                regression, criterion)
+        assert got >= best - 1e-9 * abs(best) - 1e-12
+
+
 @pytest.mark.parametrize("regression, criterion, levels, missing", [
     (False, "gini", None, 0.0), (False, "entropy", 12, 0.1),
     (True, "squared_error", None, 0.1), (True, "poisson", 9, 0.0)])
@@ -25,18 +40,8 @@ def test_every_split_is_the_best_over_the_edges(regression, criterion, levels, m
     cls = DecisionTreeRegressor if regression else DecisionTreeClassifier
     est = cls(max_depth=4, criterion=criterion, max_bins=24, random_state=0).fit(X, y)
     assert est.max_bins_ == 24
-    _, flat, offsets, _ = _bins.binned_features(X, 24, 1)
-    tree = est.tree_
-    paths = tree.decision_path(X).toarray().astype(bool)
-    w = np.ones(len(y))
     target = y if regression else np.searchsorted(est.classes_, y)
-    for node in np.flatnonzero(tree.feature >= 0):
-        rows = paths[:, node]
-        left = _goes_left(tree, node, X[rows, tree.feature[node]])
-        got = _decrease(target[rows], w[rows], left, regression, criterion)
-        best = _best_over_edges(X[rows], target[rows], w[rows], flat, offsets, 1,
-                                regression, criterion)
-        assert got >= best - 1e-9 * abs(best) - 1e-12
+    _check_splits(est.tree_, X, target, 24, regression, criterion)
 
 
 def test_default_is_exact_and_auto_bins_from_its_rows(monkeypatch):
@@ -120,19 +125,9 @@ def test_rotation_trees_split_at_least_at_the_best_edge_of_their_axes(regression
     forest = cls(n_estimators=2, max_bins=16, max_depth=4, random_state=0).fit(X, y)
     assert forest.max_bins_ == 16
     target = y if regression else np.searchsorted(forest.classes_, y)
-    w = np.ones(len(y))
     for wrapper in forest.estimators_:
-        P = wrapper._rows(X)
-        _, flat, offsets, _ = _bins.binned_features(P, 16, 1)
-        tree = wrapper.estimator_.tree_
-        paths = tree.decision_path(P).toarray().astype(bool)
-        for node in np.flatnonzero(tree.feature >= 0):
-            rows = paths[:, node]
-            left = _goes_left(tree, node, P[rows, tree.feature[node]])
-            got = _decrease(target[rows], w[rows], left, regression, criterion)
-            best = _best_over_edges(P[rows], target[rows], w[rows], flat, offsets, 1,
-                                    regression, criterion)
-            assert got >= best - 1e-9 * abs(best) - 1e-12
+        _check_splits(wrapper.estimator_.tree_, wrapper._rows(X), target, 16, regression,
+                      criterion)
 
 
 def test_rotation_forest_bins_when_asked(monkeypatch):
