@@ -919,16 +919,16 @@ default="from_dtype"
         categories; in a node a category with fewer training samples than the number is
         not split off alone but pooled with the other rare ones (1 pools none); a
         category that a node did not see in training goes where its missing values go.
-    max_bins : int, "auto" or None, default=None
+    max_bins : int, "auto" or None, default="auto"
         Grow each tree on binned axes, as the random forests grow on binned features:
         each of the tree's axes cut into at most ``max_bins`` (2 to 255) bins of nearly
         equal counts (each tree bins its own rotation, on one thread), the cuts
         searched on histograms of the bins and refined inside the two bins around the
-        best one. None (the default) keeps the exact search: binning a tree's axes
-        costs about as much as a shallow exact tree, and binned forests took 1.85 times
-        the exact forest's time at 200,000 rows, 1.05 at a million and 0.64 at four
-        million (20 features), as accurate. "auto" bins from two million rows (more
-        for wide data).
+        best one. "auto" (the default) bins from two million rows (more for wide data):
+        binning a tree's axes costs about as much as a shallow exact tree, and binned
+        forests took 1.85 times the exact forest's time at 200,000 rows, 1.05 at a
+        million and 0.64 at four million (20 features), as accurate. None always
+        searches exactly.
 
     Attributes
     ----------
@@ -1032,7 +1032,7 @@ default="from_dtype"
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
                  categorical_features="from_dtype", min_category_samples=None,
-                 max_bins=None):
+                 max_bins="auto"):
         store_params(self, locals())
 
     def _check_params(self):
@@ -1180,16 +1180,16 @@ default="from_dtype"
         categories; in a node a category with fewer training samples than the number is
         not split off alone but pooled with the other rare ones (1 pools none); a
         category that a node did not see in training goes where its missing values go.
-    max_bins : int, "auto" or None, default=None
+    max_bins : int, "auto" or None, default="auto"
         Grow each tree on binned axes, as the random forests grow on binned features:
         each of the tree's axes cut into at most ``max_bins`` (2 to 255) bins of nearly
         equal counts (each tree bins its own rotation, on one thread), the cuts
         searched on histograms of the bins and refined inside the two bins around the
-        best one. None (the default) keeps the exact search: binning a tree's axes
-        costs about as much as a shallow exact tree, and binned forests took 1.85 times
-        the exact forest's time at 200,000 rows, 1.05 at a million and 0.64 at four
-        million (20 features), as accurate. "auto" bins from two million rows (more
-        for wide data).
+        best one. "auto" (the default) bins from two million rows (more for wide data):
+        binning a tree's axes costs about as much as a shallow exact tree, and binned
+        forests took 1.85 times the exact forest's time at 200,000 rows, 1.05 at a
+        million and 0.64 at four million (20 features), as accurate. None always
+        searches exactly.
 
     Attributes
     ----------
@@ -1276,7 +1276,7 @@ default="from_dtype"
                  min_impurity_decrease=0.0, ccp_alpha=0.0, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False,
                  categorical_features="from_dtype", min_category_samples=None,
-                 max_bins=None):
+                 max_bins="auto"):
         store_params(self, locals())
 
     def _set_oob(self, Z, mask, y):

@@ -99,6 +99,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
     builder, pruning, and the tree's structure (apply, decision_path, depth, leaves,
     importances).  Subclasses check the targets and say what the leaves hold."""
 
+    # (a tree pickled before max_bins was grown exact)
+    _pickle_defaults = dict(_AtomicFit._pickle_defaults, max_bins=None)
     _regression = False      # a numeric target (leaves hold means), not class codes
     _sparse_native = True    # a sparse X is grown on as it is (see _sparse.py)
     _criteria = _builder.CRITERIA    # the criteria the tree takes, and their codes
@@ -523,15 +525,16 @@ default="from_dtype"
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
         on sets of categories fit the noise of rare ones). 1 pools none.
-    max_bins : int, "auto" or None, default=None
+    max_bins : int, "auto" or None, default="auto"
         Grow on binned features, as the random forests can: each feature's values cut
         into at most ``max_bins`` (2 to 255) bins of nearly equal counts, the cuts
         searched on histograms of the bins (and inside the two bins around the best
-        cut). None (the default) keeps the exact search on the presorted features,
-        whose tree equals scikit-learn's: binned fits take 1.4 to 2 times the exact
-        fit's time at 200,000 rows, 0.6 to 1.0 at a million, 0.2 to 0.7 at four
-        million (20 features). "auto" bins from a million rows (more for wide data).
-        Not with ``splitter="random"``.
+        cut). "auto" (the default) bins from a million rows (more for wide data), where
+        binned fits were measured faster: 1.4 to 2 times the exact fit's time at
+        200,000 rows, 0.6 to 1.0 at a million, 0.2 to 0.7 at four million (20
+        features), held-out scores within 0.003. None always searches exactly on the
+        presorted features (the tree that equals scikit-learn's). Not with
+        ``splitter="random"``.
 
     Attributes
     ----------
@@ -568,8 +571,8 @@ default="from_dtype"
 
     Notes
     -----
-    Grown exact (``max_bins=None``, the default) and without exact ties between
-    features, the tree equals scikit-learn's node for node
+    Grown exact (below a million rows by default, or with ``max_bins=None``) and
+    without exact ties between features, the tree equals scikit-learn's node for node
     (feature, threshold, impurity, value). Where two features give exactly the same
     impurity decrease, rotforest takes the lower-indexed one.
 
@@ -608,7 +611,7 @@ default="from_dtype"
         monotonic_cst=None,
         categorical_features="from_dtype",
         min_category_samples=10,
-        max_bins=None,
+        max_bins="auto",
     ):
         store_params(self, locals())
 
@@ -789,15 +792,16 @@ default="from_dtype"
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
         on sets of categories fit the noise of rare ones). 1 pools none.
-    max_bins : int, "auto" or None, default=None
+    max_bins : int, "auto" or None, default="auto"
         Grow on binned features, as the random forests can: each feature's values cut
         into at most ``max_bins`` (2 to 255) bins of nearly equal counts, the cuts
         searched on histograms of the bins (and inside the two bins around the best
-        cut). None (the default) keeps the exact search on the presorted features,
-        whose tree equals scikit-learn's: binned fits take 1.4 to 2 times the exact
-        fit's time at 200,000 rows, 0.6 to 1.0 at a million, 0.2 to 0.7 at four
-        million (20 features). "auto" bins from a million rows (more for wide data).
-        Not with ``splitter="random"``.
+        cut). "auto" (the default) bins from a million rows (more for wide data), where
+        binned fits were measured faster: 1.4 to 2 times the exact fit's time at
+        200,000 rows, 0.6 to 1.0 at a million, 0.2 to 0.7 at four million (20
+        features), held-out scores within 0.003. None always searches exactly on the
+        presorted features (the tree that equals scikit-learn's). Not with
+        ``splitter="random"``.
 
     Attributes
     ----------
@@ -827,8 +831,8 @@ default="from_dtype"
 
     Notes
     -----
-    Grown exact (``max_bins=None``, the default) and without exact ties between
-    features, the tree equals scikit-learn's node for node
+    Grown exact (below a million rows by default, or with ``max_bins=None``) and
+    without exact ties between features, the tree equals scikit-learn's node for node
     (feature, threshold, impurity, value). Where two features give exactly the same
     impurity decrease, rotforest takes the lower-indexed one.  A 2-D ``y`` fits several
     outputs in one tree, as in scikit-learn (the impurity is the mean of the outputs').
@@ -868,7 +872,7 @@ default="from_dtype"
         monotonic_cst=None,
         categorical_features="from_dtype",
         min_category_samples=10,
-        max_bins=None,
+        max_bins="auto",
     ):
         store_params(self, locals())
 

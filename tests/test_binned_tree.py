@@ -1,8 +1,8 @@
 """A single tree on bins (``DecisionTreeClassifier(max_bins=...)``, the regressor alike),
-and a rotation forest whose trees bin their own axes:
-exact by default, binned when asked; every split at least the best cut over the bins'
-edges (brute force, as for the forests' binned trees), the same tree a one-tree forest
-of every feature and no bootstrap grows on the same bins, refusals."""
+and a rotation forest whose trees bin their own axes: by default from a million rows
+(two for rotation forests), when asked, or never; every split at least the best cut
+over the bins' edges (brute force, as for the forests' binned trees), the same tree a
+one-tree forest of every feature and no bootstrap grows on the same bins, refusals."""
 import numpy as np
 import pytest
 from scipy.sparse import csr_matrix
@@ -44,11 +44,11 @@ def test_every_split_is_the_best_over_the_edges(regression, criterion, levels, m
     _check_splits(est.tree_, X, target, 24, regression, criterion)
 
 
-def test_default_is_exact_and_auto_bins_from_its_rows(monkeypatch):
+def test_auto_bins_from_its_rows(monkeypatch):
     X, y = _data(400, 5, seed=6)
+    assert DecisionTreeClassifier().get_params()["max_bins"] == "auto"
     exact = DecisionTreeClassifier(random_state=0).fit(X, y)
     assert exact.max_bins_ is None
-    assert DecisionTreeClassifier(max_bins="auto", random_state=0).fit(X, y).max_bins_ is None
     monkeypatch.setattr(_bins, "AUTO_ROWS", 100)     # (the forests' rule, not the tree's)
     assert DecisionTreeClassifier(max_bins="auto", random_state=0).fit(X, y).max_bins_ is None
     monkeypatch.setattr(tree_module, "_AUTO_BIN_ROWS", 100)
@@ -56,7 +56,7 @@ def test_default_is_exact_and_auto_bins_from_its_rows(monkeypatch):
     binned = DecisionTreeClassifier(max_bins=255, random_state=0).fit(X, y)
     assert auto.max_bins_ == 255
     np.testing.assert_array_equal(auto.tree_.threshold, binned.tree_.threshold)
-    assert DecisionTreeClassifier(random_state=0).fit(X, y).max_bins_ is None
+    assert DecisionTreeClassifier(max_bins=None, random_state=0).fit(X, y).max_bins_ is None
     # what the binned builder does not take grows exact under "auto"
     reg = DecisionTreeRegressor(criterion="absolute_error", max_bins="auto").fit(X, y)
     assert reg.max_bins_ is None
@@ -134,7 +134,7 @@ def test_rotation_forest_bins_when_asked(monkeypatch):
     X, y = _data(3000, 6, seed=10)
     fit, test = slice(0, 2000), slice(2000, None)
     exact = RotationForestClassifier(n_estimators=20, random_state=0).fit(X[fit], y[fit])
-    assert exact.max_bins_ is None
+    assert exact.max_bins_ is None and exact.get_params()["max_bins"] == "auto"
     binned = RotationForestClassifier(n_estimators=20, max_bins=64,
                                       random_state=0).fit(X[fit], y[fit])
     assert binned.max_bins_ == 64
