@@ -26,7 +26,7 @@
 # counts its features on its own, as other sorting nodes do.
 
 # ranks a feature may have (one byte) to be counted by histogram nodes
-DEF HIST_MAX_BINS = 256
+DEF HIST_MAX_BINS = MAX_COUNT_BINS
 # ... and its features have at most this many values on average: the nodes without a
 # block (below min_rows) sort the features of more than COUNT_BINS values, at a cost
 # above the lists' (single trees of every feature on skin_segmentation, 3 features of
@@ -118,89 +118,14 @@ cdef int _hist_setup(Builder* B, const uint64_t[::1] col_top) except -1:
     return 0
 
 
-cdef inline void _count_hist_bins(const rank_t* rk, const key_t* S, int64_t s, int64_t e,
-                                  uint64_t im, int ws, uint64_t wm, int cs, int64_t nb,
-                                  int64_t* cnt, int64_t* wt) noexcept nogil:
-    """_count_bins for nb ranks (at most HIST_MAX_BINS): cnt[r] += 1 and wt[r] += w +
-    (w of class 1 << 32) for the rank r of each sample S[q], q in [s, e)."""
-    cdef int64_t q, wi, j, r
-    cdef key_t k
-    # four copies of the counts when the node has many samples a rank (see _count_bins)
-    cdef int64_t c4[4 * HIST_MAX_BINS]
-    cdef int64_t w4[4 * HIST_MAX_BINS]
-    q = s
-    if e - s >= 16 * nb:
-        memset(c4, 0, 4 * nb * sizeof(int64_t))
-        memset(w4, 0, 4 * nb * sizeof(int64_t))
-        while q + 4 <= e:
-            for j in range(4):
-                k = S[q + j]
-                r = <int64_t> rk[k & im]
-                if r >= nb:             # (dense ranks never are: memory-safe)
-                    r = nb - 1
-                r += j * nb
-                wi = <int64_t> ((k >> ws) & wm)
-                c4[r] += 1
-                w4[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
-            q += 4
-        for j in range(nb):
-            cnt[j] += c4[j] + c4[nb + j] + c4[2 * nb + j] + c4[3 * nb + j]
-            wt[j] += w4[j] + w4[nb + j] + w4[2 * nb + j] + w4[3 * nb + j]
-    for q in range(q, e):
-        k = S[q]
-        r = <int64_t> rk[k & im]
-        if r >= nb:
-            r = nb - 1
-        wi = <int64_t> ((k >> ws) & wm)
-        cnt[r] += 1
-        wt[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
-
-
-cdef inline void _count_hist_classes(const rank_t* rk, const key_t* S, int64_t s,
-                                     int64_t e, uint64_t im, int ws, uint64_t wm, int cs,
-                                     uint64_t cm, int64_t K, int64_t nb, int64_t* cnt,
-                                     int64_t* tab) noexcept nogil:
-    """_count_classes for nb ranks: cnt[r] += 1 and tab[r K + c] += w."""
-    cdef int64_t q, r
-    cdef key_t k
-    for q in range(s, e):
-        k = S[q]
-        r = <int64_t> rk[k & im]
-        if r >= nb:
-            r = nb - 1
-        cnt[r] += 1
-        tab[r * K + <int64_t> ((k >> cs) & cm)] += <int64_t> ((k >> ws) & wm)
-
-
-cdef void _count_hist(Builder* B, int64_t f, int64_t s, int64_t e,
-                      int64_t* cnt) noexcept nogil:
+cdef inline void _count_hist(Builder* B, int64_t f, int64_t s, int64_t e,
+                             int64_t* cnt) noexcept nogil:
     """Feature f's counts of the samples of the sorting node [s, e) into ``cnt`` (its
-    part of a block, or scratch as large; cleared first)."""
-    cdef const void* rk = _rank_row(B, f, s, e)
-    cdef int64_t nb = B.hist.nb[f], K = B.data.n_classes
+    part of a block, or scratch as large; cleared first): _count_feature's, of the
+    feature's nb[f] ranks."""
+    cdef int64_t nb = B.hist.nb[f]
     memset(cnt, 0, (B.hist.off[f + 1] - B.hist.off[f]) * sizeof(int64_t))
-    if K == 2:
-        if B.col.rank_bytes == 1:
-            _count_hist_bins(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
-                             B.key.wshift, B.key.wmask, B.key.cshift, nb, cnt, cnt + nb)
-        elif B.col.rank_bytes == 2:
-            _count_hist_bins(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
-                             B.key.wshift, B.key.wmask, B.key.cshift, nb, cnt, cnt + nb)
-        else:
-            _count_hist_bins(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
-                             B.key.wshift, B.key.wmask, B.key.cshift, nb, cnt, cnt + nb)
-    elif B.col.rank_bytes == 1:
-        _count_hist_classes(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
-                            B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K, nb,
-                            cnt, cnt + nb)
-    elif B.col.rank_bytes == 2:
-        _count_hist_classes(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
-                            B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K, nb,
-                            cnt, cnt + nb)
-    else:
-        _count_hist_classes(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
-                            B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask, K, nb,
-                            cnt, cnt + nb)
+    _count_feature(B, f, s, e, nb, cnt, cnt + nb)
 
 
 cdef inline bint _hist_counted(const Builder* B, int64_t f) noexcept nogil:

@@ -244,73 +244,76 @@ cdef double _scan_gini_multi_missing(Builder* B, const key_t* L, int64_t s, int6
                          pos, ml)
 
 
+# the most ranks a counted feature has (the histogram nodes' one-byte ranks; sorting
+# nodes count features of COUNT_BINS)
+DEF MAX_COUNT_BINS = 256
+
+
 cdef inline void _count_bins(const rank_t* rk, const key_t* S, int64_t s, int64_t e,
-                             uint64_t im, int ws, uint64_t wm, int cs, int64_t* cnt,
-                             int64_t* wt) noexcept nogil:
+                             uint64_t im, int ws, uint64_t wm, int cs, int64_t nb,
+                             int64_t* cnt, int64_t* wt) noexcept nogil:
     """For q in [s, e): cnt[r] += 1 and wt[r] += w + (w of class 1 << 32) for the rank r
-    of the sample S[q] in feature row rk (integer weights w in the keys, of total below
-    2^31)."""
-    cdef int64_t q, wi, j
-    cdef uint64_t r
+    (below nb, at most MAX_COUNT_BINS) of the sample S[q] in feature row rk (integer
+    weights w in the keys, of total below 2^31)."""
+    cdef int64_t q, wi, j, r
     cdef key_t k
     # four copies of the counts, sample q adding to copy q mod 4: an increment then
     # waits on the one four samples back, not on the last one (few values, often one
     # dominant: consecutive samples hit the same count); integers, added up exactly
-    cdef int64_t c4[4 * COUNT_BINS]
-    cdef int64_t w4[4 * COUNT_BINS]
+    cdef int64_t c4[4 * MAX_COUNT_BINS]
+    cdef int64_t w4[4 * MAX_COUNT_BINS]
     q = s
-    if e - s >= 64:
-        memset(c4, 0, sizeof(c4))
-        memset(w4, 0, sizeof(w4))
+    if e - s >= 4 * max(nb, 16):
+        memset(c4, 0, 4 * nb * sizeof(int64_t))
+        memset(w4, 0, 4 * nb * sizeof(int64_t))
         while q + 4 <= e:
             for j in range(4):
                 k = S[q + j]
-                r = (rk[k & im] & (COUNT_BINS - 1)) + j * COUNT_BINS
+                # (dense ranks are below nb: min() keeps memory safe all the same)
+                r = min(<int64_t> rk[k & im], nb - 1) + j * nb
                 wi = <int64_t> ((k >> ws) & wm)
                 c4[r] += 1
                 w4[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
             q += 4
-        for j in range(COUNT_BINS):
-            cnt[j] += c4[j] + c4[COUNT_BINS + j] + c4[2 * COUNT_BINS + j] \
-                + c4[3 * COUNT_BINS + j]
-            wt[j] += w4[j] + w4[COUNT_BINS + j] + w4[2 * COUNT_BINS + j] \
-                + w4[3 * COUNT_BINS + j]
+        for j in range(nb):
+            cnt[j] += c4[j] + c4[nb + j] + c4[2 * nb + j] + c4[3 * nb + j]
+            wt[j] += w4[j] + w4[nb + j] + w4[2 * nb + j] + w4[3 * nb + j]
     for q in range(q, e):
         k = S[q]
-        r = rk[k & im] & (COUNT_BINS - 1)     # (< COUNT_BINS for dense ranks: memory-safe)
+        r = min(<int64_t> rk[k & im], nb - 1)
         wi = <int64_t> ((k >> ws) & wm)
         cnt[r] += 1
         wt[r] += wi + ((wi & -(<int64_t> ((k >> cs) & 1))) << 32)
 
 
-cdef inline void _count_feature(Builder* B, int64_t f, int64_t s, int64_t e,
+cdef inline void _count_feature(Builder* B, int64_t f, int64_t s, int64_t e, int64_t nb,
                                 int64_t* cnt, int64_t* tab) noexcept nogil:
-    """Adds the samples of the sorting node [s, e) to feature f's counts by rank: cnt[r]
-    samples and, with two classes, tab[r] += w + (w of class 1 << 32) (_count_bins), or
-    with more, tab[r K + c] += w (_count_classes); COUNT_BINS ranks (col.few)."""
+    """Adds the samples of the sorting node [s, e) to feature f's counts of its nb
+    ranks: cnt[r] samples and, with two classes, tab[r] += w + (w of class 1 << 32)
+    (_count_bins), or with more, tab[r K + c] += w (_count_classes)."""
     cdef const void* rk = _rank_row(B, f, s, e)
     if B.data.n_classes == 2:
         if B.col.rank_bytes == 1:
             _count_bins(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
-                        B.key.wshift, B.key.wmask, B.key.cshift, cnt, tab)
+                        B.key.wshift, B.key.wmask, B.key.cshift, nb, cnt, tab)
         elif B.col.rank_bytes == 2:
             _count_bins(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
-                        B.key.wshift, B.key.wmask, B.key.cshift, cnt, tab)
+                        B.key.wshift, B.key.wmask, B.key.cshift, nb, cnt, tab)
         else:
             _count_bins(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
-                        B.key.wshift, B.key.wmask, B.key.cshift, cnt, tab)
+                        B.key.wshift, B.key.wmask, B.key.cshift, nb, cnt, tab)
     elif B.col.rank_bytes == 1:
         _count_classes(<const uint8_t*> rk, B.col.samples, s, e, B.key.imask,
                        B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask,
-                       B.data.n_classes, cnt, tab)
+                       B.data.n_classes, nb, cnt, tab)
     elif B.col.rank_bytes == 2:
         _count_classes(<const uint16_t*> rk, B.col.samples, s, e, B.key.imask,
                        B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask,
-                       B.data.n_classes, cnt, tab)
+                       B.data.n_classes, nb, cnt, tab)
     else:
         _count_classes(<const uint32_t*> rk, B.col.samples, s, e, B.key.imask,
                        B.key.wshift, B.key.wmask, B.key.cshift, B.key.cmask,
-                       B.data.n_classes, cnt, tab)
+                       B.data.n_classes, nb, cnt, tab)
 
 
 cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const double* tot,
@@ -324,7 +327,7 @@ cdef double _count_gini2(Builder* B, int64_t f, int64_t s, int64_t e, const doub
     cdef int64_t wt[COUNT_BINS]
     memset(cnt, 0, sizeof(cnt))
     memset(wt, 0, sizeof(wt))
-    _count_feature(B, f, s, e, cnt, wt)
+    _count_feature(B, f, s, e, COUNT_BINS, cnt, wt)
     return _scan_counts2(B, cnt, wt, COUNT_BINS, s, e, tot, wtot, floor, pos, levels)
 
 
@@ -360,14 +363,15 @@ cdef double _scan_counts2(Builder* B, const int64_t* cnt, const int64_t* wt, int
 
 cdef inline void _count_classes(const rank_t* rk, const key_t* S, int64_t s, int64_t e,
                                 uint64_t im, int ws, uint64_t wm, int cs, uint64_t cm,
-                                int64_t K, int64_t* cnt, int64_t* tab) noexcept nogil:
-    """For q in [s, e): cnt[r] += 1 and tab[r K + c] += w for the rank r and class c of
-    the sample S[q] in feature row rk (integer weights w in the keys)."""
+                                int64_t K, int64_t nb, int64_t* cnt,
+                                int64_t* tab) noexcept nogil:
+    """For q in [s, e): cnt[r] += 1 and tab[r K + c] += w for the rank r (below nb) and
+    class c of the sample S[q] in feature row rk (integer weights w in the keys)."""
     cdef int64_t q, r
     cdef key_t k
     for q in range(s, e):
         k = S[q]
-        r = rk[k & im] & (COUNT_BINS - 1)     # (< COUNT_BINS for dense ranks: memory-safe)
+        r = min(<int64_t> rk[k & im], nb - 1)     # (dense ranks: below nb)
         cnt[r] += 1
         tab[r * K + <int64_t> ((k >> cs) & cm)] += <int64_t> ((k >> ws) & wm)
 
@@ -381,7 +385,7 @@ cdef double _count_gini_multi(Builder* B, int64_t f, int64_t s, int64_t e,
     cdef int64_t tab[COUNT_BINS * COUNT_CLASSES]
     memset(cnt, 0, sizeof(cnt))
     memset(tab, 0, COUNT_BINS * B.data.n_classes * sizeof(int64_t))
-    _count_feature(B, f, s, e, cnt, tab)
+    _count_feature(B, f, s, e, COUNT_BINS, cnt, tab)
     return _scan_counts_multi(B, cnt, tab, COUNT_BINS, s, e, tot, wtot, floor, pos, levels)
 
 
