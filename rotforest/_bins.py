@@ -34,11 +34,16 @@ def check_max_bins(max_bins):
         raise ValueError(f"max_bins must be from 2 to 255; got {max_bins}")
 
 
-def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255):
+# resolve_max_bins' default categorical features: the estimator's is_categorical_
+_FITTED = object()
+
+
+def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255, categorical=_FITTED):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
     the binned builder takes dense features (categorical ones of at most max_bins
     categories, with one output), the Gini, entropy, squared-error, Friedman (one
-    output) and Poisson criteria, depth-first growth."""
+    output) and Poisson criteria, depth-first growth.  ``categorical``: the mask of the
+    features the trees split on sets of (default: the estimator's is_categorical_)."""
     if issparse(X):
         return "X is sparse"
     if n_outputs > 1 and forest.criterion == "friedman_mse":
@@ -51,7 +56,8 @@ def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255):
         return "there are more than 512 classes (of all outputs together)"
     if n_outputs > 511:
         return "there are more than 511 outputs"
-    mask = getattr(forest, "is_categorical_", None)
+    mask = (getattr(forest, "is_categorical_", None) if categorical is _FITTED
+            else categorical)
     if n_outputs > 1 and mask is not None:
         return "y has several outputs and X categorical features"
     for f in (() if mask is None else np.flatnonzero(mask)):
@@ -66,10 +72,20 @@ def _levels(column):
     return np.unique(column[~np.isnan(column)])
 
 
-def resolve_max_bins(forest, X, n_outputs, n_classes, auto_rows=None):
+def outputs_and_classes(target, n_values, regression):
+    """The outputs of a fit's target and, for classification, their classes together
+    (several outputs: their classes side by side in a bin's statistics; regression 1),
+    as resolve_max_bins takes them."""
+    n_outputs = 1 if target.ndim == 1 else target.shape[1]
+    return n_outputs, 1 if regression else int(np.sum(n_values))
+
+
+def resolve_max_bins(forest, X, n_outputs, n_classes, auto_rows=None,
+                     categorical=_FITTED):
     """The bins the fit grows on (an int), or None for the exact builder; an explicit
     max_bins that cannot be honoured is refused.  ``auto_rows``: the rows from which
-    "auto" bins (None: AUTO_ROWS, the forests')."""
+    "auto" bins (None: AUTO_ROWS, the forests'); ``categorical``: see
+    why_not_binned."""
     max_bins = forest.max_bins
     if max_bins is None:
         return None
@@ -77,8 +93,9 @@ def resolve_max_bins(forest, X, n_outputs, n_classes, auto_rows=None):
         rows = AUTO_ROWS if auto_rows is None else auto_rows
         if X.shape[0] < rows * max(1.0, X.shape[1] / AUTO_FEATURES):
             return None
-        return 255 if why_not_binned(forest, X, n_outputs, n_classes) is None else None
-    reason = why_not_binned(forest, X, n_outputs, n_classes, max_bins)
+        return (255 if why_not_binned(forest, X, n_outputs, n_classes,
+                                      categorical=categorical) is None else None)
+    reason = why_not_binned(forest, X, n_outputs, n_classes, max_bins, categorical)
     if reason is not None:
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
                          "builder takes dense features, categorical ones of at most "

@@ -21,7 +21,8 @@ from rotforest._ensemble import (_SEED_SCHEME, _TREE_PARAMS, _TREE_SEED_BOUND, _
                                  oob_scored, register_as_sklearn_forest,
                                  set_tree_outputs, tree_template,
                                  warn_balanced_warm_start)
-from rotforest._bins import binned_features, check_max_bins, resolve_max_bins
+from rotforest._bins import (binned_features, check_max_bins, outputs_and_classes,
+                             resolve_max_bins)
 from rotforest._parallel import _presort_in_threads, _ranks_in_threads, _sum_over_trees
 from rotforest._validation import (check_class_weight, check_real, check_tree_params,
                                    resolve_max_features, store_params)
@@ -399,10 +400,8 @@ class _BaseRandomForest(_BaseForest):
 
     def _max_bins(self, fit):
         """The fit's bins (see _bins.resolve_max_bins), or None."""
-        n_outputs = 1 if fit.target.ndim == 1 else fit.target.shape[1]
-        # (several outputs: their classes side by side in a bin's statistics)
-        n_classes = 1 if self._tree_class._regression else int(np.sum(fit.n_values))
-        return resolve_max_bins(self, fit.X, n_outputs, n_classes)
+        return resolve_max_bins(self, fit.X, *outputs_and_classes(
+            fit.target, fit.n_values, self._tree_class._regression))
 
     def _share_of(self, sw):
         """A float max_samples is a share of the weights' total, as in scikit-learn 1.9

@@ -6,7 +6,6 @@ both kinds of forest share (the fit's template, checks, draw records) is in
 _ensemble.py, the rotation maths in _rotate.py."""
 import threading
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any, Optional
 
 import numpy as np
@@ -54,7 +53,8 @@ from rotforest._ensemble import (
 from rotforest.forest import RandomForestClassifier, RandomForestRegressor, _in_bag
 from rotforest._inputs import predict_input, training_data
 from rotforest.tree import DecisionTreeRegressor
-from rotforest._bins import binned_features, check_max_bins, resolve_max_bins
+from rotforest._bins import (binned_features, check_max_bins, outputs_and_classes,
+                             resolve_max_bins)
 from rotforest._categorical import check_categorical_params
 from rotforest._rotated_tree import RotatedTreeClassifier, RotatedTreeRegressor
 
@@ -540,13 +540,10 @@ class _BaseRotationForest(_BaseForest):
         _AUTO_BIN_ROWS, each tree binning its own axes), or None."""
         if getattr(self, "max_bins", None) is None:
             return None
-        n_outputs = 1 if fit.target.ndim == 1 else fit.target.shape[1]
-        n_classes = 1 if self._tree_class._regression else int(np.sum(fit.n_values))
         # (the trees see categorical columns only with min_category_samples)
-        asked = SimpleNamespace(max_bins=self.max_bins, criterion=self.criterion,
-                                max_leaf_nodes=self.max_leaf_nodes,
-                                is_categorical_=self._categorical())
-        return resolve_max_bins(asked, fit.X, n_outputs, n_classes, _AUTO_BIN_ROWS)
+        return resolve_max_bins(self, fit.X, *outputs_and_classes(
+            fit.target, fit.n_values, self._tree_class._regression), _AUTO_BIN_ROWS,
+            categorical=self._categorical())
 
     def _grow_new(self, job, new, n_jobs):
         with _one_blas_thread():

@@ -9,7 +9,8 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from rotforest import _builder, _hist
-from rotforest._bins import binned_features, check_max_bins, resolve_max_bins
+from rotforest._bins import (binned_features, check_max_bins, outputs_and_classes,
+                             resolve_max_bins)
 from rotforest._inputs import (_check_sample_weight, category_table, check_targets,
                                grows_on_entries, predict_input, regression_data,
                                training_data, weight_scale)
@@ -198,9 +199,8 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
                 return None
             raise ValueError(f'max_bins={max_bins!r} takes splitter="best": random cuts '
                              "are drawn on the values; use max_bins=None")
-        n_outputs = 1 if target.ndim == 1 else target.shape[1]
-        n_classes = 1 if self._regression else int(np.sum(fitted["n_classes_"]))
-        return resolve_max_bins(self, X, n_outputs, n_classes, _AUTO_BIN_ROWS)
+        return resolve_max_bins(self, X, *outputs_and_classes(
+            target, fitted.get("n_classes_"), self._regression), _AUTO_BIN_ROWS)
 
     def _needs_presort(self):
         """Whether the tree grows on presorted lists: all but random splits without

@@ -162,3 +162,15 @@ def test_rotation_forest_bins_with_category_sets():
     exact = RotationForestClassifier(**kw).fit(X[:1000], y[:1000])
     assert binned.max_bins_ == 32
     assert abs(binned.score(X[1000:], y[1000:]) - exact.score(X[1000:], y[1000:])) < 0.05
+
+
+def test_rotation_forest_checks_the_categories_its_trees_split():
+    """A categorical feature of more categories than bins stops a rotation forest from
+    binning only when its trees split it on sets (min_category_samples); otherwise it
+    is rotated as its codes, like any feature."""
+    X, y = _data(1200, 5, seed=12)
+    X[:, 4] = np.arange(len(X)) % 300
+    kw = dict(n_estimators=2, categorical_features=[4], max_bins=64, random_state=0)
+    assert RotationForestClassifier(**kw).fit(X, y).max_bins_ == 64
+    with pytest.raises(ValueError, match="categorical feature 4 has more than 64"):
+        RotationForestClassifier(min_category_samples=5, **kw).fit(X, y)
