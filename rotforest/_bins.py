@@ -41,8 +41,8 @@ _FITTED = object()
 def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255, categorical=_FITTED):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
     the binned builder takes dense features (categorical ones of at most max_bins
-    categories, with one output), the Gini, entropy, squared-error, Friedman (one
-    output) and Poisson criteria, depth-first growth.  ``categorical``: the mask of the
+    categories), the Gini, entropy, squared-error, Friedman (one output) and Poisson
+    criteria, depth-first growth.  ``categorical``: the mask of the
     features the trees split on sets of (default: the estimator's is_categorical_)."""
     if issparse(X):
         return "X is sparse"
@@ -58,8 +58,6 @@ def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255, categorical=_F
         return "there are more than 511 outputs"
     mask = (getattr(forest, "is_categorical_", None) if categorical is _FITTED
             else categorical)
-    if n_outputs > 1 and mask is not None:
-        return "y has several outputs and X categorical features"
     for f in (() if mask is None else np.flatnonzero(mask)):
         if _levels(X[:, f]).size > max_bins:
             return (f"categorical feature {f} has more than {max_bins} categories (a bin "
@@ -101,7 +99,7 @@ def resolve_max_bins(forest, X, n_outputs, n_classes, auto_rows=None,
                          "builder takes dense features, categorical ones of at most "
                          "max_bins categories, the gini, entropy, squared_error, "
                          "friedman_mse and poisson criteria (several outputs: no "
-                         "categories, no friedman_mse) and "
+                         "friedman_mse) and "
                          "max_leaf_nodes=None); "
                          "use max_bins=None")
     return int(max_bins)

@@ -296,6 +296,12 @@ cdef double _scan_categorical(Builder* B, int64_t f, int64_t s, int64_t e, bint 
             memset(side, 0, m)
             for k in range(best_k):
                 side[B.cat.ord[k].i] = 1
+            if B.data.n_outputs > 1 and side[m - 1]:
+                # the last level on the right, as in the search of every partition:
+                # two orders (outputs) may find one partition the other way round,
+                # with proxies equal but for rounding
+                for j in range(m):
+                    side[j] = 1 - side[j]
         # the chosen split, summed level by level in increasing rank (exact, and the same
         # whichever order found it)
         for c in range(K):

@@ -2231,8 +2231,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.S = B.NS = S
     B.nv = B.K
     B.regression = regression
-    if n_outputs > 1 and (monotonic is not None or categories is not None):
-        raise ValueError("several outputs take no monotonic constraints or categories")
+    if n_outputs > 1 and monotonic is not None:
+        raise ValueError("several outputs take no monotonic constraints")
     _multi_setup(&B, n_outputs, output_classes)
     S = B.S
     B.edges = &edges[0] if edges.shape[0] > 0 else NULL

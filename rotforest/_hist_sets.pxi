@@ -11,11 +11,13 @@
 # one, two classes and regression by the cuts of the levels' order by class-1 share
 # (mean), more classes by every partition up to CAT_SET_EXACT levels, else the cuts of
 # the principal axis of the class shares (or each class's share, by the exact
-# builder's setting).  The winner is a bitmap of the bins that go left (the missing one
-# included), the partition reads it as a table of 256 bytes (rf_hpart_set), and the
-# tree's sets of codes are written once the tree is grown (_code_sets: codes absent
-# from the node go where its missing values go, the shorter of the two forms, as
-# _builder's _store_set).
+# builder's setting); several outputs as more classes, but by each class's share of
+# every output (each output's mean) in turn, the last level on the right.  The
+# winner is a bitmap of the bins that go left (the missing one included), the
+# partition reads it as a table of 256 bytes (rf_hpart_set), and the tree's sets of
+# codes are written once the tree is grown (_code_sets: codes absent from the node go
+# where its missing values go, the shorter of the two forms, as _builder's
+# _store_set).
 
 cdef extern from "_categories.h":
     void rf_cat_axis_order(const double* stat, const double* w, const int64_t* sv,
@@ -26,6 +28,7 @@ cdef extern from "_categories.h":
 DEF CAT_SET_EXACT = 10      # more classes: every partition up to this many levels (the
                             # exact builder's CAT_EXACT_MAX)
 DEF POOL = NBINS            # the slot of the pooled rare levels
+DEF AXIS = -2               # (_cat_search: the best cut is of the principal axis' order)
 
 
 cdef struct HCat:
@@ -192,8 +195,9 @@ cdef int64_t _cat_levels(HB* B, HCat* C, HSet hs, int64_t q, const int64_t* bins
         if B.regression:
             C.w[r] = h[0]
         else:
+            # (several outputs: each one's class weights sum to the weight)
             C.w[r] = 0.0
-            for k in range(S):
+            for k in range(B.out_off[1] if B.n_out > 1 else S):
                 C.w[r] += h[k]
         C.n[r] = hs.cnt[q * NBINS + r] if B.need_counts else 1
     for j in range(m):
@@ -226,8 +230,8 @@ cdef double _cat_search(HB* B, HCat* C, int64_t m, const double* tot, double W,
                         int64_t N) noexcept nogil:
     """The best partition of the m scanned levels: its proxy (-inf when none is valid),
     its sides in C.side."""
-    cdef int64_t K = B.K, j, k, c, best_k = 0, best_c = -1, nl = 0
-    cdef bint two = B.regression or K <= 2
+    cdef int64_t K = B.K, j, k, c, o, best_k = 0, best_c = -1, nl = 0
+    cdef bint two = (B.regression or K <= 2) and B.n_out == 1
     cdef uint64_t g, mask = 0, best_mask = 0
     cdef double best = -INFINITY, proxy, wl = 0.0
     cdef int b
@@ -253,18 +257,21 @@ cdef double _cat_search(HB* B, HCat* C, int64_t m, const double* tot, double W,
             C.side[j] = <uint8_t> ((best_mask >> j) & 1)
         return best
     else:
-        if C.orders != 0:
+        # the principal axis (one output), and/or the order by each class's share
+        # (several outputs: every output's classes, or each output's mean, in turn)
+        if C.orders != 0 and B.n_out == 1:
             _cat_axis_order(B, C, m)
             k = best_k
             proxy = _cat_cuts(B, C, m, N, tot, W, &k)
             if proxy > best:
                 best = proxy
                 best_k = k
-                best_c = K
-        for c in range(K):
-            if C.orders == 1:
+                best_c = AXIS
+        for o in range(B.n_out if B.regression else K):
+            if C.orders == 1 and B.n_out == 1:
                 break
-            if tot[c] <= 0.0:
+            c = 1 + o if B.regression else o
+            if not B.regression and tot[c] <= 0.0:
                 continue
             _cat_order(B, C, m, c)
             k = best_k
@@ -273,10 +280,10 @@ cdef double _cat_search(HB* B, HCat* C, int64_t m, const double* tot, double W,
                 best = proxy
                 best_k = k
                 best_c = c
-    if best_c < 0:
+    if best_c == -1:
         return best
     if not two:
-        if best_c == K:
+        if best_c == AXIS:
             if C.orders != 1:
                 _cat_axis_order(B, C, m)
         else:
@@ -284,6 +291,11 @@ cdef double _cat_search(HB* B, HCat* C, int64_t m, const double* tot, double W,
     memset(C.side, 0, m)
     for k in range(best_k):
         C.side[C.ord[k].i] = 1
+    if B.n_out > 1 and C.side[m - 1]:
+        # the last level on the right (the exact builder's orientation with several
+        # outputs, whose orders may find one partition either way round)
+        for j in range(m):
+            C.side[j] = 1 - C.side[j]
     return best
 
 
@@ -298,8 +310,8 @@ cdef void _scan_set(HB* B, HSet hs, int64_t q, int64_t f, const double* tot, dou
     cdef double proxy
     m = _cat_levels(B, C, hs, q, bins, nb, missing)
     C.shrink = 0.0
-    if C.rare == 1 and C.support > 1 and C.m_all >= 2 and (B.regression or B.K <= 2
-                                                           or C.m_all > CAT_SET_EXACT):
+    if C.rare == 1 and C.support > 1 and C.m_all >= 2 and (
+            (B.regression or B.K <= 2) and B.n_out == 1 or C.m_all > CAT_SET_EXACT):
         # the exact builder's measurement setting: every level scanned alone, its
         # statistic shrunk towards the node's in the orders
         for j in range(C.m_all):

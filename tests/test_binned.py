@@ -753,19 +753,62 @@ def test_several_outputs_split_at_the_best_edge(criterion, levels):
             np.testing.assert_allclose(tree.value[node, o, :len(want)], want, rtol=1e-12)
 
 
-def test_several_outputs_refused_with_categories_or_friedman(monkeypatch):
-    """Several outputs with categorical features, or with friedman_mse, keep the exact
-    search: refused for an explicit max_bins, exact under "auto"."""
+@pytest.mark.parametrize("kind", ["classes", "three_classes", "squared_error",
+                                  "poisson"])
+@pytest.mark.parametrize("support", [1, 10])
+def test_several_outputs_split_on_the_exact_builders_sets(kind, support):
+    """Several outputs with categorical features: each bin one category, a binned
+    tree's splits on sets (every partition of few levels, else the order by each
+    class's share or each output's mean in turn, rare levels pooled) are the exact
+    builder's node for node, sets of codes and leaf values included."""
+    X, y = _categorical_data(3000, 0, 2)
+    _, z = _categorical_data(3000, 0, 3)
+    regression = kind in ("squared_error", "poisson")
+    if regression:
+        Y = np.column_stack([y, -y + 0.5 * z, z])
+        if kind == "poisson":
+            Y = np.floor(np.exp(Y / 2))
+        make = RandomForestRegressor
+    else:
+        k = 3 if kind == "three_classes" else 2
+        Y = np.column_stack([np.digitize(v, np.quantile(v, np.linspace(0, 1, k + 1)[1:-1]))
+                             for v in (y, z, y + z)])
+        make = RandomForestClassifier
+    common = dict(n_estimators=1, bootstrap=False, max_features=None, max_depth=4,
+                  criterion="poisson" if kind == "poisson" else
+                  ("squared_error" if regression else "gini"),
+                  categorical_features=[0, 1, 2], categorical_set_fraction=1.0,
+                  min_category_samples=support, random_state=0)
+    binned = make(max_bins=255, **common).fit(X, Y)
+    exact = make(max_bins=None, **common).fit(X, Y)
+    a, b = binned.estimators_[0].tree_, exact.estimators_[0].tree_
+    assert binned.max_bins_ == 255 and exact.max_bins_ is None
+    for field in ("left_child", "feature", "n_node_samples", "missing_go_to_left"):
+        np.testing.assert_array_equal(a.nodes[field], b.nodes[field])
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_allclose(a.value, b.value, rtol=1e-9, atol=1e-12)
+    sets = np.flatnonzero(np.isnan(a.threshold) & (a.children_left != -1))
+    assert len(sets) >= 3
+    for node in sets:
+        np.testing.assert_array_equal(a.categories_left(node), b.categories_left(node))
+    np.testing.assert_allclose(binned.predict(X[:300]), exact.predict(X[:300]),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_several_outputs_refused_with_friedman(monkeypatch):
+    """Several outputs with friedman_mse (whose split is the squared error's on the
+    outputs' sum, not the sum of the outputs' gains) keep the exact search: refused
+    for an explicit max_bins, exact under "auto"; with categorical features they
+    bin."""
     monkeypatch.setattr(_bins, "AUTO_ROWS", 100)       # ("auto" bins what it can)
     X, y = _data(200, 4, levels=5)
     assert RandomForestClassifier(n_estimators=2).fit(X, np.column_stack([y, y])
                                                       ).max_bins_ == 255
-    forests = [(RandomForestClassifier(n_estimators=2, categorical_features=[0]),
-                np.column_stack([y, y])),
-               (RandomForestRegressor(n_estimators=2, criterion="friedman_mse"),
-                np.column_stack([X[:, 0], X[:, 1]]))]
-    for forest, Y in forests:
-        with pytest.raises(ValueError, match="cannot be honoured"):
-            forest.set_params(max_bins=64).fit(X, Y)
-        assert not hasattr(forest, "estimators_")
-        assert forest.set_params(max_bins="auto").fit(X, Y).max_bins_ is None
+    assert RandomForestClassifier(n_estimators=2, categorical_features=[0]).fit(
+        X, np.column_stack([y, y])).max_bins_ == 255
+    forest = RandomForestRegressor(n_estimators=2, criterion="friedman_mse")
+    Y = np.column_stack([X[:, 0], X[:, 1]])
+    with pytest.raises(ValueError, match="cannot be honoured"):
+        forest.set_params(max_bins=64).fit(X, Y)
+    assert not hasattr(forest, "estimators_")
+    assert forest.set_params(max_bins="auto").fit(X, Y).max_bins_ is None
