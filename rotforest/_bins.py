@@ -41,13 +41,11 @@ _FITTED = object()
 def why_not_binned(forest, X, n_outputs, n_classes, max_bins=255, categorical=_FITTED):
     """Why the forest's trees cannot grow on bins (a sentence), or None when they can:
     the binned builder takes dense features (categorical ones of at most max_bins
-    categories), the Gini, entropy, squared-error, Friedman (one output) and Poisson
-    criteria, depth-first growth.  ``categorical``: the mask of the
-    features the trees split on sets of (default: the estimator's is_categorical_)."""
+    categories), the Gini, entropy, squared-error, Friedman and Poisson criteria,
+    depth-first growth.  ``categorical``: the mask of the features the trees split on
+    sets of (default: the estimator's is_categorical_)."""
     if issparse(X):
         return "X is sparse"
-    if n_outputs > 1 and forest.criterion == "friedman_mse":
-        return "friedman_mse with several outputs has no binned scan"
     if forest.criterion not in _hist.CRITERIA:
         return f"the criterion {forest.criterion!r} has no binned scan"
     if forest.max_leaf_nodes is not None:
@@ -98,10 +96,8 @@ def resolve_max_bins(forest, X, n_outputs, n_classes, auto_rows=None,
         raise ValueError(f"max_bins={max_bins} cannot be honoured: {reason} (the binned "
                          "builder takes dense features, categorical ones of at most "
                          "max_bins categories, the gini, entropy, squared_error, "
-                         "friedman_mse and poisson criteria (several outputs: no "
-                         "friedman_mse) and "
-                         "max_leaf_nodes=None); "
-                         "use max_bins=None")
+                         "friedman_mse and poisson criteria and "
+                         "max_leaf_nodes=None); use max_bins=None")
     return int(max_bins)
 
 

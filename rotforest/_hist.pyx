@@ -429,6 +429,11 @@ cdef inline double _side_proxy(const HB* B, const double* s, double w) noexcept 
     cdef int64_t k
     cdef double acc = 0.0
     if B.regression:
+        if B.n_out > 1 and B.criterion == CRIT_FRIEDMAN_B:
+            # Friedman's score of several outputs: the squared error's of their sum
+            for k in range(1, B.S):
+                acc += s[k]
+            return acc * acc / w
         for k in range(1, B.S):
             if B.criterion == CRIT_POISSON_B:
                 if s[k] <= EPSILON:
@@ -1740,7 +1745,7 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
     """Depth-first growth from the root entry on the stack."""
     cdef HEntry e
     cdef HSplit sp
-    cdef int64_t S = B.NS, node, nl, n
+    cdef int64_t S = B.NS, node, nl, n, k
     cdef int64_t sets[2]
     cdef double wl, wr, improvement, middle
     cdef double bounds[4]          # lower, upper of the left child, then of the right
@@ -1793,9 +1798,13 @@ cdef void _grow(HB* B, int64_t* bins) noexcept nogil:
             continue
         if B.criterion == CRIT_FRIEDMAN_B:
             # Friedman's improvement (the exact builder's and scikit-learn's: not
-            # scaled by the node's weight share); its cuts are the squared error's
-            # (the two proxies differ by a constant factor in a node)
-            improvement = wr * B.left_stats[0] - wl * B.right_stats[0]
+            # scaled by the node's weight share; several outputs: of their mean
+            # target); its cuts are the squared error's (the two proxies differ by
+            # a constant factor in a node; several outputs: of the outputs' sum)
+            improvement = 0.0
+            for k in range(B.n_out):
+                improvement += wr * B.left_stats[k] - wl * B.right_stats[k]
+            improvement /= B.n_out
             improvement = improvement * improvement / (wl * wr * e.weight)
         else:
             improvement = (e.weight / B.total_weight) * (

@@ -685,9 +685,8 @@ default="from_dtype"
         features), where binned growth is measured faster, exact otherwise. Binned
         growth takes dense features (categorical ones of at most ``max_bins``
         categories, a bin each), the gini, entropy, squared_error, friedman_mse and
-        poisson criteria, several outputs (but not with friedman_mse),
-        ``monotonic_cst`` and ``max_leaf_nodes=None``; otherwise
-        "auto" grows exact and an int is refused. See
+        poisson criteria, several outputs, ``monotonic_cst`` and
+        ``max_leaf_nodes=None``; otherwise "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 
     Attributes
@@ -904,9 +903,8 @@ default="from_dtype"
         features), where binned growth is measured faster, exact otherwise. Binned
         growth takes dense features (categorical ones of at most ``max_bins``
         categories, a bin each), the gini, entropy, squared_error, friedman_mse and
-        poisson criteria, several outputs (but not with friedman_mse),
-        ``monotonic_cst`` and ``max_leaf_nodes=None``; otherwise
-        "auto" grows exact and an int is refused. See
+        poisson criteria, several outputs, ``monotonic_cst`` and
+        ``max_leaf_nodes=None``; otherwise "auto" grows exact and an int is refused. See
         :doc:`Random forests </user_guide/forests>`.
 
     Attributes

@@ -754,7 +754,7 @@ def test_several_outputs_split_at_the_best_edge(criterion, levels):
 
 
 @pytest.mark.parametrize("kind", ["classes", "three_classes", "squared_error",
-                                  "poisson"])
+                                  "friedman_mse", "poisson"])
 @pytest.mark.parametrize("support", [1, 10])
 def test_several_outputs_split_on_the_exact_builders_sets(kind, support):
     """Several outputs with categorical features: each bin one category, a binned
@@ -763,7 +763,7 @@ def test_several_outputs_split_on_the_exact_builders_sets(kind, support):
     builder's node for node, sets of codes and leaf values included."""
     X, y = _categorical_data(3000, 0, 2)
     _, z = _categorical_data(3000, 0, 3)
-    regression = kind in ("squared_error", "poisson")
+    regression = kind in ("squared_error", "friedman_mse", "poisson")
     if regression:
         Y = np.column_stack([y, -y + 0.5 * z, z])
         if kind == "poisson":
@@ -775,8 +775,7 @@ def test_several_outputs_split_on_the_exact_builders_sets(kind, support):
                              for v in (y, z, y + z)])
         make = RandomForestClassifier
     common = dict(n_estimators=1, bootstrap=False, max_features=None, max_depth=4,
-                  criterion="poisson" if kind == "poisson" else
-                  ("squared_error" if regression else "gini"),
+                  criterion=kind if regression else "gini",
                   categorical_features=[0, 1, 2], categorical_set_fraction=1.0,
                   min_category_samples=support, random_state=0)
     binned = make(max_bins=255, **common).fit(X, Y)
@@ -795,20 +794,47 @@ def test_several_outputs_split_on_the_exact_builders_sets(kind, support):
                                rtol=1e-9, atol=1e-12)
 
 
-def test_several_outputs_refused_with_friedman(monkeypatch):
-    """Several outputs with friedman_mse (whose split is the squared error's on the
-    outputs' sum, not the sum of the outputs' gains) keep the exact search: refused
-    for an explicit max_bins, exact under "auto"; with categorical features they
-    bin."""
+@pytest.mark.parametrize("decrease", [0.0, 10.0, 50.0])
+def test_several_outputs_friedman_on_bins_is_the_exact_builders(decrease):
+    """friedman_mse with several outputs: the squared error's split of the outputs'
+    sum, Friedman's improvement of their mean for min_impurity_decrease; on features
+    whose bins hold one value each, the binned tree is the exact builder's node for
+    node (features, the samples each node holds, impurities, values; a threshold that
+    sends every present value one way and the missing ones the other is the exact
+    builder's largest value or the binned one's edge above it)."""
+    X, y0 = _data(800, 4, seed=7, levels=12, missing=0.05, regression=True)
+    _, y1 = _data(800, 4, seed=8, levels=12, regression=True)
+    Y = np.column_stack([y0, 0.3 * y0 + y1, -y1])
+    common = dict(n_estimators=1, bootstrap=False, max_features=None, max_depth=6,
+                  min_samples_leaf=5, criterion="friedman_mse", random_state=0)
+    grown = RandomForestRegressor(max_bins=24, **common).fit(X, Y).estimators_[0].tree_
+    common["min_impurity_decrease"] = decrease
+    binned = RandomForestRegressor(max_bins=24, **common).fit(X, Y)
+    exact = RandomForestRegressor(max_bins=None, **common).fit(X, Y)
+    assert binned.max_bins_ == 24
+    a, b = binned.estimators_[0].tree_, exact.estimators_[0].tree_
+    assert a.node_count > 15 and (a.node_count < grown.node_count) == (decrease > 0)
+    for field in ("left_child", "feature", "n_node_samples"):
+        np.testing.assert_array_equal(a.nodes[field], b.nodes[field])
+    np.testing.assert_array_equal(binned.estimators_[0].apply(X),
+                                  exact.estimators_[0].apply(X))
+    np.testing.assert_allclose(a.impurity, b.impurity, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.value, b.value, rtol=1e-9, atol=1e-12)
+    # not the squared error's tree (whose split is the sum of the outputs' gains)
+    squared = RandomForestRegressor(max_bins=24, **dict(common, criterion="squared_error")
+                                    ).fit(X, Y).estimators_[0].tree_
+    assert (squared.node_count != a.node_count
+            or not np.array_equal(squared.feature, a.feature)
+            or not np.array_equal(squared.threshold, a.threshold))
+
+
+def test_several_outputs_bin_with_categories_and_friedman(monkeypatch):
+    """"auto" bins several outputs, with categorical features and with friedman_mse."""
     monkeypatch.setattr(_bins, "AUTO_ROWS", 100)       # ("auto" bins what it can)
     X, y = _data(200, 4, levels=5)
     assert RandomForestClassifier(n_estimators=2).fit(X, np.column_stack([y, y])
                                                       ).max_bins_ == 255
     assert RandomForestClassifier(n_estimators=2, categorical_features=[0]).fit(
         X, np.column_stack([y, y])).max_bins_ == 255
-    forest = RandomForestRegressor(n_estimators=2, criterion="friedman_mse")
-    Y = np.column_stack([X[:, 0], X[:, 1]])
-    with pytest.raises(ValueError, match="cannot be honoured"):
-        forest.set_params(max_bins=64).fit(X, Y)
-    assert not hasattr(forest, "estimators_")
-    assert forest.set_params(max_bins="auto").fit(X, Y).max_bins_ is None
+    assert RandomForestRegressor(n_estimators=2, criterion="friedman_mse").fit(
+        X, np.column_stack([X[:, 0], X[:, 1]])).max_bins_ == 255
