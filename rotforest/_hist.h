@@ -96,24 +96,57 @@ static inline int rf_he_less(const rf_he *a, const rf_he *b) { return a->x < b->
  * distinct values are scored) */
 RF_DEFINE_SORT(rf_sort_he, rf_he, rf_he_less)
 
-/* The places t in [s, e) of the records whose code of feature f is marked, into idx
- * (room for e - s + 1; no branch on the mark); their count. */
-static int64_t rf_hgather(const uint8_t *src, int64_t stride, const uint8_t *codes,
-                          int64_t p, int64_t s, int64_t e, int64_t f, int compact,
-                          const uint8_t *marked, int64_t *idx) {
-    int64_t t, u = 0;
-    if (compact) {
-        for (t = s; t < e; t++) {
-            idx[u] = t;
-            u += marked[src[t * stride + f]];
-        }
-    } else {
-        for (t = s; t < e; t++) {
-            idx[u] = t;
-            u += marked[codes[*(const int64_t *)(src + t * stride) * p + f]];
-        }
+/* One pass over the records [s, e) for the marked bins of up to eight features fs[0:nf)
+ * (marked: nf tables of 256 bytes, 0 or 1): for each record marked in any of them, its
+ * place t and the features that mark it, as (t << 8) | bits (bit q: feature fs[q]),
+ * into out (room for e - s + 1; no branch on the marks); their count. */
+static inline int64_t rf_hgather_impl(const uint8_t *src, int64_t stride,
+                                      const uint8_t *codes, int64_t p, int64_t s,
+                                      int64_t e, const int compact, const int64_t *fs,
+                                      const int64_t nf, const uint8_t *marked,
+                                      int64_t *out) {
+    int64_t t, u = 0, q, f[8];
+    for (q = 0; q < nf; q++)
+        f[q] = fs[q];
+    for (t = s; t < e; t++) {
+        const uint8_t *rec = src + t * stride;
+        const uint8_t *row = compact ? rec : codes + *(const int64_t *)rec * p;
+        int64_t bits = 0;
+        for (q = 0; q < nf; q++)
+            bits |= (int64_t)marked[q * 256 + row[f[q]]] << q;
+        out[u] = (t << 8) | bits;
+        u += bits != 0;
     }
     return u;
+}
+
+static int64_t rf_hgather(const uint8_t *src, int64_t stride, const uint8_t *codes,
+                          int64_t p, int64_t s, int64_t e, int compact, const int64_t *fs,
+                          int64_t nf, const uint8_t *marked, int64_t *out) {
+#define RF_HGATHER(C, N) rf_hgather_impl(src, stride, codes, p, s, e, C, fs, N, marked, out)
+    if (!compact)
+        return RF_HGATHER(0, nf);
+    switch (nf) {
+    case 1: return RF_HGATHER(1, 1);
+    case 2: return RF_HGATHER(1, 2);
+    case 3: return RF_HGATHER(1, 3);
+    case 4: return RF_HGATHER(1, 4);
+    }
+    return RF_HGATHER(1, nf);
+#undef RF_HGATHER
+}
+
+/* The places of feature q's records of a gather (rf_hgather's out, u of them) into idx;
+ * their count. */
+static int64_t rf_hgather_take(const int64_t *gathered, int64_t u, int64_t q,
+                               int64_t *idx) {
+    int64_t i, k = 0;
+    for (i = 0; i < u; i++) {
+        const int64_t v = gathered[i];
+        idx[k] = v >> 8;
+        k += (v >> q) & 1;
+    }
+    return k;
 }
 
 /* The gathered samples' value of feature f (from X at their rows: the record's int32

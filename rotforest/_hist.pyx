@@ -68,8 +68,10 @@ cdef extern from "_hist.h":
                    const double* X, int64_t xs0, int64_t xs1, int64_t f,
                    const int64_t* idx, int64_t u, rf_he* out) noexcept nogil
     int64_t rf_hgather(const uint8_t* src, int64_t stride, const uint8_t* codes,
-                       int64_t p, int64_t s, int64_t e, int64_t f, int compact,
-                       const uint8_t* marked, int64_t* idx) noexcept nogil
+                       int64_t p, int64_t s, int64_t e, int compact, const int64_t* fs,
+                       int64_t nf, const uint8_t* marked, int64_t* out) noexcept nogil
+    int64_t rf_hgather_take(const int64_t* gathered, int64_t u, int64_t q,
+                            int64_t* idx) noexcept nogil
     int64_t rf_hpart(const uint8_t* src, uint8_t* dst, int64_t stride, int64_t hdr,
                      const uint8_t* codes, int64_t p, int64_t s, int64_t e, int64_t f,
                      int64_t cut, int mleft, rf_hrefine* R, double* left,
@@ -1132,36 +1134,52 @@ cdef inline double _bin_w(const double* hb, int64_t K) noexcept nogil:
     return acc
 
 
-cdef int64_t _gather(HB* B, const HEntry* e, int64_t f, const uint8_t* marked) noexcept nogil:
-    """The node's samples whose bin of feature f is marked, as rf_he (value, weight,
-    class, bin) at B.vals, with room for as many after them; their count u, or
-    -1 when memory ran out."""
-    cdef int64_t N = e.end - e.start, u
-    cdef int64_t* idx = <int64_t*> _room(B.pend, B.pend_size, (N + 1) * sizeof(int64_t))
-    cdef rf_he* v
-    if idx == NULL:
+DEF GATHER_MAX = 8          # features gathered in one pass over a node (_resolve)
+
+
+cdef int64_t _gather(HB* B, const HEntry* e, const int64_t* fs, int64_t nf,
+                     const uint8_t* marked) noexcept nogil:
+    """One pass over the node's samples for the marked bins of features fs[0:nf) (nf
+    tables of NBINS): the places of those in any, with the features marking them, at
+    B.pend (see rf_hgather), room for as many places after them; their count, or -1
+    when memory ran out."""
+    cdef int64_t N = e.end - e.start
+    cdef int64_t* out = <int64_t*> _room(B.pend, B.pend_size, 2 * (N + 1) * sizeof(int64_t))
+    if out == NULL:
         return -1
-    u = rf_hgather(B.cur, B.stride, B.codes, B.p, e.start, e.end, f, B.compact, marked,
-                   idx)
-    v = <rf_he*> _room(B.vals, B.vals_size, 2 * u * sizeof(rf_he) + 1)
+    return rf_hgather(B.cur, B.stride, B.codes, B.p, e.start, e.end, B.compact, fs, nf,
+                      marked, out)
+
+
+cdef int64_t _fetch(HB* B, int64_t f, int64_t q, int64_t u) noexcept nogil:
+    """Feature f's samples of the gather at B.pend (u places; f its feature q) as rf_he
+    (value, weight, class, bin) at B.vals, with room for as many after them; their
+    count, or -1 when memory ran out."""
+    cdef int64_t* gathered = <int64_t*> B.pend[0]
+    cdef int64_t* idx = gathered + u
+    cdef int64_t k = rf_hgather_take(gathered, u, q, idx)
+    cdef rf_he* v = <rf_he*> _room(B.vals, B.vals_size, 2 * k * sizeof(rf_he) + 1)
     if v == NULL:
         return -1
     rf_hfetch(B.cur, B.stride, B.hdr, B.hdr - 4 if B.compact else -1, B.codes, B.p,
-              B.compact, B.packed, B.X, B.xs0, B.xs1, f, idx, u, v)
-    return u
+              B.compact, B.packed, B.X, B.xs0, B.xs1, f, idx, k, v)
+    return k
 
 
 cdef int _resolve(HB* B, const HEntry* e, HSplit* best) noexcept nogil:
     """The candidates of the node (B.hc) searched, the highest bound first, while a
     bound beats the best cut (by _cand_floor); one that beats it becomes ``best`` (as
     the binned cut whose refinement finds it, see _partition).  A feature's candidates
-    above the floor are searched together: one pass over the node's samples gathers
-    their bins' samples, spread by bin (a counting sort), each bin searched by
-    _eval_bin.  0, or -1 when memory ran out."""
+    above the floor are searched together: its bins' samples, spread by bin (a
+    counting sort), each bin searched by _eval_bin.  The samples come from one pass over
+    the node that gathers those of the next GATHER_MAX features with candidates above
+    the floor (their values read from X only when searched: a feature may fall below
+    the floor first).  0, or -1 when memory ran out."""
     cdef double tot[MAX_BOUND_K]
     cdef double top = best.proxy, v, floor
-    cdef int64_t j, i, f, u, b
-    cdef uint8_t marked[NBINS]
+    cdef int64_t j, i, f, u, b, q, nf = 0, n_gathered = 0
+    cdef int64_t fs[GATHER_MAX]
+    cdef uint8_t marked[GATHER_MAX * NBINS]
     cdef int64_t at[NBINS]
     cdef int64_t cnt[NBINS]
     cdef rf_he* g
@@ -1180,11 +1198,33 @@ cdef int _resolve(HB* B, const HEntry* e, HSplit* best) noexcept nogil:
         f = B.hc[j].feature
         if f < 0:               # (searched with an earlier one of its feature)
             continue
-        memset(marked, 0, NBINS)
-        for i in range(j, B.hc_n):
-            if B.hc[i].feature == f and B.hc[i].bound > floor:
-                marked[B.hc[i].b] = 1
-        u = _gather(B, e, f, marked)
+        q = 0
+        while q < nf and fs[q] != f:
+            q += 1
+        if q == nf:
+            # a pass for f and the next features with candidates above the floor
+            nf = 0
+            memset(marked, 0, sizeof(marked))
+            for i in range(j, B.hc_n):
+                c = &B.hc[i]
+                if not c.bound > floor:
+                    break
+                if c.feature < 0:
+                    continue
+                q = 0
+                while q < nf and fs[q] != c.feature:
+                    q += 1
+                if q == nf:
+                    if nf == GATHER_MAX:
+                        continue
+                    fs[nf] = c.feature
+                    nf += 1
+                marked[q * NBINS + c.b] = 1
+            n_gathered = _gather(B, e, fs, nf, marked)
+            if n_gathered < 0:
+                return -1
+            q = 0
+        u = _fetch(B, f, q, n_gathered)
         if u < 0:
             return -1
         g = <rf_he*> B.vals[0]
