@@ -87,6 +87,55 @@ static void NAME(T *v, int64_t n) {                                             
 /* rf_sort_xv: by (x, i) */
 RF_DEFINE_SORT(rf_sort_xv, rf_xv, rf_xv_less)
 
+/* A value's bits as an unsigned key in the values' order (-0.0 as 0.0; no NaN). */
+static inline uint64_t rf_order_key(double x) {
+    uint64_t b;
+    if (x == 0.0)
+        x = 0.0;
+    memcpy(&b, &x, 8);
+    return b ^ ((uint64_t)((int64_t)b >> 63) | ((uint64_t)1 << 63));
+}
+
+/* v[0:n) with v[k].i == k sorted by (x, i), as rf_sort_xv sorts them: a stable radix
+ * sort on the values' keys, a byte a pass, the passes where every key has the same
+ * byte skipped (a bin's values share their high bytes); tmp: room for n.  Few values
+ * go to rf_sort_xv. */
+static void rf_radix_xv(rf_xv *v, rf_xv *tmp, int64_t n) {
+    int64_t count[8][256], k, d, at;
+    rf_xv *src = v, *dst = tmp, *swap;
+    if (n <= 96) {
+        rf_sort_xv(v, n);
+        return;
+    }
+    memset(count, 0, sizeof(count));
+    for (k = 0; k < n; k++) {
+        const uint64_t key = rf_order_key(v[k].x);
+        for (d = 0; d < 8; d++)
+            count[d][(key >> (8 * d)) & 255]++;
+    }
+    for (d = 0; d < 8; d++) {
+        int64_t *c = count[d];
+        const uint64_t first = (rf_order_key(src[0].x) >> (8 * d)) & 255;
+        if (c[first] == n)
+            continue;                   /* one byte for all: the order stands */
+        at = 0;
+        for (k = 0; k < 256; k++) {
+            const int64_t m = c[k];
+            c[k] = at;
+            at += m;
+        }
+        for (k = 0; k < n; k++) {
+            const uint64_t b = (rf_order_key(src[k].x) >> (8 * d)) & 255;
+            dst[c[b]++] = src[k];
+        }
+        swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != v)
+        memcpy(v, src, (size_t)n * sizeof(rf_xv));
+}
+
 /* a gathered sample of a bin searched inside (see _resolve in _hist.pyx) */
 typedef struct { double x; double w; int32_t cls; int32_t code; } rf_he;
 
@@ -151,7 +200,8 @@ static int64_t rf_hgather_take(const int64_t *gathered, int64_t u, int64_t q,
 
 /* The gathered samples' value of feature f (from X at their rows: the record's int32
  * at rowoff, or its int64 at 0 when rowoff < 0), weight, class and code, for the u
- * records at places idx; X prefetched some samples ahead (its reads are the misses). */
+ * records at places idx; X prefetched some samples ahead and the records twice as far
+ * (their reads are the misses). */
 static void rf_hfetch(const uint8_t *src, int64_t stride, int64_t hdr, int64_t rowoff,
                       const uint8_t *codes, int64_t p, int compact, int packed,
                       const double *X, int64_t xs0, int64_t xs1, int64_t f,
@@ -161,6 +211,8 @@ static void rf_hfetch(const uint8_t *src, int64_t stride, int64_t hdr, int64_t r
     for (k = 0; k < u; k++) {
         const uint8_t *rec = src + idx[k] * stride;
         int64_t row;
+        if (k + 2 * ahead < u)          /* (the records are spread over the node too) */
+            RF_PREFETCH(src + idx[k + 2 * ahead] * stride);
         if (k + ahead < u) {
             const uint8_t *next = src + idx[k + ahead] * stride;
             const int64_t r2 = rowoff >= 0 ? (int64_t)*(const int32_t *)(next + rowoff)

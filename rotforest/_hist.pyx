@@ -58,6 +58,7 @@ cdef extern from "_hist.h":
         double x
         int64_t i
     void rf_sort_xv(rf_xv* v, int64_t n) noexcept nogil
+    void rf_radix_xv(rf_xv* v, rf_xv* tmp, int64_t n) noexcept nogil
     ctypedef struct rf_he:
         double x
         double w
@@ -1552,15 +1553,15 @@ cdef int64_t _refine_split(HB* B, const HEntry* e, HSplit* sp, const uint8_t* U,
     cdef double wsum = wl[0], wt, tv, proxy, top = -INFINITY, a, b, thr = 0.0
     cdef const uint8_t* rec
     cdef uint8_t* dst = B.buf[(e.depth + 1) & 1]
-    cdef rf_xv* gath = <rf_xv*> _room(B.vals, B.vals_size, u * (sizeof(rf_xv) + 1))
+    cdef rf_xv* gath = <rf_xv*> _room(B.vals, B.vals_size, u * (2 * sizeof(rf_xv) + 1))
     cdef uint8_t* goes
     if gath == NULL:
         return -1
-    goes = <uint8_t*> (gath + u)        # per set-aside record: it goes left
+    goes = <uint8_t*> (gath + 2 * u)    # per set-aside record: it goes left
     for i in range(u):
         gath[i].x = _rec_x(B, _pend(B, U, i), f)
         gath[i].i = i
-    rf_sort_xv(gath, u)
+    rf_radix_xv(gath, gath + u, u)
     # the left side so far, in the histograms' units
     _totals(B, e, tot)
     for c in range(S):
@@ -2009,6 +2010,23 @@ cdef int64_t _load(HB* B, int64_t n, const uint8_t* counts, const double* sw,
     cdef double wi, tw = 0.0
     for k in range(B.NS):
         B.node_stats[k] = 0.0
+    if counts != NULL and B.n_out == 1:
+        # a bag's counts: every row's record written, kept (m advanced) when drawn,
+        # without a branch on the draw (a third of the rows are not drawn, at random);
+        # buf[0] has room for one record more than are drawn
+        for i in range(n):
+            wi = <double> counts[i]
+            _fill_record(B, B.buf[0] + m * B.stride, i, wi,
+                         target[i] if B.regression else <double> y[i])
+            if B.regression:
+                B.node_stats[0] += wi * target[i]
+                B.node_stats[1] += wi * _second(B, target[i])
+            else:
+                B.node_stats[y[i]] += wi
+            tw += wi
+            m += counts[i] != 0
+        B.total_weight = tw
+        return m
     for i in range(n):
         wi = <double> counts[i] if counts != NULL else sw[i]
         if wi <= 0.0:
@@ -2028,6 +2046,30 @@ cdef int64_t _load(HB* B, int64_t n, const uint8_t* counts, const double* sw,
         m += 1
     B.total_weight = tw
     return m
+
+
+cdef int64_t _weights(const uint8_t* counts, const double* sw, int64_t n, double* total,
+                      bint* int_weights) noexcept nogil:
+    """The samples of positive weight (``counts``, or ``sw`` when it is NULL): their
+    number, their total weight, and whether every weight is an integer (else
+    int_weights is set False)."""
+    cdef int64_t i, active = 0, whole = 0
+    cdef double wi
+    total[0] = 0.0
+    if counts != NULL:
+        for i in range(n):          # (no branch: a third of a bag's counts are 0)
+            active += counts[i] != 0
+            whole += counts[i]
+        total[0] = <double> whole
+        return active
+    for i in range(n):
+        wi = sw[i]
+        if wi > 0.0:
+            active += 1
+            total[0] += wi
+            if wi != <double> (<int64_t> wi):
+                int_weights[0] = False
+    return active
 
 
 cdef int _alloc(HB* B, int64_t n, int64_t S, bint compact, char* base) noexcept nogil:
@@ -2246,11 +2288,10 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     ``fork_rows`` samples (0: none) grows its subtrees below depth 3 apart, in ``threads``
     threads (see _hist_forks.pxi; the same tree for any number).  Returns ``(nodes, value, max_depth, left_codes)`` as _builder.build_tree does."""
     cdef HB B
-    cdef int64_t n = codes.shape[0], p = codes.shape[1], i, m = 0, S, k
+    cdef int64_t n = codes.shape[0], p = codes.shape[1], m = 0, S
     cdef const double[::1] sw_f
     cdef const uint8_t[::1] sw_c
     cdef bint by_counts = np.asarray(sample_weight).dtype == np.uint8
-    cdef double wi
     if by_counts:
         sw_c = sample_weight
     else:
@@ -2313,13 +2354,8 @@ def build_tree(const uint8_t[:, ::1] codes, const double[::1] edges,
     B.packed = not regression and n_classes == 2 and n_outputs == 1
     B.int_weights = True
     with nogil:
-        for i in range(n):
-            wi = <double> sw_c[i] if by_counts else sw_f[i]
-            if wi > 0.0:
-                active += 1
-                total += wi
-                if wi != <double> (<int64_t> wi):
-                    B.int_weights = False
+        active = _weights(&sw_c[0] if by_counts else NULL, NULL if by_counts else &sw_f[0],
+                          n, &total, &B.int_weights)
         # (integer weights whose sum fits 32 bits)
         B.packed = B.packed and B.int_weights and total < 4294967295.0
         base = workspace.reserve(2 * _stride(p, compact, B.packed, B.n_out) * (active + 1))
