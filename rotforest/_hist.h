@@ -87,6 +87,68 @@ static void NAME(T *v, int64_t n) {                                             
 /* rf_sort_xv: by (x, i) */
 RF_DEFINE_SORT(rf_sort_xv, rf_xv, rf_xv_less)
 
+/* A bootstrap bag drawn as numpy's legacy RandomState draws randint(0, n, size): the
+ * Mersenne Twister MT19937 (Matsumoto and Nishimura 1998) from a state that numpy
+ * seeded (its 624 words and position), each draw the next 32-bit output masked to the
+ * bits of n - 1 and drawn again while above it.  The draws are counted, not stored. */
+typedef struct { uint32_t key[624]; int64_t pos; } rf_mt;
+
+static void rf_mt_refill(rf_mt *s) {
+    const uint32_t upper = 0x80000000U, lower = 0x7fffffffU, twist = 0x9908b0dfU;
+    uint32_t y;
+    int64_t i;
+    for (i = 0; i < 624 - 397; i++) {
+        y = (s->key[i] & upper) | (s->key[i + 1] & lower);
+        s->key[i] = s->key[i + 397] ^ (y >> 1) ^ ((uint32_t)0 - (y & 1) & twist);
+    }
+    for (; i < 623; i++) {
+        y = (s->key[i] & upper) | (s->key[i + 1] & lower);
+        s->key[i] = s->key[i + 397 - 624] ^ (y >> 1) ^ ((uint32_t)0 - (y & 1) & twist);
+    }
+    y = (s->key[623] & upper) | (s->key[0] & lower);
+    s->key[623] = s->key[396] ^ (y >> 1) ^ ((uint32_t)0 - (y & 1) & twist);
+    s->pos = 0;
+}
+
+static inline uint32_t rf_mt_next(rf_mt *s) {
+    uint32_t y;
+    if (s->pos >= 624)
+        rf_mt_refill(s);
+    y = s->key[s->pos++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    return y ^ (y >> 18);
+}
+
+/* counts[k] += the times row k is drawn in n_draws draws of [0, n) (1 <= n <= 2^32);
+ * 0, or -1 when a count would pass 255 (counts are then partial). */
+static int rf_mt_counts(rf_mt *s, uint64_t n, int64_t n_draws, uint8_t *counts) {
+    const uint32_t top = (uint32_t)(n - 1);
+    uint32_t mask = top, v;
+    int64_t i;
+    if (top == 0) {                     /* (numpy draws nothing for one row) */
+        if (n_draws > 255 - (int64_t)counts[0])
+            return -1;
+        counts[0] = (uint8_t)(counts[0] + n_draws);
+        return 0;
+    }
+    mask |= mask >> 1;
+    mask |= mask >> 2;
+    mask |= mask >> 4;
+    mask |= mask >> 8;
+    mask |= mask >> 16;
+    for (i = 0; i < n_draws; i++) {
+        do {
+            v = rf_mt_next(s) & mask;
+        } while (v > top);
+        if (counts[v] == 255)
+            return -1;
+        counts[v]++;
+    }
+    return 0;
+}
+
 /* A value's bits as an unsigned key in the values' order (-0.0 as 0.0; no NaN). */
 static inline uint64_t rf_order_key(double x) {
     uint64_t b;

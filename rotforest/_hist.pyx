@@ -59,6 +59,10 @@ cdef extern from "_hist.h":
         int64_t i
     void rf_sort_xv(rf_xv* v, int64_t n) noexcept nogil
     void rf_radix_xv(rf_xv* v, rf_xv* tmp, int64_t n) noexcept nogil
+    ctypedef struct rf_mt:
+        uint32_t key[624]
+        int64_t pos
+    int rf_mt_counts(rf_mt* s, uint64_t n, int64_t n_draws, uint8_t* counts) noexcept nogil
     ctypedef struct rf_he:
         double x
         double w
@@ -252,6 +256,31 @@ def draw_counts(const int64_t[::1] drawn, int64_t n, out=None):
                     raise ValueError(f"draw {k} is not a row of {n}")
             counts[k] += 1.0
     return out
+
+
+BAG_ROWS = 1 << 32          # bag_counts draws from at most this many rows
+
+
+def bag_counts(state, int64_t n, int64_t n_draws):
+    """What ``draw_counts(state.randint(0, n, n_draws), n, out=<uint8 zeros>)`` returns
+    (each row's draws, uint8; None when a row is drawn more than 255 times), drawn in C
+    from the RandomState's MT19937 words (``state`` is left as it was), without an array
+    of the draws; None also when n is outside [1, 2**32] (the caller draws in Python)."""
+    if n < 1 or n > BAG_ROWS or n_draws < 0:
+        return None
+    name, key, pos = state.get_state()[:3]
+    if name != "MT19937":
+        return None
+    cdef rf_mt mt
+    cdef const uint32_t[::1] words = np.ascontiguousarray(key, dtype=np.uint32)
+    cdef int r
+    memcpy(mt.key, &words[0], 624 * sizeof(uint32_t))
+    mt.pos = pos
+    counts = np.zeros(n, dtype=np.uint8)
+    cdef uint8_t[::1] c = counts
+    with nogil:
+        r = rf_mt_counts(&mt, <uint64_t> n, n_draws, &c[0])
+    return None if r < 0 else counts
 
 
 # ----------------------------------------------------------------------------------------

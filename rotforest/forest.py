@@ -71,13 +71,17 @@ _DRAW_CHUNK = 1 << 20
 
 
 def _unit_counts(base_seed, index, n_samples, n_draws, state):
-    """_draw_tree's uniform bootstrap draw (not legacy) as uint8 counts, drawn in chunks
-    of _DRAW_CHUNK (RandomState.randint continues one stream across calls: the same
-    draws), so that no int64 array of n_draws is held; and its ``first``.  None for
-    the counts when a row is drawn more than 255 times."""
+    """_draw_tree's uniform bootstrap draw (not legacy) as uint8 counts, and its
+    ``first``: RandomState.randint's draws made and counted in C (_hist.bag_counts),
+    or beyond 2**32 rows drawn in chunks of _DRAW_CHUNK (randint continues one stream
+    across calls: the same draws); no int64 array of n_draws is held.  None for the
+    counts when a row is drawn more than 255 times."""
     rng = _tree_rng(base_seed, index)
     first = int(rng.integers(np.iinfo(np.int64).max))
     state.seed(first % _TREE_SEED_BOUND)
+    if n_samples <= _hist.BAG_ROWS:
+        # the same draws, made and counted in C (_hist.bag_counts)
+        return _hist.bag_counts(state, n_samples, n_draws), first
     counts = np.zeros(n_samples, dtype=np.uint8)
     for start in range(0, n_draws, _DRAW_CHUNK):
         drawn = state.randint(0, n_samples, min(_DRAW_CHUNK, n_draws - start))

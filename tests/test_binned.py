@@ -502,6 +502,29 @@ def test_draw_counts_are_bincounts():
         _hist.draw_counts(np.array([0, 60]), 60)
 
 
+@pytest.mark.parametrize("n, n_draws", [(1, 1), (1, 300), (2, 2), (3, 5), (1024, 1024),
+                                        (1025, 3000), (300_000, 300_000), (12, 5000)])
+def test_bag_counts_are_randints_draws(n, n_draws):
+    """A bag drawn in C is RandomState.randint's draw counted (numpy's own draws as
+    the reference: every row count, power-of-two ranges and one row included), its
+    state left as it was; None where a row would be drawn more than 255 times."""
+    for seed in (0, 17):
+        state = np.random.RandomState(seed)
+        counts = _hist.bag_counts(state, n, n_draws)
+        want = np.bincount(state.randint(0, n, n_draws), minlength=n)
+        if want.max() > 255:
+            assert counts is None
+            continue
+        assert counts.dtype == np.uint8 and np.array_equal(counts, want)
+    # after other draws (the state's position inside its 624 words)
+    state = np.random.RandomState(5)
+    state.randint(0, 7, 333)
+    counts = _hist.bag_counts(state, 1000, 1000)
+    assert np.array_equal(counts, np.bincount(state.randint(0, 1000, 1000), minlength=1000))
+    assert _hist.bag_counts(state, 0, 10) is None
+    assert _hist.bag_counts(np.random.RandomState(0), _hist.BAG_ROWS + 1, 1) is None
+
+
 @pytest.mark.parametrize("regression", [False, True])
 def test_a_boundary_inside_a_bin_is_found_where_the_exact_search_finds_it(regression):
     # 8 bins: the step at 0.3711 lies inside one; the binned cut is refined on the
