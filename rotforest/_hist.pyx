@@ -2030,6 +2030,18 @@ cdef inline void _fill_record(const HB* B, uint8_t* rec, int64_t i, double w,
         (<int64_t*> (rec + B.hdr + 8))[0] = <int64_t> target
 
 
+cdef inline void _load_one(HB* B, int64_t m, int64_t i, double wi, const int32_t* y,
+                           const double* target) noexcept nogil:
+    """Sample i (weight wi, one output) as record m, added to the root's statistics."""
+    _fill_record(B, B.buf[0] + m * B.stride, i, wi,
+                 target[i] if B.regression else <double> y[i])
+    if B.regression:
+        B.node_stats[0] += wi * target[i]
+        B.node_stats[1] += wi * _second(B, target[i])
+    else:
+        B.node_stats[y[i]] += wi
+
+
 cdef int64_t _load(HB* B, int64_t n, const uint8_t* counts, const double* sw,
                    const int32_t* y, const double* target) noexcept nogil:
     """The records of the samples of non-zero weight (``counts``, or ``sw`` when it is
@@ -2045,13 +2057,7 @@ cdef int64_t _load(HB* B, int64_t n, const uint8_t* counts, const double* sw,
         # buf[0] has room for one record more than are drawn
         for i in range(n):
             wi = <double> counts[i]
-            _fill_record(B, B.buf[0] + m * B.stride, i, wi,
-                         target[i] if B.regression else <double> y[i])
-            if B.regression:
-                B.node_stats[0] += wi * target[i]
-                B.node_stats[1] += wi * _second(B, target[i])
-            else:
-                B.node_stats[y[i]] += wi
+            _load_one(B, m, i, wi, y, target)
             tw += wi
             m += counts[i] != 0
         B.total_weight = tw
@@ -2064,13 +2070,7 @@ cdef int64_t _load(HB* B, int64_t n, const uint8_t* counts, const double* sw,
             _record_multi(B, B.buf[0] + m * B.stride, i, wi, y, target)
             _add_root_multi(B, B.node_stats, wi, i, y, target)
         else:
-            _fill_record(B, B.buf[0] + m * B.stride, i, wi,
-                         target[i] if B.regression else <double> y[i])
-            if B.regression:
-                B.node_stats[0] += wi * target[i]
-                B.node_stats[1] += wi * _second(B, target[i])
-            else:
-                B.node_stats[y[i]] += wi
+            _load_one(B, m, i, wi, y, target)
         tw += wi
         m += 1
     B.total_weight = tw

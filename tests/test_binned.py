@@ -657,6 +657,23 @@ def _categorical_data(n, n_classes, seed):
     return X, np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
 
 
+def _same_set_trees(make, X, y, common):
+    """A one-tree forest fitted on 255 bins and exact: the same tree node for node (at
+    least three splits on sets, the same sets of codes); both forests."""
+    binned = make(max_bins=255, **common).fit(X, y)
+    exact = make(max_bins=None, **common).fit(X, y)
+    a, b = binned.estimators_[0].tree_, exact.estimators_[0].tree_
+    assert binned.max_bins_ == 255 and exact.max_bins_ is None
+    for field in ("left_child", "feature", "n_node_samples", "missing_go_to_left"):
+        np.testing.assert_array_equal(a.nodes[field], b.nodes[field])
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    sets = np.flatnonzero(np.isnan(a.threshold) & (a.children_left != -1))
+    assert len(sets) >= 3
+    for node in sets:
+        np.testing.assert_array_equal(a.categories_left(node), b.categories_left(node))
+    return binned, exact
+
+
 @pytest.mark.parametrize("n_classes", [2, 3, 0, -1])
 @pytest.mark.parametrize("support", [1, 10])
 def test_categorical_sets_on_bins_are_the_exact_builders(n_classes, support):
@@ -676,17 +693,7 @@ def test_categorical_sets_on_bins_are_the_exact_builders(n_classes, support):
                   **extra,
                   categorical_features=[0, 1, 2], categorical_set_fraction=1.0,
                   min_category_samples=support, random_state=0)
-    binned = make(max_bins=255, **common).fit(X, y)
-    exact = make(max_bins=None, **common).fit(X, y)
-    a, b = binned.estimators_[0].tree_, exact.estimators_[0].tree_
-    assert binned.max_bins_ == 255 and exact.max_bins_ is None
-    for field in ("left_child", "feature", "n_node_samples", "missing_go_to_left"):
-        np.testing.assert_array_equal(a.nodes[field], b.nodes[field])
-    np.testing.assert_array_equal(a.threshold, b.threshold)
-    sets = np.flatnonzero(np.isnan(a.threshold) & (a.children_left != -1))
-    assert len(sets) >= 3
-    for node in sets:
-        np.testing.assert_array_equal(a.categories_left(node), b.categories_left(node))
+    binned, exact = _same_set_trees(make, X, y, common)
     unseen = X[:200].copy()
     unseen[::3, 1] = 1000.0         # codes never seen
     unseen[1::3, 2] = np.nan
@@ -801,18 +808,9 @@ def test_several_outputs_split_on_the_exact_builders_sets(kind, support):
                   criterion=kind if regression else "gini",
                   categorical_features=[0, 1, 2], categorical_set_fraction=1.0,
                   min_category_samples=support, random_state=0)
-    binned = make(max_bins=255, **common).fit(X, Y)
-    exact = make(max_bins=None, **common).fit(X, Y)
-    a, b = binned.estimators_[0].tree_, exact.estimators_[0].tree_
-    assert binned.max_bins_ == 255 and exact.max_bins_ is None
-    for field in ("left_child", "feature", "n_node_samples", "missing_go_to_left"):
-        np.testing.assert_array_equal(a.nodes[field], b.nodes[field])
-    np.testing.assert_array_equal(a.threshold, b.threshold)
-    np.testing.assert_allclose(a.value, b.value, rtol=1e-9, atol=1e-12)
-    sets = np.flatnonzero(np.isnan(a.threshold) & (a.children_left != -1))
-    assert len(sets) >= 3
-    for node in sets:
-        np.testing.assert_array_equal(a.categories_left(node), b.categories_left(node))
+    binned, exact = _same_set_trees(make, X, Y, common)
+    np.testing.assert_allclose(binned.estimators_[0].tree_.value,
+                               exact.estimators_[0].tree_.value, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(binned.predict(X[:300]), exact.predict(X[:300]),
                                rtol=1e-9, atol=1e-12)
 
