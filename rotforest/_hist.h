@@ -1,10 +1,12 @@
 /* The binned builder's partition of a node's samples (see _hist.pyx).
  *
- * A tree's samples are records of `stride` bytes (a multiple of 8): a header of `hdr`
- * bytes (the sample's codes, side by side, when `compact`; otherwise its row of
- * `codes`, an int64) and the payload: the weight (a double) and the class (an int64)
- * or the target (a double); for two classes with integer weights (mode 2) one uint64,
- * w + (w * class << 32).  A node's records are the slice [s, e) of the buffer of its
+ * A tree's samples are records of `stride` bytes (a multiple of 8, or of 4 when
+ * narrow): a header of `hdr` bytes (the sample's codes, side by side, and its row, an
+ * int32, when `compact`; otherwise its row of `codes`, an int64) and the payload: the
+ * weight (a double) and the class (an int64) or the target (a double); for two classes
+ * with integer weights (mode 2) one uint64, w + (w * class << 32), or (mode 4, narrow
+ * compact records: every weight below 2^16) one uint32, w + (w * class << 16), read as
+ * mode 2's (rf_pay).  A node's records are the slice [s, e) of the buffer of its
  * depth's parity; its children's are the same slice of the other buffer: the left side
  * from s forward, the right side from e backward (so that no record is copied twice).
  * Every record is written to both ends and the count of its side advances (no branch
@@ -12,7 +14,7 @@
  * Each side's statistics are summed on the way: class weights (mode 0), the sums of
  * w*y and w*y*y (mode 1; mode 3, Poisson: w*y and w*y*log y), or for two classes
  * with integer weights the sums
- * of w + (w * class << 32), in registers (mode 2).  A cut to refine sets aside the
+ * of w + (w * class << 32), in registers (modes 2 and 4).  A cut to refine sets aside the
  * records of its two bins (rf_hrefine).  Returns the left side's size (of the placed
  * records: the right side's start is e less the placed right ones).
  */
@@ -20,7 +22,22 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_compiler.h"
 #include "_prefetch.h"
+
+/* A two-class record's payload (mode 2, see above) as the uint64 w + (w * class << 32):
+ * 8 bytes, or narrow (4 bytes, w + (w * class << 16), each weight below 2^16). */
+static inline uint64_t rf_pay(const uint8_t *rec, int64_t hdr, const int narrow) {
+    if (narrow) {
+        uint32_t v;
+        memcpy(&v, rec + hdr, 4);
+        return (uint64_t)(v & 0xFFFFU) | ((uint64_t)(v >> 16) << 32);
+    } else {
+        uint64_t v;
+        memcpy(&v, rec + hdr, 8);
+        return v;
+    }
+}
 
 /* A cut to refine (see _refine_split in _hist.pyx): the records whose codes are in
  * [lo, hi] are not placed but copied, in order, to U (their count in *u); the others
@@ -284,8 +301,8 @@ static void rf_hfetch(const uint8_t *src, int64_t stride, int64_t hdr, int64_t r
         row = rowoff >= 0 ? (int64_t)*(const int32_t *)(rec + rowoff)
                           : *(const int64_t *)rec;
         out[k].x = X[row * xs0 + f * xs1];
-        if (packed) {
-            const uint64_t v = *(const uint64_t *)(rec + hdr);
+        if (packed) {                   /* (2: narrow) */
+            const uint64_t v = rf_pay(rec, hdr, packed == 2);
             out[k].w = (double)(v & (((uint64_t)1 << 32) - 1));
             out[k].cls = (v >> 32) != 0;
         } else {
@@ -296,13 +313,21 @@ static void rf_hfetch(const uint8_t *src, int64_t stride, int64_t hdr, int64_t r
     }
 }
 
-static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restrict dst,
+#define RF_COPY_BOTH(B) do {                                                          \
+        uint64_t v_[4];                                                               \
+        memcpy(v_, rec, B);                                                           \
+        memcpy(dst + l * stride, v_, B);                                              \
+        memcpy(dst + (r - 1) * stride, v_, B);                                        \
+    } while (0)
+
+static inline RF_ALWAYS_INLINE int64_t rf_hpart_impl(const uint8_t *restrict src,
+                                    uint8_t *restrict dst,
                                     int64_t stride, int64_t hdr, const uint8_t *codes,
                                     int64_t p, int64_t s, int64_t e, int64_t f,
                                     int64_t cut, int mleft, rf_hrefine *R,
                                     double *left, double *right,
                                     double *wl, double *wr, const int compact,
-                                    const int mode, const int64_t words,
+                                    const int mode, const int64_t bytes,
                                     const int place, const uint8_t *table) {
     double *st[2] = {right, left};
     double side[2] = {0.0, 0.0};
@@ -325,25 +350,37 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
             const int64_t row = rowoff >= 0
                 ? (int64_t)*(const int32_t *)(rec + rowoff) : *(const int64_t *)rec;
             RF_PREFETCH(X + row * xs0 + f * xs1);
-            memcpy(U + u * stride, rec, (size_t)(words * 8));
+            memcpy(U + u * stride, rec, (size_t)bytes);
             u++;
             continue;
         }
         go = table ? table[code] : (code == 255 ? mleft : code <= cut);
         if (!place) {
             /* (children that are leaves: their statistics only) */
-        } else if (words == 4) {
+        } else if (bytes == 32) {
             /* the record read once and written whole to both ends (vector stores;
-             * the ends may meet, so a word-by-word copy must alternate its stores) */
-            uint64_t v[4];
-            memcpy(v, rec, 32);
-            memcpy(dst + l * stride, v, 32);
-            memcpy(dst + (r - 1) * stride, v, 32);
-        } else {
+             * the ends may meet, so a word-by-word copy must alternate its stores;
+             * sizes known to the compiler) */
+            RF_COPY_BOTH(32);
+        } else if (bytes == 28) {
+            RF_COPY_BOTH(28);
+        } else if (bytes == 24) {
+            RF_COPY_BOTH(24);
+        } else if (bytes == 20) {
+            RF_COPY_BOTH(20);
+        } else if ((bytes & 7) == 0) {
             uint64_t *a = (uint64_t *)(dst + l * stride);
             uint64_t *b = (uint64_t *)(dst + (r - 1) * stride);
-            for (j = 0; j < words; j++) {
+            for (j = 0; j < bytes >> 3; j++) {
                 const uint64_t v = from[j];
+                a[j] = v;
+                b[j] = v;
+            }
+        } else {                        /* (narrow records: 4-byte words) */
+            uint32_t *a = (uint32_t *)(dst + l * stride);
+            uint32_t *b = (uint32_t *)(dst + (r - 1) * stride);
+            for (j = 0; j < bytes >> 2; j++) {
+                const uint32_t v = ((const uint32_t *)rec)[j];
                 a[j] = v;
                 b[j] = v;
             }
@@ -360,8 +397,8 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
             ry += m - g * m;
             ry2 += q - g * q;
             rw += wt - g * wt;
-        } else if (mode == 2) {
-            const uint64_t v = *(const uint64_t *)(rec + hdr);
+        } else if (mode == 2 || mode == 4) {
+            const uint64_t v = rf_pay(rec, hdr, mode == 4);
             const uint64_t mask = (uint64_t)0 - (uint64_t)go;
             lv += v & mask;
             rv += v & ~mask;
@@ -382,7 +419,7 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
         right[1] = ry2;
         *wl = lw;
         *wr = rw;
-    } else if (mode == 2) {
+    } else if (mode == 2 || mode == 4) {
         const uint64_t low = ((uint64_t)1 << 32) - 1;
         left[1] = (double)(lv >> 32);
         left[0] = (double)((lv & low) - (lv >> 32));
@@ -402,7 +439,7 @@ static inline int64_t rf_hpart_impl(const uint8_t *restrict src, uint8_t *restri
                                         mleft, R, left, right, wl, wr, C, M, W, place, \
                                         NULL)
 #define RF_HPART_SET(C, M) rf_hpart_impl(src, dst, stride, hdr, codes, p, s, e, f, 0, 0, \
-                                         R, left, right, wl, wr, C, M, words, place, \
+                                         R, left, right, wl, wr, C, M, stride, place, \
                                          table)
 
 /* A categorical split's partition (see _hist_sets.pxi): record goes left when
@@ -412,8 +449,8 @@ static int64_t rf_hpart_set(const uint8_t *src, uint8_t *dst, int64_t stride, in
                             int64_t f, const uint8_t *table, rf_hrefine *R, double *left,
                             double *right, double *wl, double *wr, int compact, int mode,
                             int place) {
-    const int64_t words = stride >> 3;
     if (mode == 3) return RF_HPART_SET(compact, 3);
+    if (mode == 4) return RF_HPART_SET(1, 4);       /* (narrow records are compact) */
     if (!compact) {
         if (mode == 1) return RF_HPART_SET(0, 1);
         if (mode == 2) return RF_HPART_SET(0, 2);
@@ -429,41 +466,48 @@ static int64_t rf_hpart(const uint8_t *src, uint8_t *dst, int64_t stride, int64_
                         int64_t cut, int mleft, rf_hrefine *R, double *left,
                         double *right, double *wl, double *wr, int compact, int mode,
                         int place) {
-    const int64_t words = stride >> 3;
-    if (mode == 3) return RF_HPART(compact, 3, words);     /* (Poisson) */
+    if (mode == 3) return RF_HPART(compact, 3, stride);     /* (Poisson) */
+    if (mode == 4) {                 /* narrow records (compact), two classes */
+        if (stride == 28) return RF_HPART(1, 4, 28);        /* 17 to 20 features */
+        if (stride == 24) return RF_HPART(1, 4, 24);        /* 13 to 16 */
+        if (stride == 20) return RF_HPART(1, 4, 20);        /* 9 to 12 */
+        return RF_HPART(1, 4, stride);
+    }
     if (!compact) {
-        if (mode == 1) return RF_HPART(0, 1, 3);
-        if (mode == 2) return RF_HPART(0, 2, 2);
-        return RF_HPART(0, 0, 3);
+        if (mode == 1) return RF_HPART(0, 1, 24);
+        if (mode == 2) return RF_HPART(0, 2, 16);
+        return RF_HPART(0, 0, 24);
     }
-    if (words == 4 && mode == 2)     /* 17 to 24 features, two classes */
-        return RF_HPART(1, 2, 4);
-    if (words == 5) {                /* 9 to 24 features; 25 to 32, two classes */
-        if (mode == 1) return RF_HPART(1, 1, 5);
-        if (mode == 2) return RF_HPART(1, 2, 5);
-        return RF_HPART(1, 0, 5);
+    if (stride == 32 && mode == 2)   /* 17 to 24 features, two classes */
+        return RF_HPART(1, 2, 32);
+    if (stride == 40) {              /* 9 to 24 features; 25 to 32, two classes */
+        if (mode == 1) return RF_HPART(1, 1, 40);
+        if (mode == 2) return RF_HPART(1, 2, 40);
+        return RF_HPART(1, 0, 40);
     }
-    if (mode == 1) return RF_HPART(1, 1, words);
-    if (mode == 2) return RF_HPART(1, 2, words);
-    return RF_HPART(1, 0, words);
+    if (mode == 1) return RF_HPART(1, 1, stride);
+    if (mode == 2) return RF_HPART(1, 2, stride);
+    return RF_HPART(1, 0, stride);
 }
 
 /* The packed histograms (see _fill_packed in _hist.pyx) of the m features fs of the
- * records [s, e) of src: each record's payload (its uint64 at hdr) added to bin
+ * records [s, e) of src: each record's payload (rf_pay: its uint64 at hdr) added to bin
  * code of feature q, alternate records into ph and ph2 (so that runs of one bin do
  * not chain their adds).  Everything read is in locals (the adds could otherwise alias
  * the builder's state, which the compiler would read again at every record), the
  * features in registers for the common batch sizes. */
-static inline void rf_hfill_packed_impl(const uint8_t *src, int64_t stride, int64_t hdr,
+static inline RF_ALWAYS_INLINE void rf_hfill_packed_impl(const uint8_t *src, int64_t stride,
+                                        int64_t hdr,
                                         const uint8_t *codes, int64_t p, int compact,
                                         int64_t s, int64_t e, const int64_t *fs,
-                                        uint64_t *ph, uint64_t *ph2, const int64_t m) {
+                                        uint64_t *ph, uint64_t *ph2, const int64_t m,
+                                        const int narrow) {
     int64_t f[8], q, t;
     for (q = 0; q < m; q++)
         f[q] = fs[q];
     for (t = s; t + 1 < e; t += 2) {
         const uint8_t *a = src + t * stride, *b = a + stride;
-        const uint64_t va = *(const uint64_t *)(a + hdr), vb = *(const uint64_t *)(b + hdr);
+        const uint64_t va = rf_pay(a, hdr, narrow), vb = rf_pay(b, hdr, narrow);
         const uint8_t *ra = compact ? a : codes + *(const int64_t *)a * p;
         const uint8_t *rb = compact ? b : codes + *(const int64_t *)b * p;
         for (q = 0; q < m; q++) {
@@ -473,7 +517,7 @@ static inline void rf_hfill_packed_impl(const uint8_t *src, int64_t stride, int6
     }
     if (t < e) {
         const uint8_t *a = src + t * stride;
-        const uint64_t va = *(const uint64_t *)(a + hdr);
+        const uint64_t va = rf_pay(a, hdr, narrow);
         const uint8_t *ra = compact ? a : codes + *(const int64_t *)a * p;
         for (q = 0; q < m; q++)
             ph[q * 256 + ra[f[q]]] += va;
@@ -483,23 +527,36 @@ static inline void rf_hfill_packed_impl(const uint8_t *src, int64_t stride, int6
 static void rf_hfill_packed(const uint8_t *src, int64_t stride, int64_t hdr,
                             const uint8_t *codes, int64_t p, int compact, int64_t s,
                             int64_t e, const int64_t *fs, int64_t m, uint64_t *ph,
-                            uint64_t *ph2) {
-#define RF_HFILL(M) rf_hfill_packed_impl(src, stride, hdr, codes, p, compact, s, e, fs, \
-                                         ph, ph2, M)
+                            uint64_t *ph2, int narrow) {
+#define RF_HFILL(M, N) rf_hfill_packed_impl(src, stride, hdr, codes, p, compact, s, e, \
+                                            fs, ph, ph2, M, N)
     int64_t q;
-    switch (m) {
-    case 1: RF_HFILL(1); return;
-    case 2: RF_HFILL(2); return;
-    case 3: RF_HFILL(3); return;
-    case 4: RF_HFILL(4); return;
-    case 5: RF_HFILL(5); return;
-    case 6: RF_HFILL(6); return;
-    case 7: RF_HFILL(7); return;
-    case 8: RF_HFILL(8); return;
+    if (narrow) {
+        switch (m) {
+        case 1: RF_HFILL(1, 1); return;
+        case 2: RF_HFILL(2, 1); return;
+        case 3: RF_HFILL(3, 1); return;
+        case 4: RF_HFILL(4, 1); return;
+        case 5: RF_HFILL(5, 1); return;
+        case 6: RF_HFILL(6, 1); return;
+        case 7: RF_HFILL(7, 1); return;
+        case 8: RF_HFILL(8, 1); return;
+        }
+    } else {
+        switch (m) {
+        case 1: RF_HFILL(1, 0); return;
+        case 2: RF_HFILL(2, 0); return;
+        case 3: RF_HFILL(3, 0); return;
+        case 4: RF_HFILL(4, 0); return;
+        case 5: RF_HFILL(5, 0); return;
+        case 6: RF_HFILL(6, 0); return;
+        case 7: RF_HFILL(7, 0); return;
+        case 8: RF_HFILL(8, 0); return;
+        }
     }
     for (q = 0; q < m; q += 8)        /* more: eight at a time */
         rf_hfill_packed(src, stride, hdr, codes, p, compact, s, e, fs + q,
-                        m - q < 8 ? m - q : 8, ph + q * 256, ph2 + q * 256);
+                        m - q < 8 ? m - q : 8, ph + q * 256, ph2 + q * 256, narrow);
 #undef RF_HFILL
 }
 

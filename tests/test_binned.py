@@ -859,3 +859,39 @@ def test_several_outputs_bin_with_categories_and_friedman(monkeypatch):
         X, np.column_stack([y, y])).max_bins_ == 255
     assert RandomForestRegressor(n_estimators=2, criterion="friedman_mse").fit(
         X, np.column_stack([X[:, 0], X[:, 1]])).max_bins_ == 255
+
+
+@pytest.mark.parametrize("p", [5, 13, 20, 28])
+def test_narrow_records_grow_the_wide_records_trees(p):
+    """Two classes with integer weights below 2^16 may take 4-byte payloads (records 4
+    bytes shorter, 4-byte aligned; for large trees): the same trees as the 8-byte
+    payloads, node for node, with refined cuts, searches inside bins, missing values, sets of categories,
+    random feature draws, small nodes' lazy histograms, subtraction and forks in
+    threads; weights of 2^16 and more take the wide records."""
+    rng = np.random.default_rng(p)
+    n = 6000
+    X = rng.normal(size=(n, p))
+    X[:, 1] = np.round(X[:, 1] * 3)
+    X[rng.random(X.shape) < 0.03] = np.nan
+    X[:, 2] = rng.integers(0, 9, n)                      # categorical
+    y = ((np.nan_to_num(X[:, 0]) + 0.4 * (X[:, 2] % 3) + rng.normal(size=n)) > 0.3)
+    y = y.astype(np.int32)
+    mask = np.zeros(p, dtype=bool)
+    mask[2] = True
+    binned = _bins.binned_features(X, 32, 1, mask)
+    codes, flat, offsets, exact = binned[:4]
+    table = _bins.category_table(X, mask, binned)
+    for w in (rng.integers(0, 4, n).astype(float), rng.integers(0, 60000, n).astype(float),
+              np.where(rng.random(n) < 0.5, 1.0, 70000.0)):
+        # (forks: trees without sets of categories)
+        for max_features, fork_rows, categories in ((p, 0, table), (3, 0, table),
+                                                    (p, 500, None), (3, 500, None)):
+            a, b = [_hist.build_tree(codes, flat, offsets, y, None, w, 2, 0, 12, 2, 1,
+                                     0.0, max_features, 0.0, 7, False, X=X, exact=exact,
+                                     categories=categories, threads=2,
+                                     fork_rows=fork_rows, narrow_from=narrow)
+                    for narrow in (0, -1)]
+            assert a[0].tobytes() == b[0].tobytes() and np.array_equal(a[1], b[1])
+            if categories is not None:
+                assert a[3] is not None and np.array_equal(a[3], b[3])
+            assert len(a[0]) > 50
