@@ -530,33 +530,22 @@ static void rf_hfill_packed(const uint8_t *src, int64_t stride, int64_t hdr,
                             uint64_t *ph2, int narrow) {
 #define RF_HFILL(M, N) rf_hfill_packed_impl(src, stride, hdr, codes, p, compact, s, e, \
                                             fs, ph, ph2, M, N)
+#define RF_HFILL_M(M) do { if (narrow) RF_HFILL(M, 1); else RF_HFILL(M, 0); } while (0)
     int64_t q;
-    if (narrow) {
-        switch (m) {
-        case 1: RF_HFILL(1, 1); return;
-        case 2: RF_HFILL(2, 1); return;
-        case 3: RF_HFILL(3, 1); return;
-        case 4: RF_HFILL(4, 1); return;
-        case 5: RF_HFILL(5, 1); return;
-        case 6: RF_HFILL(6, 1); return;
-        case 7: RF_HFILL(7, 1); return;
-        case 8: RF_HFILL(8, 1); return;
-        }
-    } else {
-        switch (m) {
-        case 1: RF_HFILL(1, 0); return;
-        case 2: RF_HFILL(2, 0); return;
-        case 3: RF_HFILL(3, 0); return;
-        case 4: RF_HFILL(4, 0); return;
-        case 5: RF_HFILL(5, 0); return;
-        case 6: RF_HFILL(6, 0); return;
-        case 7: RF_HFILL(7, 0); return;
-        case 8: RF_HFILL(8, 0); return;
-        }
+    switch (m) {
+    case 1: RF_HFILL_M(1); return;
+    case 2: RF_HFILL_M(2); return;
+    case 3: RF_HFILL_M(3); return;
+    case 4: RF_HFILL_M(4); return;
+    case 5: RF_HFILL_M(5); return;
+    case 6: RF_HFILL_M(6); return;
+    case 7: RF_HFILL_M(7); return;
+    case 8: RF_HFILL_M(8); return;
     }
     for (q = 0; q < m; q += 8)        /* more: eight at a time */
         rf_hfill_packed(src, stride, hdr, codes, p, compact, s, e, fs + q,
                         m - q < 8 ? m - q : 8, ph + q * 256, ph2 + q * 256, narrow);
+#undef RF_HFILL_M
 #undef RF_HFILL
 }
 
