@@ -3,9 +3,11 @@ extra trees and their forests, the quantile forests): an ``__init__`` with the o
 signature, its defaults replaced (``derived_init``), and a docstring with the other's
 Parameters and Attributes sections, the new defaults written in, under a summary and
 examples of their own (``derived_docstring``), so that the long parameter lists are
-written once."""
+written once; and paragraphs that several estimators' docstrings share, written once
+(``shared_entries``)."""
 import inspect
 import re
+import textwrap
 
 from rotforest._validation import store_params
 
@@ -105,3 +107,23 @@ def derived_docstring(base, summary, *, defaults=None, replace=(), see_also="",
         if text:
             out += [title, "-" * len(title), text.rstrip("\n"), ""]
     return "\n".join(out)
+
+
+def shared_entries(**entries):
+    """A class decorator writing each of ``entries`` (name: a numpydoc entry, its first
+    line ``name : type`` unindented, its description indented four spaces) into the
+    class's docstring in place of a line holding only ``<name>``, at that line's
+    indentation: text that several estimators' docstrings share, written once."""
+    def fill(cls):
+        doc = cls.__doc__
+        for name, text in entries.items():
+            lines = textwrap.dedent(text).strip("\n").splitlines()
+            found = re.search(rf"^( *)<{re.escape(name)}>$", doc, flags=re.MULTILINE)
+            if found is None:
+                raise ValueError(f"{cls.__name__}'s docstring has no <{name}> line")
+            indent = found.group(1)
+            doc = doc[:found.start()] + "\n".join(
+                indent + line if line else line for line in lines) + doc[found.end():]
+        cls.__doc__ = doc
+        return cls
+    return fill

@@ -28,6 +28,7 @@ from rotforest._validation import (check_class_weight, check_real, check_tree_pa
                                    resolve_max_features, store_params)
 from rotforest.pruning import prune_reduced_error
 from rotforest._dependence import RecursionDependence
+from rotforest._docs import shared_entries
 from rotforest._inputs import (category_table, grows_on_entries, predict_input,
                                training_data)
 from rotforest._sparse import canonical_csc, canonical_csr, sparse_columns
@@ -588,6 +589,29 @@ class _ForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRandomForest):
         return self._by_output(self._mean_leaf_values(X, self._value_width()))
 
 
+# the max_bins entry of both random forests' docstrings
+_MAX_BINS_DOC = """\
+max_bins : "auto", int or None, default="auto"
+    Grow the trees on binned features: each feature's values are cut once per fit
+    into at most ``max_bins`` (2 to 255) bins of nearly equal counts (a feature of
+    at most that many distinct values keeps them all), and the trees' splits are
+    searched between bins, on histograms. Much faster on many rows, and the
+    thresholds fall between bins instead of between every two values. None: the
+    exact search, every threshold. "auto" (the default): 255 bins from
+    200,000 rows on (from 200,000 x n_features / 64 rows for more than 64
+    features), where binned growth is measured faster, exact otherwise. Binned
+    growth takes dense features (categorical ones of at most ``max_bins``
+    categories, a bin each), the gini, entropy, squared_error, friedman_mse and
+    poisson criteria, several outputs, ``monotonic_cst`` and
+    ``max_leaf_nodes=None``; otherwise "auto" grows exact and an int is refused. See
+    :doc:`Random forests </user_guide/forests>`.
+
+Attributes
+----------
+"""
+
+
+@shared_entries(max_bins=_MAX_BINS_DOC)
 class RandomForestClassifier(_ForestClassifier):
     """A random forest of presorted CART trees.
 
@@ -678,23 +702,7 @@ default="from_dtype"
         order of the codes, where it means something (months, grades), is not lost, and
         the trees differ more.
         1.0 splits every categorical feature on sets in every tree.
-    max_bins : "auto", int or None, default="auto"
-        Grow the trees on binned features: each feature's values are cut once per fit
-        into at most ``max_bins`` (2 to 255) bins of nearly equal counts (a feature of
-        at most that many distinct values keeps them all), and the trees' splits are
-        searched between bins, on histograms. Much faster on many rows, and the
-        thresholds fall between bins instead of between every two values. None: the
-        exact search, every threshold. "auto" (the default): 255 bins from
-        200,000 rows on (from 200,000 x n_features / 64 rows for more than 64
-        features), where binned growth is measured faster, exact otherwise. Binned
-        growth takes dense features (categorical ones of at most ``max_bins``
-        categories, a bin each), the gini, entropy, squared_error, friedman_mse and
-        poisson criteria, several outputs, ``monotonic_cst`` and
-        ``max_leaf_nodes=None``; otherwise "auto" grows exact and an int is refused. See
-        :doc:`Random forests </user_guide/forests>`.
-
-    Attributes
-    ----------
+    <max_bins>
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
     max_bins_ : int or None
@@ -811,6 +819,7 @@ class _ForestRegressor(RecursionDependence, _NumericTargets, _ForestStructure,
         return self._by_output(self._mean_leaf_values(X, self.n_outputs_))
 
 
+@shared_entries(max_bins=_MAX_BINS_DOC)
 class RandomForestRegressor(_ForestRegressor):
     """A random forest of presorted CART regression trees.
 
@@ -896,23 +905,7 @@ default="from_dtype"
         order of the codes, where it means something (months, grades), is not lost, and
         the trees differ more.
         1.0 splits every categorical feature on sets in every tree.
-    max_bins : "auto", int or None, default="auto"
-        Grow the trees on binned features: each feature's values are cut once per fit
-        into at most ``max_bins`` (2 to 255) bins of nearly equal counts (a feature of
-        at most that many distinct values keeps them all), and the trees' splits are
-        searched between bins, on histograms. Much faster on many rows, and the
-        thresholds fall between bins instead of between every two values. None: the
-        exact search, every threshold. "auto" (the default): 255 bins from
-        200,000 rows on (from 200,000 x n_features / 64 rows for more than 64
-        features), where binned growth is measured faster, exact otherwise. Binned
-        growth takes dense features (categorical ones of at most ``max_bins``
-        categories, a bin each), the gini, entropy, squared_error, friedman_mse and
-        poisson criteria, several outputs, ``monotonic_cst`` and
-        ``max_leaf_nodes=None``; otherwise "auto" grows exact and an int is refused. See
-        :doc:`Random forests </user_guide/forests>`.
-
-    Attributes
-    ----------
+    <max_bins>
     is_categorical_ : ndarray of shape (n_features,) of bool, or None
         The categorical features; None when there are none.
     max_bins_ : int or None

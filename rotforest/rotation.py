@@ -56,6 +56,7 @@ from rotforest.tree import DecisionTreeRegressor
 from rotforest._bins import (binned_features, check_max_bins, outputs_and_classes,
                              resolve_max_bins)
 from rotforest._categorical import check_categorical_params
+from rotforest._docs import shared_entries
 from rotforest._rotated_tree import RotatedTreeClassifier, RotatedTreeRegressor
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor", "RotatedTreeClassifier",
@@ -795,6 +796,22 @@ class _BaseRotationForest(_BaseForest):
         return total
 
 
+# the max_bins entry of both rotation forests' docstrings
+_MAX_BINS_DOC = """\
+max_bins : int, "auto" or None, default="auto"
+    Grow each tree on binned axes, as the random forests grow on binned features:
+    each of the tree's axes cut into at most ``max_bins`` (2 to 255) bins of nearly
+    equal counts (each tree bins its own rotation, on one thread), the cuts
+    searched on histograms of the bins and refined inside the two bins around the
+    best one. "auto" (the default) bins from two million rows (more for wide data):
+    binning a tree's axes costs about as much as a shallow exact tree, and binned
+    forests took 1.85 times the exact forest's time at 200,000 rows, 1.05 at a
+    million and 0.64 at four million (20 features), as accurate. None always
+    searches exactly.
+"""
+
+
+@shared_entries(max_bins=_MAX_BINS_DOC)
 class RotationForestClassifier(_VotingPredictions, ClassifierMixin, _BaseRotationForest):
     """A forest of presorted trees, each grown on its own random rotation of the
     normalised features.
@@ -916,16 +933,7 @@ default="from_dtype"
         categories; in a node a category with fewer training samples than the number is
         not split off alone but pooled with the other rare ones (1 pools none); a
         category that a node did not see in training goes where its missing values go.
-    max_bins : int, "auto" or None, default="auto"
-        Grow each tree on binned axes, as the random forests grow on binned features:
-        each of the tree's axes cut into at most ``max_bins`` (2 to 255) bins of nearly
-        equal counts (each tree bins its own rotation, on one thread), the cuts
-        searched on histograms of the bins and refined inside the two bins around the
-        best one. "auto" (the default) bins from two million rows (more for wide data):
-        binning a tree's axes costs about as much as a shallow exact tree, and binned
-        forests took 1.85 times the exact forest's time at 200,000 rows, 1.05 at a
-        million and 0.64 at four million (20 features), as accurate. None always
-        searches exactly.
+    <max_bins>
 
     Attributes
     ----------
@@ -1069,6 +1077,7 @@ default="from_dtype"
         return self._by_output(total / len(self.rotated_estimators_))
 
 
+@shared_entries(max_bins=_MAX_BINS_DOC)
 class RotationForestRegressor(_NumericTargets, _ForestStructure, RegressorMixin,
                               _BaseRotationForest):
     """A forest of presorted regression trees, each grown on its own random rotation of
@@ -1177,16 +1186,7 @@ default="from_dtype"
         categories; in a node a category with fewer training samples than the number is
         not split off alone but pooled with the other rare ones (1 pools none); a
         category that a node did not see in training goes where its missing values go.
-    max_bins : int, "auto" or None, default="auto"
-        Grow each tree on binned axes, as the random forests grow on binned features:
-        each of the tree's axes cut into at most ``max_bins`` (2 to 255) bins of nearly
-        equal counts (each tree bins its own rotation, on one thread), the cuts
-        searched on histograms of the bins and refined inside the two bins around the
-        best one. "auto" (the default) bins from two million rows (more for wide data):
-        binning a tree's axes costs about as much as a shallow exact tree, and binned
-        forests took 1.85 times the exact forest's time at 200,000 rows, 1.05 at a
-        million and 0.64 at four million (20 features), as accurate. None always
-        searches exactly.
+    <max_bins>
 
     Attributes
     ----------

@@ -15,6 +15,7 @@ from rotforest._inputs import (_check_sample_weight, category_table, check_targe
                                grows_on_entries, predict_input, regression_data,
                                training_data, weight_scale)
 from rotforest._dependence import RecursionDependence
+from rotforest._docs import shared_entries
 from rotforest._mixins import _AcceptsNaN, _AtomicFit, _LogProba, _stack_outputs
 from rotforest._sparse import canonical_csc, sparse_columns
 from rotforest._tree import Tree
@@ -455,6 +456,22 @@ class _BaseDecisionTree(_AcceptsNaN, _AtomicFit, BaseEstimator):
         return self.tree_.compute_feature_importances()
 
 
+# the max_bins entry of both trees' docstrings
+_MAX_BINS_DOC = """\
+max_bins : int, "auto" or None, default="auto"
+    Grow on binned features, as the random forests can: each feature's values cut
+    into at most ``max_bins`` (2 to 255) bins of nearly equal counts, the cuts
+    searched on histograms of the bins (and inside the two bins around the best
+    cut). "auto" (the default) bins from a million rows (more for wide data), where
+    binned fits were measured faster: 1.4 to 2 times the exact fit's time at
+    200,000 rows, 0.6 to 1.0 at a million, 0.2 to 0.7 at four million (20
+    features), held-out scores within 0.003. None always searches exactly on the
+    presorted features (the tree that equals scikit-learn's). Not with
+    ``splitter="random"``.
+"""
+
+
+@shared_entries(max_bins=_MAX_BINS_DOC)
 class DecisionTreeClassifier(_LogProba, ClassifierMixin, _BaseDecisionTree):
     """A CART decision tree classifier grown on presorted feature lists.
 
@@ -525,16 +542,7 @@ default="from_dtype"
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
         on sets of categories fit the noise of rare ones). 1 pools none.
-    max_bins : int, "auto" or None, default="auto"
-        Grow on binned features, as the random forests can: each feature's values cut
-        into at most ``max_bins`` (2 to 255) bins of nearly equal counts, the cuts
-        searched on histograms of the bins (and inside the two bins around the best
-        cut). "auto" (the default) bins from a million rows (more for wide data), where
-        binned fits were measured faster: 1.4 to 2 times the exact fit's time at
-        200,000 rows, 0.6 to 1.0 at a million, 0.2 to 0.7 at four million (20
-        features), held-out scores within 0.003. None always searches exactly on the
-        presorted features (the tree that equals scikit-learn's). Not with
-        ``splitter="random"``.
+    <max_bins>
 
     Attributes
     ----------
@@ -719,6 +727,7 @@ default="from_dtype"
                                for o, c in enumerate(self.classes_)])
 
 
+@shared_entries(max_bins=_MAX_BINS_DOC)
 class DecisionTreeRegressor(RecursionDependence, RegressorMixin, _BaseDecisionTree):
     """A CART regression tree grown on presorted feature lists.
 
@@ -792,16 +801,7 @@ default="from_dtype"
         In a node, a category with fewer training samples than this is not split off
         alone: such categories are pooled and go to one side together (otherwise splits
         on sets of categories fit the noise of rare ones). 1 pools none.
-    max_bins : int, "auto" or None, default="auto"
-        Grow on binned features, as the random forests can: each feature's values cut
-        into at most ``max_bins`` (2 to 255) bins of nearly equal counts, the cuts
-        searched on histograms of the bins (and inside the two bins around the best
-        cut). "auto" (the default) bins from a million rows (more for wide data), where
-        binned fits were measured faster: 1.4 to 2 times the exact fit's time at
-        200,000 rows, 0.6 to 1.0 at a million, 0.2 to 0.7 at four million (20
-        features), held-out scores within 0.003. None always searches exactly on the
-        presorted features (the tree that equals scikit-learn's). Not with
-        ``splitter="random"``.
+    <max_bins>
 
     Attributes
     ----------

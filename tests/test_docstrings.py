@@ -218,3 +218,36 @@ def test_doc_references_name_their_page_for_help_readers():
             assert (root / (m.group(2).lstrip("/") + ".md")).exists() or \
                 (root / (m.group(2).lstrip("/") + ".rst")).exists(), (name, ref)
     assert found >= 10
+
+
+def test_shared_entries_are_written_in_at_their_place():
+    """A docstring entry written once for several estimators (_docs.shared_entries)
+    lands at the placeholder's indentation, as if written there; a docstring without the
+    placeholder is refused."""
+    from rotforest._docs import shared_entries
+
+    entry = "depth : int, default=3\n    How deep.\n\n    Two paragraphs.\n"
+
+    @shared_entries(depth=entry)
+    class A:
+        """Summary.
+
+        Parameters
+        ----------
+        <depth>
+        other : int
+            Other.
+        """
+
+    assert A.__doc__ == ("Summary.\n\n        Parameters\n        ----------\n"
+                         "        depth : int, default=3\n            How deep.\n\n"
+                         "            Two paragraphs.\n        other : int\n"
+                         "            Other.\n        ")
+    with pytest.raises(ValueError, match="no <depth> line"):
+        shared_entries(depth=entry)(type("B", (), {"__doc__": "Nothing."}))
+    for name in ("DecisionTreeClassifier", "DecisionTreeRegressor",
+                 "RandomForestClassifier", "RandomForestRegressor",
+                 "RotationForestClassifier", "RotationForestRegressor"):
+        doc = getattr(rotforest, name).__doc__
+        assert "<max_bins>" not in doc and len(re.findall(r"^    max_bins : ", doc,
+                                                          flags=re.MULTILINE)) == 1
