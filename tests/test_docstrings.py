@@ -239,15 +239,25 @@ def test_shared_entries_are_written_in_at_their_place():
             Other.
         """
 
-    assert A.__doc__ == ("Summary.\n\n        Parameters\n        ----------\n"
-                         "        depth : int, default=3\n            How deep.\n\n"
-                         "            Two paragraphs.\n        other : int\n"
-                         "            Other.\n        ")
+    class Written:      # the same docstring written out (Python 3.13 dedents them)
+        """Summary.
+
+        Parameters
+        ----------
+        depth : int, default=3
+            How deep.
+
+            Two paragraphs.
+        other : int
+            Other.
+        """
+
+    assert A.__doc__ == Written.__doc__
     with pytest.raises(ValueError, match="no <depth> line"):
         shared_entries(depth=entry)(type("B", (), {"__doc__": "Nothing."}))
     for name in ("DecisionTreeClassifier", "DecisionTreeRegressor",
                  "RandomForestClassifier", "RandomForestRegressor",
                  "RotationForestClassifier", "RotationForestRegressor"):
         doc = getattr(rotforest, name).__doc__
-        assert "<max_bins>" not in doc and len(re.findall(r"^    max_bins : ", doc,
+        assert "<max_bins>" not in doc and len(re.findall(r"^ *max_bins : ", doc,
                                                           flags=re.MULTILINE)) == 1
